@@ -1,0 +1,149 @@
+//! Totals over a symbolized profile: self and inclusive samples per symbol,
+//! how well stacks unwound (overall and per process), and how many frames
+//! stayed unresolved. Plain functions over in-memory tables.
+
+use std::collections::HashMap;
+
+use crate::binary::DsoId;
+use crate::process::ProcessId;
+use crate::profile::Profile;
+use crate::stacks::SampleKey;
+use crate::symbolize::SymbolId;
+use crate::unwind::Walk;
+
+/// Functions that start a thread: a callchain ending in one of them is whole.
+const THREAD_ROOTS: &[&str] = &[
+    "_start",
+    "__libc_start_main",
+    "start_thread",
+    "clone",
+    "clone3",
+    "__clone",
+    "__clone3",
+    "__GI___clone",
+    "__GI___clone3",
+];
+
+/// Samples per symbol.
+#[derive(Default)]
+pub struct SymbolTotals {
+    /// Samples whose sampled instruction is in the symbol (the leaf function).
+    pub self_samples: HashMap<SymbolId, u64>,
+    /// Samples with the symbol anywhere on the stack, counted once per sample.
+    pub inclusive_samples: HashMap<SymbolId, u64>,
+}
+
+/// How far stacks got.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UnwindStats {
+    /// Samples whose stack reaches a thread root.
+    pub complete: u64,
+    /// Samples whose stack stops early (kept, and marked `[truncated]`).
+    pub truncated: u64,
+}
+
+impl UnwindStats {
+    pub fn total(&self) -> u64 {
+        self.complete + self.truncated
+    }
+
+    /// Share of complete stacks, in percent.
+    pub fn complete_percent(&self) -> f64 {
+        percent(self.complete, self.total())
+    }
+}
+
+/// `part` of `whole` in percent; 0 for an empty whole.
+pub fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}
+
+/// True when the sample's stack reaches a thread root.
+pub fn reaches_root(profile: &Profile, key: &SampleKey) -> bool {
+    match key.walk {
+        Walk::Complete => true,
+        Walk::Truncated => false,
+        Walk::Callchain => key.stack.is_some_and(|stack| {
+            let root = profile.stacks.root_frame(stack);
+            let name = &profile
+                .symbols
+                .get(profile.symbols.function_of_frame(root))
+                .name;
+            THREAD_ROOTS.contains(&name.as_str())
+        }),
+    }
+}
+
+/// Unwinding results, overall and per process image.
+pub fn unwind_stats(profile: &Profile) -> (UnwindStats, HashMap<ProcessId, UnwindStats>) {
+    let mut overall = UnwindStats::default();
+    let mut per_process: HashMap<ProcessId, UnwindStats> = HashMap::new();
+    for (key, &count) in &profile.stacks.counts {
+        let process = profile.processes.thread(key.thread).process;
+        let stats = per_process.entry(process).or_default();
+        if reaches_root(profile, key) {
+            overall.complete += count;
+            stats.complete += count;
+        } else {
+            overall.truncated += count;
+            stats.truncated += count;
+        }
+    }
+    (overall, per_process)
+}
+
+/// Self and inclusive samples of every symbol.
+pub fn symbol_totals(profile: &Profile) -> SymbolTotals {
+    let mut totals = SymbolTotals::default();
+    let mut on_stack: Vec<SymbolId> = Vec::new();
+    for (key, &count) in &profile.stacks.counts {
+        let mut frames = profile.stacks.frames_leaf_first(key.stack).peekable();
+        if let Some(&leaf) = frames.peek() {
+            *totals
+                .self_samples
+                .entry(profile.symbols.function_of_frame(leaf))
+                .or_default() += count;
+        }
+        on_stack.clear();
+        for frame in frames {
+            on_stack.extend_from_slice(profile.symbols.of_frame(frame));
+        }
+        on_stack.sort_unstable();
+        on_stack.dedup();
+        for &symbol in &on_stack {
+            *totals.inclusive_samples.entry(symbol).or_default() += count;
+        }
+    }
+    totals
+}
+
+/// Frame occurrences over all samples, and how many of them stayed unresolved,
+/// in all and per binary.
+#[derive(Default)]
+pub struct FrameResolution {
+    pub frames: u64,
+    pub unresolved: u64,
+    /// Frame occurrences per binary.
+    pub per_dso: HashMap<DsoId, u64>,
+}
+
+pub fn frame_resolution(profile: &Profile) -> FrameResolution {
+    let mut resolution = FrameResolution::default();
+    for (key, &count) in &profile.stacks.counts {
+        for frame in profile.stacks.frames_leaf_first(key.stack) {
+            let symbol = profile
+                .symbols
+                .get(profile.symbols.function_of_frame(frame));
+            resolution.frames += count;
+            if !symbol.resolved {
+                resolution.unresolved += count;
+            }
+            *resolution.per_dso.entry(symbol.dso).or_default() += count;
+        }
+    }
+    resolution
+}

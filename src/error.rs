@@ -1,0 +1,80 @@
+//! The typed errors of the pipeline, each with the exit code it maps to.
+//!
+//! Every failure a user can cause with their input has its own variant and its
+//! own exit code, so scripts can tell "this is not a perf.data file" from "the
+//! recording was cut short". The table lives in [`Error::exit_code`] and in the
+//! README.
+
+use std::path::PathBuf;
+
+/// Exit code when the run finished but sampled libraries could not be found.
+pub const EXIT_MISSING_LIBRARY: u8 = 10;
+/// Exit code when the run finished but a library had a different build id.
+pub const EXIT_BUILD_ID_MISMATCH: u8 = 11;
+
+/// A failure that stops the pipeline.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The input path could not be opened.
+    #[error("cannot open {path}: {source}")]
+    Open {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The input has no bytes at all.
+    #[error("{input}: the file is empty; perf record writes nothing there when it fails to start")]
+    Empty { input: String },
+    /// The input does not start like any perf.data file.
+    #[error("{input}: not a perf.data file ({reason})")]
+    NotPerfData { input: String, reason: String },
+    /// A file-mode perf.data whose sections point past its end.
+    #[error("{input}: the file is truncated: {reason}")]
+    Truncated { input: String, reason: String },
+    /// A pipe-mode stream that ended before perf finished writing it.
+    #[error(
+        "{input}: the perf stream was cut short after {bytes} bytes ({reason}); {samples} samples were read before the cut, the rest of the recording is missing"
+    )]
+    StreamCutShort {
+        input: String,
+        bytes: u64,
+        reason: &'static str,
+        samples: u64,
+    },
+    /// Records that cannot be decoded.
+    #[error("{input}: corrupt perf data: {reason}")]
+    Corrupt { input: String, reason: String },
+    /// `--event` names an event the recording does not have.
+    #[error("{input}: no sampling event named {wanted:?}; the recording has: {available}")]
+    NoSuchEvent {
+        input: String,
+        wanted: String,
+        available: String,
+    },
+    /// Writing the output failed.
+    #[error("cannot write {target}: {source}")]
+    Output {
+        target: String,
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// The process exit code for this error; see the README's table.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Output { .. } => 1,
+            Error::Open { .. } => 3,
+            Error::Empty { .. } => 4,
+            Error::NotPerfData { .. } => 5,
+            Error::Truncated { .. } => 6,
+            Error::StreamCutShort { .. } => 7,
+            Error::Corrupt { .. } => 8,
+            Error::NoSuchEvent { .. } => 9,
+        }
+    }
+
+    /// True when writing failed because the reader of a pipe went away.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, Error::Output { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+}

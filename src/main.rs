@@ -1,0 +1,18 @@
+//! The `compile-perf` binary: parses arguments, runs, maps the outcome to an exit code.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use compile_perf::cli::Cli;
+
+fn main() -> ExitCode {
+    let config = Cli::parse().into_config();
+    match compile_perf::run(&config) {
+        Ok(code) => ExitCode::from(code),
+        Err(error) if error.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("compile-perf: error: {error}");
+            ExitCode::from(error.exit_code())
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! The processes and threads of a recording, rebuilt from COMM, FORK, EXIT and
+//! MMAP records: who is who, what each was called, and what code each mapped.
+//!
+//! A process that execs becomes a new [`ProcessImage`] under the same pid, so
+//! the Python launcher of `iree-compile` and the native compiler it execs are
+//! told apart. A renamed thread (`llvm-worker-0`) gets a new [`ThreadSlot`].
+
+use std::collections::HashMap;
+
+use crate::binary::DsoId;
+
+/// Index of a [`ProcessImage`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ProcessId(pub u32);
+
+/// Index of a [`ThreadSlot`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ThreadId(pub u32);
+
+/// One program run by one pid: from its fork or exec to its next exec or exit.
+#[derive(Clone, Debug)]
+pub struct ProcessImage {
+    pub pid: i32,
+    pub parent_pid: Option<i32>,
+    /// The command name (`comm`) of the main thread at exec.
+    pub name: String,
+    /// The first file mapped after exec: the program's executable.
+    pub executable: Option<String>,
+    /// True when this image began with an exec seen in the recording.
+    pub began_with_exec: bool,
+}
+
+/// One thread under one name.
+#[derive(Clone, Debug)]
+pub struct ThreadSlot {
+    pub process: ProcessId,
+    pub tid: i32,
+    pub name: String,
+}
+
+/// A mapped range of code in one process.
+#[derive(Clone, Copy, Debug)]
+pub struct MappedCode {
+    pub start: u64,
+    pub end: u64,
+    pub dso: DsoId,
+    /// Actual address minus module-relative address.
+    pub bias: u64,
+}
+
+/// Everything known about processes, threads and mappings so far.
+#[derive(Default)]
+pub struct Processes {
+    pub images: Vec<ProcessImage>,
+    pub threads: Vec<ThreadSlot>,
+    current_image: HashMap<i32, ProcessId>,
+    current_thread: HashMap<i32, ThreadId>,
+    mappings: HashMap<i32, Vec<MappedCode>>,
+}
+
+impl Processes {
+    pub fn image(&self, id: ProcessId) -> &ProcessImage {
+        &self.images[id.0 as usize]
+    }
+
+    pub fn thread(&self, id: ThreadId) -> &ThreadSlot {
+        &self.threads[id.0 as usize]
+    }
+
+    /// A COMM record: an exec starts a new image; otherwise the thread is renamed.
+    pub fn on_comm(&mut self, pid: i32, tid: i32, name: &str, is_exec: bool) {
+        if is_exec {
+            let parent_pid = self
+                .current_image
+                .get(&pid)
+                .and_then(|&id| self.image(id).parent_pid);
+            let image = self.push_image(ProcessImage {
+                pid,
+                parent_pid,
+                name: name.to_owned(),
+                executable: None,
+                began_with_exec: true,
+            });
+            self.mappings.remove(&pid);
+            self.push_thread(image, tid, name);
+            return;
+        }
+        let image = self.image_of(pid, name);
+        if pid == tid && !self.current_thread.contains_key(&tid) {
+            self.images[image.0 as usize].name = name.to_owned();
+        }
+        self.push_thread(image, tid, name);
+    }
+
+    /// A FORK record: a new process (copying the parent's mappings) or a new thread.
+    pub fn on_fork(&mut self, pid: i32, ppid: i32, tid: i32, parent_tid: i32) {
+        let inherited_name = self
+            .current_thread
+            .get(&parent_tid)
+            .map(|&id| self.thread(id).name.clone())
+            .unwrap_or_else(|| format!("[{tid}]"));
+        if pid != ppid && pid == tid {
+            let parent = self
+                .current_image
+                .get(&ppid)
+                .map(|&id| self.image(id).clone());
+            let image = self.push_image(ProcessImage {
+                pid,
+                parent_pid: Some(ppid),
+                name: parent
+                    .as_ref()
+                    .map_or_else(|| inherited_name.clone(), |parent| parent.name.clone()),
+                executable: parent.and_then(|parent| parent.executable),
+                began_with_exec: false,
+            });
+            let copied = self.mappings.get(&ppid).cloned().unwrap_or_default();
+            self.mappings.insert(pid, copied);
+            self.push_thread(image, tid, &inherited_name);
+        } else {
+            let image = self.image_of(pid, &inherited_name);
+            self.push_thread(image, tid, &inherited_name);
+        }
+    }
+
+    /// An executable mapping in `pid`; replaces whatever it overlaps.
+    pub fn on_mmap(&mut self, pid: i32, code: MappedCode, path: &str) {
+        if let Some(&image) = self.current_image.get(&pid) {
+            let image = &mut self.images[image.0 as usize];
+            if image.executable.is_none() && image.began_with_exec {
+                image.executable = Some(path.to_owned());
+            }
+        }
+        let list = self.mappings.entry(pid).or_default();
+        list.retain(|old| old.end <= code.start || old.start >= code.end);
+        let at = list.partition_point(|old| old.start < code.start);
+        list.insert(at, code);
+    }
+
+    /// The code mapped at `address` in `pid`.
+    pub fn mapping_at(&self, pid: i32, address: u64) -> Option<&MappedCode> {
+        let list = self.mappings.get(&pid)?;
+        let after = list.partition_point(|code| code.start <= address);
+        list[..after].last().filter(|code| address < code.end)
+    }
+
+    /// The thread slot a sample of `pid`/`tid` belongs to, created if perf
+    /// never announced the thread.
+    pub fn thread_for_sample(&mut self, pid: i32, tid: i32) -> ThreadId {
+        let current_image = self.current_image.get(&pid).copied();
+        if let Some(&id) = self.current_thread.get(&tid) {
+            if Some(self.thread(id).process) == current_image {
+                return id;
+            }
+        }
+        let image = self.image_of(pid, &format!("[{pid}]"));
+        let name = self.image(image).name.clone();
+        self.push_thread(image, tid, &name)
+    }
+
+    /// The current image of `pid`, created with `name` if unknown.
+    fn image_of(&mut self, pid: i32, name: &str) -> ProcessId {
+        if let Some(&id) = self.current_image.get(&pid) {
+            return id;
+        }
+        self.push_image(ProcessImage {
+            pid,
+            parent_pid: None,
+            name: name.to_owned(),
+            executable: None,
+            began_with_exec: false,
+        })
+    }
+
+    fn push_image(&mut self, image: ProcessImage) -> ProcessId {
+        let pid = image.pid;
+        self.images.push(image);
+        let id = ProcessId(self.images.len() as u32 - 1);
+        self.current_image.insert(pid, id);
+        id
+    }
+
+    fn push_thread(&mut self, process: ProcessId, tid: i32, name: &str) -> ThreadId {
+        self.threads.push(ThreadSlot {
+            process,
+            tid,
+            name: name.to_owned(),
+        });
+        let id = ThreadId(self.threads.len() as u32 - 1);
+        self.current_thread.insert(tid, id);
+        id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exec_in_a_forked_child_makes_a_new_image_and_renames_keep_the_process() {
+        let mut processes = Processes::default();
+        processes.on_comm(100, 100, "iree-compile", false);
+        processes.on_fork(101, 100, 101, 100);
+        processes.on_comm(101, 101, "iree-compile", true);
+        processes.on_fork(101, 101, 102, 101);
+        processes.on_comm(101, 102, "llvm-worker-0", false);
+        let worker = processes.thread_for_sample(101, 102);
+        let main = processes.thread_for_sample(101, 101);
+        let launcher = processes.thread_for_sample(100, 100);
+        assert_eq!(processes.thread(worker).name, "llvm-worker-0");
+        assert_eq!(
+            processes.thread(worker).process,
+            processes.thread(main).process
+        );
+        assert_ne!(
+            processes.thread(main).process,
+            processes.thread(launcher).process
+        );
+        let compiler = processes.image(processes.thread(main).process);
+        assert!(compiler.began_with_exec);
+        assert_eq!(compiler.parent_pid, Some(100));
+    }
+
+    #[test]
+    fn a_new_mapping_replaces_what_it_overlaps() {
+        let mut processes = Processes::default();
+        let code = |start, end, dso| MappedCode {
+            start,
+            end,
+            dso: DsoId(dso),
+            bias: 0,
+        };
+        processes.on_mmap(1, code(0x1000, 0x3000, 7), "/a");
+        processes.on_mmap(1, code(0x2000, 0x4000, 8), "/b");
+        assert!(processes.mapping_at(1, 0x1800).is_none());
+        assert_eq!(processes.mapping_at(1, 0x2800).unwrap().dso, DsoId(8));
+        assert!(processes.mapping_at(1, 0x4000).is_none());
+    }
+}

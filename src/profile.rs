@@ -1,0 +1,190 @@
+//! Builds a [`Profile`] from a recording: streams its records through the
+//! process model and the unwinder into the stack table, then symbolizes each
+//! unique frame once.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use crate::binary::{SearchPaths, Store};
+use crate::error::Error;
+use crate::perfdata::{Input, InputEnd, Record, Recording, RecordingInfo};
+use crate::process::{MappedCode, Processes};
+use crate::stacks::StackTable;
+use crate::symbolize::{RecordedKernel, Symbols, symbolize};
+use crate::unwind::{FrameKey, Unwinders, mapping_bias};
+
+/// Where separate debug files live unless told otherwise.
+pub const DEFAULT_DEBUG_ROOT: &str = "/usr/lib/debug";
+
+/// What to load and how.
+#[derive(Clone, Debug)]
+pub struct LoadOptions {
+    pub input: Input,
+    /// The event to count; default is the first sampling event.
+    pub event: Option<String>,
+    /// Extra roots to find moved binaries in (`--symfs`).
+    pub symfs: Vec<PathBuf>,
+    /// Roots of separate debug files. Default is `/usr/lib/debug`.
+    pub debug_roots: Vec<PathBuf>,
+}
+
+/// Counts gathered while streaming.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IngestCounts {
+    /// Samples of the chosen event.
+    pub samples: u64,
+    /// Samples of other events, skipped.
+    pub other_event_samples: u64,
+    /// Records the kernel reported lost.
+    pub lost: u64,
+}
+
+/// A loaded, symbolized recording.
+pub struct Profile {
+    pub info: RecordingInfo,
+    pub input_name: String,
+    /// The name of the event counted.
+    pub event: String,
+    pub processes: Processes,
+    pub store: Store,
+    pub stacks: StackTable,
+    pub symbols: Symbols,
+    pub counts: IngestCounts,
+    pub input_end: InputEnd,
+}
+
+/// Reads, unwinds and symbolizes the recording named in `options`.
+pub fn load(options: &LoadOptions) -> Result<Profile, Error> {
+    let mut recording = Recording::open(&options.input)?;
+    let input_name = options.input.display_name();
+    let event_index = choose_event(&recording.info, options.event.as_deref(), &input_name)?;
+    let event = recording.info.events[event_index].name.clone();
+    let header_build_ids: HashMap<String, Vec<u8>> = recording
+        .info
+        .build_ids
+        .iter()
+        .map(|entry| (entry.path.clone(), entry.build_id.clone()))
+        .collect();
+    let mut store = Store::new(
+        SearchPaths::new(options.symfs.clone(), options.debug_roots.clone()),
+        header_build_ids,
+    );
+    let mut processes = Processes::default();
+    let mut unwinders = Unwinders::default();
+    let mut stacks = StackTable::default();
+    let mut counts = IngestCounts::default();
+    let mut kernel_text_address = None;
+    let mut frames: Vec<FrameKey> = Vec::with_capacity(256);
+
+    let input_end = recording.for_each_record(|record| match record {
+        Record::Sample(sample) => {
+            if sample.event_index != event_index {
+                counts.other_event_samples += 1;
+                return;
+            }
+            counts.samples += 1;
+            let thread = processes.thread_for_sample(sample.pid, sample.tid);
+            let walk = unwinders.unwind(&sample, &processes, &store, &mut frames);
+            stacks.add_sample(thread, &frames, walk);
+        }
+        Record::Comm {
+            pid,
+            tid,
+            name,
+            is_exec,
+        } => {
+            if is_exec {
+                unwinders.on_exec(pid);
+            }
+            processes.on_comm(pid, tid, &String::from_utf8_lossy(name), is_exec);
+        }
+        Record::Fork {
+            pid,
+            ppid,
+            tid,
+            parent_tid,
+            ..
+        } => {
+            processes.on_fork(pid, ppid, tid, parent_tid);
+            if pid == tid {
+                unwinders.on_fork(pid, ppid);
+            }
+        }
+        Record::Exit { .. } => {}
+        Record::Mmap(mapping) => {
+            let path = String::from_utf8_lossy(mapping.path);
+            if mapping.is_kernel {
+                if path.starts_with("[kernel.kallsyms]") {
+                    kernel_text_address = Some(mapping.file_offset);
+                }
+                return;
+            }
+            let Some(dso) = store.intern_mapping(&path, mapping.build_id.as_deref()) else {
+                return;
+            };
+            let code = MappedCode {
+                start: mapping.start,
+                end: mapping.start.saturating_add(mapping.len),
+                dso,
+                bias: mapping_bias(&store, dso, mapping.start, mapping.file_offset, mapping.len),
+            };
+            processes.on_mmap(mapping.pid, code, &path);
+            if let Some(image) = &store.get(dso).image {
+                unwinders.on_mmap(mapping.pid, &code, image);
+            }
+        }
+        Record::Lost { count } => counts.lost += count,
+    })?;
+
+    let kernel_build_id = recording
+        .info
+        .build_ids
+        .iter()
+        .find(|entry| entry.path == "[kernel.kallsyms]")
+        .map(|entry| entry.build_id.clone());
+    let symbols = symbolize(
+        &stacks.frames,
+        &store,
+        &RecordedKernel {
+            build_id: kernel_build_id.as_deref(),
+            release: recording.info.os_release.as_deref(),
+            text_address: kernel_text_address,
+        },
+    );
+    Ok(Profile {
+        info: recording.info,
+        input_name,
+        event,
+        processes,
+        store,
+        stacks,
+        symbols,
+        counts,
+        input_end,
+    })
+}
+
+/// The index of the event to count: the one named, or the first sampling one.
+fn choose_event(info: &RecordingInfo, wanted: Option<&str>, input: &str) -> Result<usize, Error> {
+    let sampling = || {
+        info.events
+            .iter()
+            .enumerate()
+            .filter(|(_, event)| event.is_sampling)
+    };
+    let found = match wanted {
+        Some(name) => sampling()
+            .find(|(_, event)| event.name == name || event.name.split(':').next() == Some(name)),
+        None => sampling().next(),
+    };
+    found
+        .map(|(index, _)| index)
+        .ok_or_else(|| Error::NoSuchEvent {
+            input: input.to_owned(),
+            wanted: wanted.unwrap_or("(any sampling event)").to_owned(),
+            available: sampling()
+                .map(|(_, event)| event.name.clone())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}

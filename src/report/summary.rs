@@ -1,0 +1,154 @@
+//! The short summary printed on stderr after every command: samples read,
+//! how well stacks unwound, unresolved frames, lost samples, and warnings.
+//!
+//! Warnings about binaries (missing, wrong build id) also decide the exit code,
+//! so a partly symbolized profile is never mistaken for a complete one.
+
+use std::io::Write;
+
+use crate::attribute::{frame_resolution, percent, unwind_stats};
+use crate::binary::{DsoProblem, hex};
+use crate::error::{EXIT_BUILD_ID_MISMATCH, EXIT_MISSING_LIBRARY};
+use crate::profile::Profile;
+use crate::symbolize::KernelSymbolsUnavailable;
+
+/// Processes below this share of samples are not listed one by one.
+const LISTED_PROCESS_SHARE: f64 = 1.0;
+
+/// What the summary says, and the exit code its warnings call for.
+pub struct Summary {
+    pub lines: Vec<String>,
+    pub warnings: Vec<String>,
+    /// Non-zero when a warning means the output is incomplete.
+    pub exit_code: u8,
+}
+
+/// Summarizes `profile`.
+pub fn summarize(profile: &Profile) -> Summary {
+    let samples = profile.counts.samples;
+    let (unwind, per_process) = unwind_stats(profile);
+    let resolution = frame_resolution(profile);
+    let mut lines = vec![format!(
+        "{} samples of {} read from {}{}",
+        samples,
+        profile.event,
+        profile.input_name,
+        if profile.counts.other_event_samples > 0 {
+            format!(
+                " ({} samples of other events skipped)",
+                profile.counts.other_event_samples
+            )
+        } else {
+            String::new()
+        }
+    )];
+    lines.push(format!(
+        "stacks unwound to a thread root: {:.1}%, truncated: {:.1}% ({} samples)",
+        unwind.complete_percent(),
+        percent(unwind.truncated, unwind.total()),
+        unwind.truncated
+    ));
+    let mut processes: Vec<_> = per_process.iter().collect();
+    processes.sort_by_key(|(id, stats)| (std::cmp::Reverse(stats.total()), **id));
+    for (&id, stats) in processes {
+        if percent(stats.total(), samples) < LISTED_PROCESS_SHARE {
+            continue;
+        }
+        let image = profile.processes.image(id);
+        lines.push(format!(
+            "  pid {:<7} {:<16} {:>5.1}% of samples, {:>5.1}% unwound  {}",
+            image.pid,
+            image.name,
+            percent(stats.total(), samples),
+            stats.complete_percent(),
+            image.executable.as_deref().unwrap_or("")
+        ));
+    }
+    lines.push(format!(
+        "frames unresolved: {:.2}% ({} of {})",
+        percent(resolution.unresolved, resolution.frames),
+        resolution.unresolved,
+        resolution.frames
+    ));
+    lines.push(format!("lost samples: {}", profile.counts.lost));
+
+    let mut warnings = Vec::new();
+    let mut exit_code = 0;
+    if profile.counts.lost > 0 {
+        warnings.push(format!(
+            "the kernel lost {} samples while recording; rerun with a lower -F or a larger -m buffer",
+            profile.counts.lost
+        ));
+    }
+    let mut problem_dsos: Vec<_> = profile
+        .store
+        .iter()
+        .filter_map(|(id, dso)| {
+            Some((
+                id,
+                dso,
+                dso.problem.as_ref()?,
+                *resolution.per_dso.get(&id)?,
+            ))
+        })
+        .collect();
+    problem_dsos.sort_by_key(|(id, ..)| *id);
+    for (_, dso, problem, frames) in problem_dsos {
+        let consequence = format!("its {frames} frames are shown as {}+offset", dso.name);
+        match problem {
+            DsoProblem::Missing { .. } => {
+                warnings.push(format!(
+                    "{} was not found; {consequence}; pass --symfs DIR where it now lives",
+                    dso.recorded_path
+                ));
+                exit_code = exit_code.max(EXIT_MISSING_LIBRARY);
+            }
+            DsoProblem::BuildIdMismatch {
+                path,
+                expected,
+                found,
+            } => {
+                warnings.push(format!(
+                    "{} has build id {} but the recording expects {}; its symbols were not used and {consequence}; pass --symfs DIR holding the recorded build",
+                    path.display(),
+                    found.as_deref().map_or_else(|| "(none)".to_owned(), hex),
+                    hex(expected)
+                ));
+                exit_code = exit_code.max(EXIT_BUILD_ID_MISMATCH);
+            }
+            DsoProblem::Unreadable(reason) => {
+                warnings.push(format!("{reason}; {consequence}"));
+                exit_code = exit_code.max(EXIT_MISSING_LIBRARY);
+            }
+        }
+    }
+    if let Some(reason) = &profile.symbols.kernel_unavailable {
+        lines.push(format!(
+            "kernel frames show as [kernel]: {}",
+            match reason {
+                KernelSymbolsUnavailable::OtherKernel =>
+                    "the running kernel is not the recorded one",
+                KernelSymbolsUnavailable::Hidden =>
+                    "/proc/kallsyms hides addresses (run as root or lower kernel.kptr_restrict)",
+                KernelSymbolsUnavailable::Unverifiable =>
+                    "the recording names no kernel build id or release to check against",
+            }
+        ));
+    }
+    Summary {
+        lines,
+        warnings,
+        exit_code,
+    }
+}
+
+/// Writes the summary, one line each, prefixed with the tool's name.
+pub fn write_summary(summary: &Summary, out: &mut dyn Write) -> std::io::Result<()> {
+    for line in &summary.lines {
+        writeln!(out, "compile-perf: {line}")?;
+    }
+    for warning in &summary.warnings {
+        writeln!(out, "compile-perf: warning: {warning}")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! `compile-perf top`: the functions the samples landed in (self) and the
+//! functions on their stacks (inclusive), as a table or as JSON.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use crate::attribute::{UnwindStats, percent, symbol_totals, unwind_stats};
+use crate::profile::Profile;
+
+/// One row: a function and its sample counts.
+#[derive(Debug, Serialize)]
+pub struct TopEntry {
+    /// The demangled name.
+    pub symbol: String,
+    /// The raw symbol-table name, when it differs from `symbol`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mangled: Option<String>,
+    /// The binary's file name, without its directory.
+    pub dso: String,
+    pub self_samples: u64,
+    pub self_percent: f64,
+    pub inclusive_samples: u64,
+    pub inclusive_percent: f64,
+}
+
+/// The JSON document of `top --format json`.
+#[derive(Debug, Serialize)]
+pub struct TopReport {
+    pub samples: u64,
+    pub event: String,
+    pub unwind: UnwindJson,
+    pub lost: u64,
+    pub entries: Vec<TopEntry>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct UnwindJson {
+    pub complete: u64,
+    pub truncated: u64,
+}
+
+impl From<UnwindStats> for UnwindJson {
+    fn from(stats: UnwindStats) -> Self {
+        UnwindJson {
+            complete: stats.complete,
+            truncated: stats.truncated,
+        }
+    }
+}
+
+/// The `limit` functions with the most self samples (then inclusive samples).
+pub fn top_report(profile: &Profile, limit: usize) -> TopReport {
+    let totals = symbol_totals(profile);
+    let samples = profile.counts.samples;
+    let mut entries: Vec<TopEntry> = totals
+        .inclusive_samples
+        .iter()
+        .map(|(&symbol_id, &inclusive)| {
+            let symbol = profile.symbols.get(symbol_id);
+            let self_samples = totals.self_samples.get(&symbol_id).copied().unwrap_or(0);
+            TopEntry {
+                symbol: symbol.name.clone(),
+                mangled: symbol.mangled.clone(),
+                dso: profile.store.get(symbol.dso).name.clone(),
+                self_samples,
+                self_percent: round2(percent(self_samples, samples)),
+                inclusive_samples: inclusive,
+                inclusive_percent: round2(percent(inclusive, samples)),
+            }
+        })
+        .collect();
+    entries.sort_by(|a, b| {
+        (b.self_samples, b.inclusive_samples, &a.symbol, &a.dso).cmp(&(
+            a.self_samples,
+            a.inclusive_samples,
+            &b.symbol,
+            &b.dso,
+        ))
+    });
+    entries.truncate(limit);
+    TopReport {
+        samples,
+        event: profile.event.clone(),
+        unwind: unwind_stats(profile).0.into(),
+        lost: profile.counts.lost,
+        entries,
+    }
+}
+
+fn round2(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
+}
+
+/// Writes the report as an aligned text table.
+pub fn write_table(report: &TopReport, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{:>7} {:>9} {:>7} {:>9}  {:<24} symbol",
+        "self%", "self", "incl%", "incl", "dso"
+    )?;
+    for entry in &report.entries {
+        writeln!(
+            out,
+            "{:>6.2}% {:>9} {:>6.2}% {:>9}  {:<24} {}",
+            entry.self_percent,
+            entry.self_samples,
+            entry.inclusive_percent,
+            entry.inclusive_samples,
+            entry.dso,
+            entry.symbol
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes the report as pretty JSON.
+pub fn write_json(report: &TopReport, out: &mut dyn Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, report)?;
+    writeln!(out)
+}

@@ -1,0 +1,130 @@
+//! Interned frames and stacks, and the sample counts per thread and stack.
+//!
+//! While the recording streams in, every distinct frame gets a [`FrameId`] and
+//! every distinct stack a [`StackId`] (a node of a prefix tree, root first).
+//! Nothing is symbolized here: each unique frame is resolved once, later.
+
+use hashbrown::HashMap;
+
+use crate::process::ThreadId;
+use crate::unwind::{FrameKey, Walk};
+
+/// Index of a unique frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FrameId(pub u32);
+
+/// Index of a unique stack: a path from a root frame to this node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StackId(pub u32);
+
+/// One node of the stack tree.
+#[derive(Clone, Copy, Debug)]
+pub struct StackNode {
+    pub parent: Option<StackId>,
+    pub frame: FrameId,
+}
+
+/// What samples are counted under: thread, stack and how far the unwind got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SampleKey {
+    pub thread: ThreadId,
+    /// `None` for a sample with no frames at all.
+    pub stack: Option<StackId>,
+    pub walk: Walk,
+}
+
+/// All frames, stacks and sample counts of a recording.
+#[derive(Default)]
+pub struct StackTable {
+    pub frames: Vec<FrameKey>,
+    frame_ids: HashMap<FrameKey, FrameId>,
+    pub nodes: Vec<StackNode>,
+    node_ids: HashMap<(Option<StackId>, FrameId), StackId>,
+    pub counts: HashMap<SampleKey, u64>,
+}
+
+impl StackTable {
+    /// Counts one sample whose frames are given leaf first.
+    pub fn add_sample(&mut self, thread: ThreadId, leaf_first: &[FrameKey], walk: Walk) {
+        let mut stack = None;
+        for key in leaf_first.iter().rev() {
+            let frame = self.intern_frame(*key);
+            stack = Some(self.intern_node(stack, frame));
+        }
+        *self
+            .counts
+            .entry(SampleKey {
+                thread,
+                stack,
+                walk,
+            })
+            .or_insert(0) += 1;
+    }
+
+    fn intern_frame(&mut self, key: FrameKey) -> FrameId {
+        if let Some(&id) = self.frame_ids.get(&key) {
+            return id;
+        }
+        let id = FrameId(self.frames.len() as u32);
+        self.frames.push(key);
+        self.frame_ids.insert(key, id);
+        id
+    }
+
+    fn intern_node(&mut self, parent: Option<StackId>, frame: FrameId) -> StackId {
+        let next = StackId(self.nodes.len() as u32);
+        let id = *self.node_ids.entry((parent, frame)).or_insert(next);
+        if id == next {
+            self.nodes.push(StackNode { parent, frame });
+        }
+        id
+    }
+
+    pub fn node(&self, id: StackId) -> StackNode {
+        self.nodes[id.0 as usize]
+    }
+
+    /// The frames of a stack, leaf first.
+    pub fn frames_leaf_first(&self, stack: Option<StackId>) -> impl Iterator<Item = FrameId> + '_ {
+        std::iter::successors(stack, |&id| self.node(id).parent).map(|id| self.node(id).frame)
+    }
+
+    /// The root frame of a stack.
+    pub fn root_frame(&self, stack: StackId) -> FrameId {
+        self.frames_leaf_first(Some(stack))
+            .last()
+            .expect("a stack node has at least one frame")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binary::DsoId;
+
+    fn key(lookup: u64) -> FrameKey {
+        FrameKey {
+            dso: DsoId(5),
+            lookup,
+        }
+    }
+
+    #[test]
+    fn shared_prefixes_share_nodes_and_counts_add_up() {
+        let mut table = StackTable::default();
+        let thread = ThreadId(0);
+        table.add_sample(thread, &[key(3), key(2), key(1)], Walk::Complete);
+        table.add_sample(thread, &[key(4), key(2), key(1)], Walk::Complete);
+        table.add_sample(thread, &[key(3), key(2), key(1)], Walk::Complete);
+        assert_eq!(table.frames.len(), 4);
+        assert_eq!(table.nodes.len(), 4, "root, middle and two leaves");
+        let total: u64 = table.counts.values().sum();
+        assert_eq!(total, 3);
+        let (&sample, &count) = table.counts.iter().find(|(_, count)| **count == 2).unwrap();
+        let frames: Vec<_> = table
+            .frames_leaf_first(sample.stack)
+            .map(|frame| table.frames[frame.0 as usize].lookup)
+            .collect();
+        assert_eq!((frames, count), (vec![3, 2, 1], 2));
+    }
+}

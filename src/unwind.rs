@@ -1,0 +1,243 @@
+//! Turns each sample into a stack of module-relative frame addresses.
+//!
+//! User stacks copied with `--call-graph dwarf` are unwound with framehop and
+//! the `.eh_frame` of every mapped module; callchains recorded by the kernel
+//! (`-g`, and kernel frames always) are taken as they are. Kernel frames go on
+//! top of user frames. A stack that stops before a thread root is kept and
+//! marked truncated.
+
+use std::collections::HashMap;
+
+use framehop::x86_64::{CacheX86_64, UnwindRegsX86_64, UnwinderX86_64};
+use framehop::{ExplicitModuleSectionInfo, FrameAddress, Module, Unwinder};
+use linux_perf_data::linux_perf_event_reader::constants::{
+    PERF_CONTEXT_KERNEL, PERF_CONTEXT_MAX, PERF_CONTEXT_USER,
+};
+
+use crate::binary::{DsoId, DsoKind, ElfImage, SectionBytes, Store};
+use crate::perfdata::{Sample, SampleMode};
+use crate::process::{MappedCode, Processes};
+
+/// Stacks deeper than this are cut and marked truncated.
+const MAX_FRAMES: usize = 4096;
+
+/// A frame, as the module it is in and the address to look up there.
+///
+/// `lookup` is module-relative: the stated address (SVMA) for a binary that
+/// was found, the file offset for one that was not, the kernel address for the
+/// kernel. For return addresses it is already the address of the call
+/// (return address − 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FrameKey {
+    pub dso: DsoId,
+    pub lookup: u64,
+}
+
+/// How far a stack got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Walk {
+    /// The unwinder reached the thread's root.
+    Complete,
+    /// The unwinder stopped early.
+    Truncated,
+    /// A kernel-recorded callchain: whether it is whole is judged later, by
+    /// the root frame's symbol.
+    Callchain,
+}
+
+/// Per-process framehop unwinders, kept in step with the process records.
+#[derive(Default)]
+pub struct Unwinders {
+    per_pid: HashMap<i32, UnwinderX86_64<SectionBytes>>,
+    cache: CacheX86_64,
+}
+
+impl Unwinders {
+    /// A FORK of a new process copies the parent's modules.
+    pub fn on_fork(&mut self, pid: i32, ppid: i32) {
+        if pid == ppid {
+            return;
+        }
+        if let Some(parent) = self.per_pid.get(&ppid) {
+            let child = parent.clone();
+            self.per_pid.insert(pid, child);
+        }
+    }
+
+    /// An exec replaces the process image and all its modules.
+    pub fn on_exec(&mut self, pid: i32) {
+        self.per_pid.remove(&pid);
+    }
+
+    /// Registers the unwind tables of a newly mapped binary.
+    pub fn on_mmap(&mut self, pid: i32, code: &MappedCode, image: &ElfImage) {
+        let module = Module::new(
+            image.path.display().to_string(),
+            code.start..code.end,
+            code.bias,
+            ExplicitModuleSectionInfo {
+                base_svma: 0,
+                text_svma: image.text.as_ref().map(|place| place.svma.clone()),
+                text: image.section_bytes(&image.text),
+                eh_frame_svma: image.eh_frame.as_ref().map(|place| place.svma.clone()),
+                eh_frame: image.section_bytes(&image.eh_frame),
+                eh_frame_hdr_svma: image.eh_frame_hdr.as_ref().map(|place| place.svma.clone()),
+                eh_frame_hdr: image.section_bytes(&image.eh_frame_hdr),
+                debug_frame: image.section_bytes(&image.debug_frame),
+                got_svma: image.got.as_ref().map(|place| place.svma.clone()),
+                stubs_svma: None,
+                stub_helper_svma: None,
+                unwind_info: None,
+                text_segment_svma: None,
+                text_segment: None,
+            },
+        );
+        self.per_pid.entry(pid).or_default().add_module(module);
+    }
+
+    /// Unwinds `sample` into `frames`, leaf first, and says how far it got.
+    pub fn unwind(
+        &mut self,
+        sample: &Sample<'_>,
+        processes: &Processes,
+        store: &Store,
+        frames: &mut Vec<FrameKey>,
+    ) -> Walk {
+        frames.clear();
+        let kernel = store.kernel();
+        let mut user_callchain = Vec::new();
+        if let Some(chain) = &sample.callchain {
+            let mut context = match sample.mode {
+                SampleMode::Kernel => PERF_CONTEXT_KERNEL,
+                _ => PERF_CONTEXT_USER,
+            };
+            let mut first_in_context = true;
+            for index in 0..chain.len() {
+                let Some(address) = chain.get(index) else {
+                    break;
+                };
+                if address >= PERF_CONTEXT_MAX {
+                    context = address;
+                    first_in_context = true;
+                    continue;
+                }
+                let lookup = if first_in_context {
+                    address
+                } else {
+                    address.wrapping_sub(1)
+                };
+                first_in_context = false;
+                match context {
+                    PERF_CONTEXT_KERNEL => frames.push(FrameKey {
+                        dso: kernel,
+                        lookup,
+                    }),
+                    PERF_CONTEXT_USER => user_callchain.push(lookup),
+                    _ => {}
+                }
+            }
+        } else if sample.mode == SampleMode::Kernel {
+            frames.push(FrameKey {
+                dso: kernel,
+                lookup: sample.ip,
+            });
+        }
+
+        if let Some(regs) = sample.user_regs.filter(|_| !sample.user_stack.is_empty()) {
+            return self.unwind_user_stack(sample, regs, processes, store, frames);
+        }
+        if !user_callchain.is_empty() {
+            for lookup in user_callchain {
+                frames.push(user_frame(processes, store, sample.pid, lookup));
+            }
+            return Walk::Callchain;
+        }
+        if sample.mode == SampleMode::User {
+            frames.push(user_frame(processes, store, sample.pid, sample.ip));
+            return Walk::Truncated;
+        }
+        if let Some(regs) = sample.user_regs {
+            // In the kernel with user registers but no stack copy: one user frame.
+            frames.push(user_frame(processes, store, sample.pid, regs.ip));
+            return Walk::Truncated;
+        }
+        // A kernel thread: its kernel callchain is the whole stack.
+        if frames.is_empty() {
+            Walk::Truncated
+        } else {
+            Walk::Complete
+        }
+    }
+
+    fn unwind_user_stack(
+        &mut self,
+        sample: &Sample<'_>,
+        regs: crate::perfdata::UserRegs,
+        processes: &Processes,
+        store: &Store,
+        frames: &mut Vec<FrameKey>,
+    ) -> Walk {
+        let stack = sample.user_stack;
+        let mut read_stack = |address: u64| -> Result<u64, ()> {
+            let offset = address.checked_sub(regs.sp).ok_or(())? as usize;
+            let bytes = stack
+                .get(offset..offset.checked_add(8).ok_or(())?)
+                .ok_or(())?;
+            Ok(u64::from_le_bytes(bytes.try_into().map_err(|_| ())?))
+        };
+        let Some(unwinder) = self.per_pid.get(&sample.pid) else {
+            frames.push(user_frame(processes, store, sample.pid, regs.ip));
+            return Walk::Truncated;
+        };
+        let mut iter = unwinder.iter_frames(
+            regs.ip,
+            UnwindRegsX86_64::new(regs.ip, regs.sp, regs.bp),
+            &mut self.cache,
+            &mut read_stack,
+        );
+        let mut depth = 0;
+        loop {
+            match iter.next() {
+                Ok(Some(address)) => {
+                    depth += 1;
+                    if depth > MAX_FRAMES {
+                        return Walk::Truncated;
+                    }
+                    let lookup = match address {
+                        FrameAddress::InstructionPointer(ip) => ip,
+                        other => other.address_for_lookup(),
+                    };
+                    frames.push(user_frame(processes, store, sample.pid, lookup));
+                }
+                Ok(None) => return Walk::Complete,
+                Err(_) => return Walk::Truncated,
+            }
+        }
+    }
+}
+
+/// The frame for a user-space actual address in `pid`.
+fn user_frame(processes: &Processes, store: &Store, pid: i32, address: u64) -> FrameKey {
+    match processes.mapping_at(pid, address) {
+        Some(code) => FrameKey {
+            dso: code.dso,
+            lookup: address.wrapping_sub(code.bias),
+        },
+        None => FrameKey {
+            dso: store.unknown(),
+            lookup: address,
+        },
+    }
+}
+
+/// The bias of a new mapping of `dso` at `start` (file offset `file_offset`).
+/// Without the file, addresses are made relative to the file start.
+pub fn mapping_bias(store: &Store, dso: DsoId, start: u64, file_offset: u64, len: u64) -> u64 {
+    let entry = store.get(dso);
+    match (&entry.image, entry.kind) {
+        (Some(image), DsoKind::File) => image
+            .bias_for_mapping(start, file_offset, len)
+            .unwrap_or(start.wrapping_sub(file_offset)),
+        _ => start.wrapping_sub(file_offset),
+    }
+}
