@@ -32,15 +32,17 @@ impl SearchPaths {
         }
     }
 
-    /// Candidate files for a path as recorded, most likely first.
+    /// Candidate files for a path as recorded, most likely first: what the
+    /// user pointed at with `--symfs` comes before the recorded path.
     pub fn binary_candidates(&self, recorded: &Path) -> Vec<PathBuf> {
-        let mut candidates = vec![recorded.to_owned()];
+        let mut candidates = Vec::new();
         for root in &self.symfs {
             candidates.push(join_absolute(root, recorded));
         }
         if let Some(name) = recorded.file_name() {
             candidates.extend(self.named(name.to_os_string()));
         }
+        candidates.push(recorded.to_owned());
         dedup_keep_order(candidates)
     }
 

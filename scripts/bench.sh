@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# bench.sh: end-to-end speed benchmark of compile-perf against the usual pipeline.
+#
+# On one perf.data it times, each --runs times:
+#   (a) target/release/compile-perf collapse FILE -o OUT1
+#   (b) perf script -i FILE --no-inline | inferno-collapse-perf > OUT2
+#   (c) with --top: target/release/compile-perf top FILE --format json
+# and prints a Markdown table on stdout: file size, median wall time, peak RSS,
+# throughput, and the speed ratio b/a. Progress goes to stderr.
+#
+# Without FILE it records one: the `many-dispatches` workload (scripts/workloads.py),
+# compiled by .venv/bin/iree-compile under
+#   perf record --call-graph dwarf,65528 -F 499 -e cpu-clock
+# (no -z, so the file is large: about 270 MB, 7 s on 2 cores), into a temp dir.
+#
+# Usage: scripts/bench.sh [--runs N] [--top] [--baseline-only] [--keep]
+#                         [--workload NAME] [--scale S] [FILE]
+#   --baseline-only  skip (a) and (c), for when compile-perf is not built yet
+#   --keep           keep the temp dir (the recording and outputs) and print its path
+# Environment: COMPILE_PERF (default target/release/compile-perf), IREE_COMPILE
+#   (default .venv/bin/iree-compile).
+set -euo pipefail
+
+here=$PWD
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+log() { printf 'bench: %s\n' "$*" >&2; }
+die() { log "$*"; exit 2; }
+
+runs=1 top=0 ours=1 keep=0 workload=many-dispatches scale=default file=
+while (($#)); do
+  case "$1" in
+    --runs) runs=${2:?}; shift ;;
+    --top) top=1 ;;
+    --baseline-only) ours=0 top=0 ;;
+    --keep) keep=1 ;;
+    --workload) workload=${2:?}; shift ;;
+    --scale) scale=${2:?}; shift ;;
+    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -*) die "unknown option $1" ;;
+    *) [[ $1 = /* ]] && file=$1 || file=$here/$1 ;;
+  esac
+  shift
+done
+[[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs needs a positive integer"
+
+cp_bin=${COMPILE_PERF:-$PWD/target/release/compile-perf}
+((ours == 0)) || [ -x "$cp_bin" ] || die "$cp_bin missing: run scripts/setup.sh (or pass --baseline-only)"
+[ -x /usr/bin/time ] || die "/usr/bin/time missing: run scripts/setup.sh"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+if ! command -v inferno-collapse-perf >/dev/null; then
+  log "inferno-collapse-perf missing: cargo install inferno --locked"
+  cargo install inferno --locked >&2
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/compile-perf-bench.XXXXXX")
+if ((keep)); then trap 'log "kept $tmp"' EXIT; else trap 'rm -rf "$tmp"' EXIT; fi
+
+# Record a real compile when no file is given.
+if [ -z "$file" ]; then
+  iree=${IREE_COMPILE:-$PWD/.venv/bin/iree-compile}
+  [ -x "$iree" ] || die "$iree missing: run scripts/setup.sh"
+  log "generating workload $workload (scale $scale)"
+  python3 scripts/workloads.py "$workload" --out "$tmp/input.mlir" --scale "$scale"
+  log "recording iree-compile into $tmp/perf.data"
+  perf record -q --call-graph dwarf,65528 -F 499 -e cpu-clock -o "$tmp/perf.data" -- \
+    "$iree" --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu \
+    --iree-llvmcpu-target-cpu=generic "$tmp/input.mlir" -o "$tmp/out.vmfb" >&2
+  file=$tmp/perf.data
+fi
+[ -r "$file" ] || die "cannot read $file"
+bytes=$(stat -L -c %s "$file")
+mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
+((bytes >= 200000000)) || log "warning: $file is only $mb MB (the benchmark wants >= 200 MB)"
+
+# timed LABEL CMD...: run CMD under /usr/bin/time, append "wall rss_kb" to $tmp/LABEL.times.
+timed() {
+  local label=$1; shift
+  /usr/bin/time -f '%e %M' -o "$tmp/t" "$@" || die "$label failed (see above)"
+  tail -n 1 "$tmp/t" >> "$tmp/$label.times"
+}
+
+# The pipeline: wall time of the whole; RSS of each side (they run at once, so add them).
+baseline() {
+  set -o pipefail
+  /usr/bin/time -f '%e %M' -o "$tmp/t.script" perf script -i "$file" --no-inline 2>"$tmp/perf-script.err" |
+    /usr/bin/time -f '%e %M' -o "$tmp/t.inferno" inferno-collapse-perf > "$tmp/out2.folded"
+}
+export -f baseline
+export tmp file
+
+for ((i = 1; i <= runs; i++)); do
+  if ((ours)); then
+    log "run $i/$runs: compile-perf collapse"
+    timed collapse "$cp_bin" collapse "$file" -o "$tmp/out1.folded"
+  fi
+  log "run $i/$runs: perf script --no-inline | inferno-collapse-perf"
+  /usr/bin/time -f '%e' -o "$tmp/t.all" bash -c baseline || die "perf script | inferno-collapse-perf failed: $(tail -n 3 "$tmp/perf-script.err")"
+  script_kb=$(tail -n 1 "$tmp/t.script" | cut -d' ' -f2)
+  inferno_kb=$(tail -n 1 "$tmp/t.inferno" | cut -d' ' -f2)
+  echo "$(tail -n 1 "$tmp/t.all") $((script_kb + inferno_kb))" >> "$tmp/baseline.times"
+  if ((top)); then
+    log "run $i/$runs: compile-perf top --format json"
+    timed top "$cp_bin" top "$file" --format json > "$tmp/top.json"
+  fi
+done
+
+# Median wall time and max RSS (MB) of a .times file.
+median() { cut -d' ' -f1 "$tmp/$1.times" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+rss_mb() { cut -d' ' -f2 "$tmp/$1.times" | sort -n | tail -n 1 | awk '{ printf "%.0f", $1 / 1024 }'; }
+rate() { awk -v b="$bytes" -v s="$1" 'BEGIN { printf "%.1f", (s > 0) ? b / 1e6 / s : 0 }'; }
+lines() { wc -l < "$1" | tr -d ' '; }
+
+echo "perf.data: \`$file\`, $mb MB; $runs run(s), median wall time"
+echo
+echo "| command | wall s | peak RSS MB | MB/s | output lines |"
+echo "|---|---:|---:|---:|---:|"
+if ((ours)); then
+  t=$(median collapse)
+  echo "| (a) compile-perf collapse | $t | $(rss_mb collapse) | $(rate "$t") | $(lines "$tmp/out1.folded") |"
+fi
+tb=$(median baseline)
+echo "| (b) perf script --no-inline \\| inferno-collapse-perf | $tb | $(rss_mb baseline) ($((script_kb / 1024)) + $((inferno_kb / 1024))) | $(rate "$tb") | $(lines "$tmp/out2.folded") |"
+if ((top)); then
+  t=$(median top)
+  echo "| (c) compile-perf top --format json | $t | $(rss_mb top) | $(rate "$t") | $(lines "$tmp/top.json") |"
+fi
+if ((ours)); then
+  echo
+  awk -v a="$(median collapse)" -v b="$tb" 'BEGIN { printf "speed ratio, (b) wall / (a) wall: %.2fx (above 1: compile-perf is faster)\n", (a > 0) ? b / a : 0 }'
+fi
