@@ -2,7 +2,7 @@
 //! how well stacks unwound (overall and per process), and how many frames
 //! stayed unresolved. Plain functions over in-memory tables.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use crate::binary::DsoId;
 use crate::process::ProcessId;

@@ -10,7 +10,9 @@ use crate::error::Error;
 use crate::perfdata::{Input, InputEnd, Record, Recording, RecordingInfo};
 use crate::process::{MappedCode, Processes};
 use crate::stacks::StackTable;
-use crate::symbolize::{RecordedKernel, Symbols, symbolize};
+use crate::symbolize::{
+    KernelSymbols, KernelSymbolsUnavailable, RecordedKernel, Symbols, symbolize,
+};
 use crate::unwind::{FrameKey, Unwinders, mapping_bias};
 
 /// Where separate debug files live unless told otherwise.
@@ -73,7 +75,19 @@ pub fn load(options: &LoadOptions) -> Result<Profile, Error> {
     let mut unwinders = Unwinders::default();
     let mut stacks = StackTable::default();
     let mut counts = IngestCounts::default();
-    let mut kernel_text_address = None;
+    let mut recorded_kernel = RecordedKernel {
+        build_id: recording
+            .info
+            .build_ids
+            .iter()
+            .find(|entry| entry.path == "[kernel.kallsyms]")
+            .map(|entry| entry.build_id.clone()),
+        release: recording.info.os_release.clone(),
+        text_address: None,
+    };
+    // /proc/kallsyms takes tens of milliseconds to read; it loads on the other
+    // core while the recording streams, from the first kernel frame on.
+    let mut kernel_symbols = None;
     let mut frames: Vec<FrameKey> = Vec::with_capacity(256);
 
     let input_end = recording.for_each_record(|record| match record {
@@ -85,6 +99,10 @@ pub fn load(options: &LoadOptions) -> Result<Profile, Error> {
             counts.samples += 1;
             let thread = processes.thread_for_sample(sample.pid, sample.tid);
             let walk = unwinders.unwind(&sample, &processes, &store, &mut frames);
+            if kernel_symbols.is_none() && frames.iter().any(|frame| frame.dso == store.kernel()) {
+                let recorded = recorded_kernel.clone();
+                kernel_symbols = Some(std::thread::spawn(move || KernelSymbols::load(&recorded)));
+            }
             stacks.add_sample(thread, &frames, walk);
         }
         Record::Comm {
@@ -115,7 +133,7 @@ pub fn load(options: &LoadOptions) -> Result<Profile, Error> {
             let path = String::from_utf8_lossy(mapping.path);
             if mapping.is_kernel {
                 if path.starts_with("[kernel.kallsyms]") {
-                    kernel_text_address = Some(mapping.file_offset);
+                    recorded_kernel.text_address = Some(mapping.file_offset);
                 }
                 return;
             }
@@ -136,21 +154,12 @@ pub fn load(options: &LoadOptions) -> Result<Profile, Error> {
         Record::Lost { count } => counts.lost += count,
     })?;
 
-    let kernel_build_id = recording
-        .info
-        .build_ids
-        .iter()
-        .find(|entry| entry.path == "[kernel.kallsyms]")
-        .map(|entry| entry.build_id.clone());
-    let symbols = symbolize(
-        &stacks.frames,
-        &store,
-        &RecordedKernel {
-            build_id: kernel_build_id.as_deref(),
-            release: recording.info.os_release.as_deref(),
-            text_address: kernel_text_address,
-        },
-    );
+    let kernel_symbols = kernel_symbols.map(|loading| {
+        loading
+            .join()
+            .unwrap_or(Err(KernelSymbolsUnavailable::Unverifiable))
+    });
+    let symbols = symbolize(&stacks.frames, &store, kernel_symbols);
     Ok(Profile {
         info: recording.info,
         input_name,

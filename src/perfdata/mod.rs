@@ -33,7 +33,7 @@ const REG_BP: u64 = 6;
 const REG_SP: u64 = 7;
 const REG_IP: u64 = 8;
 /// Read buffer for the recording; large enough to keep syscalls rare.
-const READ_BUFFER: usize = 1 << 20;
+const READ_BUFFER: usize = 32 << 10;
 
 /// Where the recording comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]

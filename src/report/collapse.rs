@@ -4,8 +4,9 @@
 //! A stack that did not reach its thread root gets a `[truncated]` frame
 //! below its outermost known frame, so it is visible, not hidden.
 
-use std::collections::HashMap;
 use std::io::Write;
+
+use hashbrown::HashMap;
 
 use crate::attribute::reaches_root;
 use crate::profile::Profile;
@@ -34,8 +35,12 @@ pub fn folded_lines(profile: &Profile) -> Vec<(String, u64)> {
             if index > 0 {
                 line.push(';');
             }
-            // `;` separates frames and a trailing space-and-number is the count.
-            line.extend(name.chars().map(|c| if c == ';' { ':' } else { c }));
+            // `;` separates frames, so a name must not contain one.
+            if name.contains(';') {
+                line.push_str(&name.replace(';', ":"));
+            } else {
+                line.push_str(name);
+            }
         }
         *lines.entry(line).or_insert(0) += count;
     }
@@ -47,7 +52,8 @@ pub fn folded_lines(profile: &Profile) -> Vec<(String, u64)> {
 /// Writes the folded stacks of `profile` to `out`.
 pub fn write_folded(profile: &Profile, out: &mut dyn Write) -> std::io::Result<()> {
     for (line, count) in folded_lines(profile) {
-        writeln!(out, "{line} {count}")?;
+        out.write_all(line.as_bytes())?;
+        out.write_all(format!(" {count}\n").as_bytes())?;
     }
     Ok(())
 }

@@ -1,34 +1,34 @@
 //! Inline frames from DWARF, through addr2line, for binaries that carry debug
 //! info (in the file itself or in a separate debug file).
 
-use std::sync::Arc;
-
+use gimli::{EndianSlice, RunTimeEndian};
 use object::{Object, ObjectSection};
 
 use crate::binary::ElfImage;
 
-type Reader = gimli::EndianReader<gimli::RunTimeEndian, Arc<[u8]>>;
+type Reader<'a> = EndianSlice<'a, RunTimeEndian>;
 
-/// The DWARF of one binary, ready for lookups.
-pub struct InlineInfo {
-    context: addr2line::Context<Reader>,
+/// The DWARF of one binary, borrowed from its mapping, ready for lookups.
+pub struct InlineInfo<'a> {
+    context: addr2line::Context<Reader<'a>>,
 }
 
-impl InlineInfo {
-    /// Loads the DWARF sections of `image`; `None` when it has no usable DWARF.
-    pub fn load(image: &ElfImage) -> Option<InlineInfo> {
+impl<'a> InlineInfo<'a> {
+    /// Reads the DWARF sections of `image`; `None` when it has no usable DWARF.
+    /// Compressed sections are skipped, which leaves their frames without inline names.
+    pub fn load(image: &'a ElfImage) -> Option<InlineInfo<'a>> {
         let file = object::read::elf::ElfFile64::<object::Endianness>::parse(image.data()).ok()?;
         let endian = if file.is_little_endian() {
-            gimli::RunTimeEndian::Little
+            RunTimeEndian::Little
         } else {
-            gimli::RunTimeEndian::Big
+            RunTimeEndian::Big
         };
-        let load = |id: gimli::SectionId| -> Result<Reader, gimli::Error> {
-            let bytes: Arc<[u8]> = file
+        let load = |id: gimli::SectionId| -> Result<Reader<'a>, gimli::Error> {
+            let bytes = file
                 .section_by_name(id.name())
-                .and_then(|section| section.uncompressed_data().ok())
-                .map_or_else(|| Arc::from(&[][..]), |data| Arc::from(&*data));
-            Ok(Reader::new(bytes, endian))
+                .and_then(|section| section.data().ok())
+                .unwrap_or_default();
+            Ok(EndianSlice::new(bytes, endian))
         };
         let dwarf = gimli::Dwarf::load(load).ok()?;
         let context = addr2line::Context::from_dwarf(dwarf).ok()?;

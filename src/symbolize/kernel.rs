@@ -28,24 +28,25 @@ pub struct KernelSymbols {
 }
 
 /// What is known about the recorded kernel.
-pub struct RecordedKernel<'a> {
-    pub build_id: Option<&'a [u8]>,
-    pub release: Option<&'a str>,
+#[derive(Clone, Debug, Default)]
+pub struct RecordedKernel {
+    pub build_id: Option<Vec<u8>>,
+    pub release: Option<String>,
     /// The `_text` address perf noted in its kernel mapping record.
     pub text_address: Option<u64>,
 }
 
 impl KernelSymbols {
     /// Loads `/proc/kallsyms` if it matches `recorded`.
-    pub fn load(recorded: &RecordedKernel<'_>) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
+    pub fn load(recorded: &RecordedKernel) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
         let running_id = std::fs::read("/sys/kernel/notes")
             .ok()
             .and_then(|notes| gnu_build_id(&notes));
-        let same_kernel = match (recorded.build_id, running_id.as_deref()) {
+        let same_kernel = match (recorded.build_id.as_deref(), running_id.as_deref()) {
             (Some(recorded), Some(running)) => {
                 crate::binary::same_build_id(Some(running), recorded)
             }
-            _ => match recorded.release {
+            _ => match recorded.release.as_deref() {
                 Some(release) => running_release().as_deref() == Some(release),
                 None => return Err(KernelSymbolsUnavailable::Unverifiable),
             },

@@ -10,8 +10,9 @@ mod inline;
 mod kernel;
 mod symtab;
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use hashbrown::HashMap;
 
 pub use demangle::demangle;
 pub use kernel::{KernelSymbols, KernelSymbolsUnavailable, RecordedKernel};
@@ -20,7 +21,6 @@ use crate::binary::{DsoId, DsoKind, Store};
 use crate::stacks::FrameId;
 use crate::unwind::FrameKey;
 use inline::InlineInfo;
-use symtab::SymbolTable;
 
 /// Index of an interned symbol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -68,136 +68,14 @@ impl Symbols {
     }
 }
 
-/// Resolves frames, loading what each binary needs on first use.
-struct Resolver<'a> {
-    store: &'a Store,
-    tables: HashMap<DsoId, Option<SymbolTable>>,
-    inline: HashMap<DsoId, Option<InlineInfo>>,
-    kernel: Result<KernelSymbols, KernelSymbolsUnavailable>,
+/// Interns symbols so that each (binary, name) pair has one id.
+#[derive(Default)]
+struct Interner {
     symbols: Vec<Symbol>,
-    symbol_ids: HashMap<(DsoId, String), SymbolId>,
-    /// Symbol ids by (binary, symbol start), so each hit symbol is demangled once.
-    by_start: HashMap<(DsoId, u64), SymbolId>,
+    ids: HashMap<(DsoId, String), SymbolId>,
 }
 
-/// Resolves every frame in `frames` (indexed by [`FrameId`]).
-pub fn symbolize(frames: &[FrameKey], store: &Store, kernel: &RecordedKernel<'_>) -> Symbols {
-    let needs_kernel = frames.iter().any(|frame| frame.dso == store.kernel());
-    let kernel = if needs_kernel {
-        KernelSymbols::load(kernel)
-    } else {
-        Err(KernelSymbolsUnavailable::Unverifiable)
-    };
-    let mut resolver = Resolver {
-        store,
-        tables: HashMap::new(),
-        inline: HashMap::new(),
-        kernel,
-        symbols: Vec::new(),
-        symbol_ids: HashMap::new(),
-        by_start: HashMap::new(),
-    };
-    let frame_symbols = frames
-        .iter()
-        .map(|frame| resolver.resolve(*frame))
-        .collect();
-    Symbols {
-        symbols: resolver.symbols,
-        frame_symbols,
-        kernel_unavailable: if needs_kernel {
-            resolver.kernel.err()
-        } else {
-            None
-        },
-    }
-}
-
-impl Resolver<'_> {
-    fn resolve(&mut self, frame: FrameKey) -> Vec<SymbolId> {
-        let dso = self.store.get(frame.dso);
-        match dso.kind {
-            DsoKind::Kernel => {
-                let name = match &self.kernel {
-                    Ok(symbols) => symbols.lookup(frame.lookup).map(str::to_owned),
-                    Err(_) => None,
-                };
-                let resolved = name.is_some();
-                vec![self.intern(
-                    frame.dso,
-                    name.unwrap_or_else(|| "[kernel]".to_owned()),
-                    None,
-                    resolved,
-                )]
-            }
-            DsoKind::Unknown => vec![self.intern(frame.dso, "[unknown]".to_owned(), None, false)],
-            DsoKind::Vdso | DsoKind::File => self.resolve_in_file(frame),
-        }
-    }
-
-    fn resolve_in_file(&mut self, frame: FrameKey) -> Vec<SymbolId> {
-        let table = self.tables.entry(frame.dso).or_insert_with(|| {
-            let dso = self.store.get(frame.dso);
-            let image = self
-                .store
-                .debug_image(frame.dso)
-                .filter(|_| dso.image.is_some());
-            // A debug file's full .symtab beats a stripped file's .dynsym.
-            image
-                .and_then(|debug| SymbolTable::read(Arc::clone(debug)))
-                .filter(|table| table.len() > 0)
-                .or_else(|| {
-                    dso.image
-                        .as_ref()
-                        .and_then(|image| SymbolTable::read(Arc::clone(image)))
-                })
-        });
-        let hit = table
-            .as_ref()
-            .and_then(|table| table.lookup(frame.lookup))
-            .map(|hit| (String::from_utf8_lossy(hit.name).into_owned(), hit.start));
-        let Some((raw, start)) = hit else {
-            let name = format!("{}+{:#x}", self.store.get(frame.dso).name, frame.lookup);
-            return vec![self.intern(frame.dso, name, None, false)];
-        };
-        let outer = match self.by_start.get(&(frame.dso, start)) {
-            Some(&id) => id,
-            None => {
-                let name = demangle(&raw);
-                let mangled = (name != raw).then_some(raw);
-                let id = self.intern(frame.dso, name, mangled, true);
-                self.by_start.insert((frame.dso, start), id);
-                id
-            }
-        };
-        let mut chain = self.inlined_at(frame);
-        chain.push(outer);
-        chain
-    }
-
-    /// The inlined functions at a frame, innermost first, without the outer function.
-    fn inlined_at(&mut self, frame: FrameKey) -> Vec<SymbolId> {
-        let info = self.inline.entry(frame.dso).or_insert_with(|| {
-            let dso = self.store.get(frame.dso);
-            let image = dso.image.as_ref()?;
-            if image.has_dwarf {
-                InlineInfo::load(image)
-            } else {
-                self.store
-                    .debug_image(frame.dso)
-                    .and_then(|debug| InlineInfo::load(debug))
-            }
-        });
-        let Some(info) = info else {
-            return Vec::new();
-        };
-        let mut names = info.frames(frame.lookup);
-        names.pop(); // the outer function; the symbol table names it
-        names
-            .into_iter()
-            .map(|name| self.intern(frame.dso, name, None, true))
-            .collect()
-    }
-
+impl Interner {
     fn intern(
         &mut self,
         dso: DsoId,
@@ -206,7 +84,7 @@ impl Resolver<'_> {
         resolved: bool,
     ) -> SymbolId {
         let key = (dso, name);
-        if let Some(&id) = self.symbol_ids.get(&key) {
+        if let Some(&id) = self.ids.get(&key) {
             return id;
         }
         let id = SymbolId(self.symbols.len() as u32);
@@ -216,7 +94,193 @@ impl Resolver<'_> {
             dso,
             resolved,
         });
-        self.symbol_ids.insert(key, id);
+        self.ids.insert(key, id);
         id
     }
+}
+
+/// A frame's name before interning.
+#[derive(Clone, Debug)]
+struct Named {
+    name: String,
+    mangled: Option<String>,
+    resolved: bool,
+}
+
+impl Named {
+    fn unresolved(name: String) -> Named {
+        Named {
+            name,
+            mangled: None,
+            resolved: false,
+        }
+    }
+}
+
+/// Resolves every frame in `frames` (indexed by [`FrameId`]). Kernel frames
+/// use `kernel`, which is `None` when no kernel symbols were asked for.
+///
+/// Binaries are resolved in parallel, one per worker at a time, largest
+/// first; ids are then assigned in binary order, so the result does not
+/// depend on the number of threads.
+pub fn symbolize(
+    frames: &[FrameKey],
+    store: &Store,
+    kernel: Option<Result<KernelSymbols, KernelSymbolsUnavailable>>,
+) -> Symbols {
+    let mut by_dso: HashMap<DsoId, Vec<usize>> = HashMap::new();
+    for (index, frame) in frames.iter().enumerate() {
+        by_dso.entry(frame.dso).or_default().push(index);
+    }
+    let mut groups: Vec<(DsoId, Vec<usize>)> = by_dso.into_iter().collect();
+    groups.sort_unstable_by_key(|(dso, indexes)| (std::cmp::Reverse(indexes.len()), *dso));
+
+    let resolve_group = |(dso, indexes): &(DsoId, Vec<usize>)| -> Vec<Vec<Named>> {
+        let lookups = indexes.iter().map(|&index| frames[index].lookup);
+        match store.get(*dso).kind {
+            DsoKind::Kernel => resolve_kernel(lookups, kernel.as_ref()),
+            DsoKind::Unknown => lookups
+                .map(|_| vec![Named::unresolved("[unknown]".to_owned())])
+                .collect(),
+            DsoKind::Vdso | DsoKind::File => resolve_in_file(*dso, lookups.collect(), store),
+        }
+    };
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(groups.len())
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let mut resolved: Vec<(usize, Vec<Vec<Named>>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let at = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(group) = groups.get(at) else {
+                            return done;
+                        };
+                        done.push((at, resolve_group(group)));
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|handle| handle.join().expect("symbolization workers do not panic"))
+            .collect()
+    });
+    resolved.sort_unstable_by_key(|(at, _)| groups[*at].0);
+
+    let mut interner = Interner::default();
+    let mut frame_symbols = vec![Vec::new(); frames.len()];
+    for (at, names) in resolved {
+        let dso = groups[at].0;
+        for (&index, chain) in groups[at].1.iter().zip(names) {
+            frame_symbols[index] = chain
+                .into_iter()
+                .map(|named| interner.intern(dso, named.name, named.mangled, named.resolved))
+                .collect();
+        }
+    }
+    Symbols {
+        symbols: interner.symbols,
+        frame_symbols,
+        kernel_unavailable: kernel.and_then(Result::err),
+    }
+}
+
+fn resolve_kernel(
+    lookups: impl Iterator<Item = u64>,
+    kernel: Option<&Result<KernelSymbols, KernelSymbolsUnavailable>>,
+) -> Vec<Vec<Named>> {
+    let symbols = kernel.and_then(|loaded| loaded.as_ref().ok());
+    lookups
+        .map(|address| {
+            vec![match symbols.and_then(|symbols| symbols.lookup(address)) {
+                Some(name) => Named {
+                    name: name.to_owned(),
+                    mangled: None,
+                    resolved: true,
+                },
+                None => Named::unresolved("[kernel]".to_owned()),
+            }]
+        })
+        .collect()
+}
+
+/// Resolves the frames of one binary: one pass over its symbol table for all
+/// of them, then inline frames from DWARF where it exists.
+fn resolve_in_file(dso: DsoId, lookups: Vec<u64>, store: &Store) -> Vec<Vec<Named>> {
+    let entry = store.get(dso);
+    let mut sorted = lookups.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let debug = entry.image.as_ref().and(store.debug_image(dso));
+    // A debug file's full .symtab beats a stripped file's .dynsym.
+    let hits = debug
+        .and_then(|debug| symtab::lookup_sorted(debug, &sorted))
+        .or_else(|| {
+            entry
+                .image
+                .as_ref()
+                .and_then(|image| symtab::lookup_sorted(image, &sorted))
+        })
+        .unwrap_or_else(|| vec![None; sorted.len()]);
+    let dwarf_image = entry
+        .image
+        .as_ref()
+        .filter(|image| image.has_dwarf)
+        .or(debug);
+    let inline = dwarf_image.and_then(|image| InlineInfo::load(image));
+
+    let mut outer_by_start: HashMap<u64, Named> = HashMap::new();
+    let resolved_sorted: Vec<Vec<Named>> = sorted
+        .iter()
+        .zip(&hits)
+        .map(|(&address, hit)| {
+            let Some(hit) = hit else {
+                return vec![Named::unresolved(format!("{}+{:#x}", entry.name, address))];
+            };
+            let outer = outer_by_start
+                .entry(hit.start)
+                .or_insert_with(|| {
+                    let raw = String::from_utf8_lossy(hit.name);
+                    let name = demangle(&raw);
+                    let mangled = (name != raw).then(|| raw.into_owned());
+                    Named {
+                        name,
+                        mangled,
+                        resolved: true,
+                    }
+                })
+                .clone();
+            let mut chain: Vec<Named> = inline
+                .as_ref()
+                .map(|info| {
+                    let mut names = info.frames(address);
+                    names.pop(); // the outer function; the symbol table names it
+                    names
+                        .into_iter()
+                        .map(|name| Named {
+                            name,
+                            mangled: None,
+                            resolved: true,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            chain.push(outer);
+            chain
+        })
+        .collect();
+    lookups
+        .iter()
+        .map(|address| {
+            let at = sorted
+                .binary_search(address)
+                .expect("every lookup is in the sorted set");
+            resolved_sorted[at].clone()
+        })
+        .collect()
 }
