@@ -24,6 +24,17 @@ pub struct TopEntry {
     pub inclusive_percent: f64,
 }
 
+/// One process image (a program run by a pid) and how its stacks unwound.
+#[derive(Debug, Serialize)]
+pub struct ProcessEntry {
+    pub pid: i32,
+    pub name: String,
+    /// The executable it exec'd, when the recording shows it.
+    pub executable: Option<String>,
+    pub samples: u64,
+    pub unwind: UnwindJson,
+}
+
 /// The JSON document of `top --format json`.
 #[derive(Debug, Serialize)]
 pub struct TopReport {
@@ -31,6 +42,7 @@ pub struct TopReport {
     pub event: String,
     pub unwind: UnwindJson,
     pub lost: u64,
+    pub processes: Vec<ProcessEntry>,
     pub entries: Vec<TopEntry>,
 }
 
@@ -79,11 +91,27 @@ pub fn top_report(profile: &Profile, limit: usize) -> TopReport {
         ))
     });
     entries.truncate(limit);
+    let (unwind, per_process) = unwind_stats(profile);
+    let mut processes: Vec<ProcessEntry> = per_process
+        .into_iter()
+        .map(|(id, stats)| {
+            let image = profile.processes.image(id);
+            ProcessEntry {
+                pid: image.pid,
+                name: image.name.clone(),
+                executable: image.executable.clone(),
+                samples: stats.total(),
+                unwind: stats.into(),
+            }
+        })
+        .collect();
+    processes.sort_by(|a, b| (b.samples, a.pid).cmp(&(a.samples, b.pid)));
     TopReport {
         samples,
         event: profile.event.clone(),
-        unwind: unwind_stats(profile).0.into(),
+        unwind: unwind.into(),
         lost: profile.counts.lost,
+        processes,
         entries,
     }
 }
