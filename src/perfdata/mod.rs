@@ -209,6 +209,13 @@ fn read_preamble(bytes: &[u8], input: &str) -> Result<Preamble, Error> {
         reason: reason.to_owned(),
     };
     if bytes.len() < 16 {
+        let magic_prefix = &bytes[..bytes.len().min(8)];
+        if b"PERFILE2".starts_with(magic_prefix) || b"2ELIFREP".starts_with(magic_prefix) {
+            return Err(Error::Truncated {
+                input: input.to_owned(),
+                reason: format!("only {} bytes, less than the 16-byte preamble", bytes.len()),
+            });
+        }
         return Err(not_perf("shorter than the 16-byte preamble"));
     }
     let big_endian = match &bytes[..8] {
@@ -301,7 +308,15 @@ impl Recording {
         if got == 0 {
             return Err(Error::Empty { input: name });
         }
-        let preamble = read_preamble(&start[..got], &name)?;
+        let preamble = read_preamble(&start[..got], &name).map_err(|error| match error {
+            Error::Truncated { input, .. } => Error::StreamCutShort {
+                input,
+                bytes: got as u64,
+                reason: "it ends inside the 16-byte preamble",
+                samples: 0,
+            },
+            other => other,
+        })?;
         if preamble.header_size != 16 {
             return Err(Error::NotPerfData {
                 input: name,
