@@ -137,9 +137,7 @@ pub fn load(options: &LoadOptions) -> Result<Profile, Error> {
                 }
                 return;
             }
-            let Some(dso) = store.intern_mapping(&path, mapping.build_id.as_deref()) else {
-                return;
-            };
+            let dso = store.intern_mapping(&path, mapping.build_id.as_deref());
             let code = MappedCode {
                 start: mapping.start,
                 end: mapping.start.saturating_add(mapping.len),

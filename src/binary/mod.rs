@@ -131,18 +131,20 @@ impl Store {
         (0u32..).map(DsoId).zip(&self.dsos)
     }
 
-    /// The binary for a user-space mapping of `path`, found and loaded on first sight.
-    /// Returns `None` for mappings without code of a file (`//anon`, `[heap]`…).
-    pub fn intern_mapping(&mut self, path: &str, mmap_build_id: Option<&[u8]>) -> Option<DsoId> {
+    /// The binary for a user-space code mapping of `path`, found and loaded on
+    /// first sight. Code without a file (JIT code in `//anon`, `memfd:`
+    /// mappings, `[heap]`…) maps to the `[unknown]` binary.
+    pub fn intern_mapping(&mut self, path: &str, mmap_build_id: Option<&[u8]>) -> DsoId {
         if path == "[vdso]" {
-            return Some(self.vdso);
+            return self.vdso;
         }
-        if !path.starts_with('/') {
-            return None;
+        let anonymous = ["//anon", "/memfd:", "/dev/zero", "/SYSV"];
+        if !path.starts_with('/') || anonymous.iter().any(|prefix| path.starts_with(prefix)) {
+            return self.unknown;
         }
         let key = (path.to_owned(), mmap_build_id.map(<[u8]>::to_vec));
         if let Some(&id) = self.by_path.get(&key) {
-            return Some(id);
+            return id;
         }
         let expected = mmap_build_id
             .map(<[u8]>::to_vec)
@@ -155,7 +157,7 @@ impl Store {
         dso.expected_build_id = expected;
         let id = self.push(dso);
         self.by_path.insert(key, id);
-        Some(id)
+        id
     }
 
     fn find(&self, recorded: &str, expected: Option<&[u8]>) -> Result<ElfImage, DsoProblem> {
