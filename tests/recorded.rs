@@ -314,3 +314,53 @@ fn build_ids_in_mmap_records_are_checked() {
     assert_eq!(top["entries"][0]["dso"], "fakecompiler");
     assert_eq!(top["entries"][0]["self_samples"], 158);
 }
+
+#[test]
+fn separate_debug_files_are_found_by_build_id() {
+    let scratch = std::env::temp_dir().join(format!("compile-perf-debug-{}", std::process::id()));
+    let binary_dir = scratch.join("bin");
+    let debug_root = scratch.join("debug");
+    let build_id_dir = debug_root.join(".build-id/02");
+    std::fs::create_dir_all(&binary_dir).unwrap();
+    std::fs::create_dir_all(&build_id_dir).unwrap();
+    let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join(FAKE_DIR);
+    std::fs::copy(fake.join("fakecompiler"), binary_dir.join("fakecompiler")).unwrap();
+    std::fs::copy(
+        fake.join("fakecompiler.debug"),
+        build_id_dir.join("e6e725c17e855c8b1ca7d7bd33d725ce3d711f.debug"),
+    )
+    .unwrap();
+
+    let inlined_samples = |debug_dir: &Path| -> u64 {
+        let output = Command::new(env!("CARGO_BIN_EXE_compile-perf"))
+            .args(["top", "--format", "json", "-n", "1000", "-q"])
+            .arg(fixture("fake-dwarf-buildid-mmap.perf.data"))
+            .arg("--symfs")
+            .arg(&binary_dir)
+            .arg("--debug-dir")
+            .arg(debug_root.join(debug_dir))
+            .output()
+            .unwrap();
+        assert_usable(&output);
+        let top: Value = serde_json::from_slice(&output.stdout).unwrap();
+        top["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|entry| {
+                entry["symbol"] == "llvm::hexDigitValue(char, unsigned long, unsigned long)"
+            })
+            .map_or(0, |entry| entry["inclusive_samples"].as_u64().unwrap())
+    };
+    assert_eq!(
+        inlined_samples(Path::new("")),
+        54,
+        "found through .build-id/02/….debug"
+    );
+    assert_eq!(
+        inlined_samples(Path::new("elsewhere")),
+        0,
+        "no debug file, no inline frames"
+    );
+    std::fs::remove_dir_all(&scratch).unwrap();
+}

@@ -626,6 +626,13 @@ fn convert(event_index: usize, event: EventRecord<'_>, time: u64) -> Option<Reco
             is_kernel: mmap.cpu_mode == CpuMode::Kernel,
         }),
         EventRecord::Lost(lost) => Record::Lost { count: lost.count },
+        // PERF_RECORD_LOST_SAMPLES: samples dropped by the PMU or the kernel.
+        EventRecord::Raw(raw) if raw.record_type == RecordType::LOST_SAMPLES => {
+            let lost = raw.data.get(0..8)?.as_slice();
+            Record::Lost {
+                count: u64::from_le_bytes(lost.as_ref().try_into().ok()?),
+            }
+        }
         _ => return None,
     })
 }
