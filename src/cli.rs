@@ -8,8 +8,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::attribute::{Attribution, Grouping, SampleFilter};
 use crate::perfdata::Input;
 use crate::profile::{DEFAULT_DEBUG_ROOT, LoadOptions};
+use crate::report::table::TextFormat;
 
 /// Profile iree-compile: read perf.data, unwind, symbolize, and tell which
 /// part of the compiler the time went to.
@@ -22,10 +24,16 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Write folded stacks (`root;…;leaf count`) for inferno or FlameGraph.
-    Collapse(CollapseArgs),
+    /// Where the samples went, by category (or symbol, binary, thread, process).
+    Report(ReportArgs),
+    /// Draw a flamegraph SVG coloured by category.
+    Flamegraph(FlamegraphArgs),
     /// List the functions with the most samples, self and inclusive.
     Top(TopArgs),
+    /// Write folded stacks (`root;…;leaf count`) for inferno or FlameGraph.
+    Collapse(CollapseArgs),
+    /// Print the effective category rule table.
+    Rules(RulesArgs),
 }
 
 /// Options shared by every command that reads a recording.
@@ -44,6 +52,15 @@ pub struct InputArgs {
     /// Look for separate debug files under DIR instead of /usr/lib/debug. Repeatable.
     #[arg(long = "debug-dir", value_name = "DIR")]
     pub debug_dirs: Vec<PathBuf>,
+    /// Keep only samples of this pid. Repeatable.
+    #[arg(long, value_name = "PID")]
+    pub pid: Vec<i32>,
+    /// Keep only samples of processes with this name or executable file name. Repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub process: Vec<String>,
+    /// Keep only samples of the native compiler process (not its Python launcher).
+    #[arg(long)]
+    pub compiler: bool,
     /// Do not print the summary on stderr (warnings still print).
     #[arg(long, short)]
     pub quiet: bool,
@@ -73,11 +90,117 @@ pub struct TopArgs {
     pub output: Option<PathBuf>,
 }
 
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+    pub format: ReportFormat,
+    /// What the rows are.
+    #[arg(long, value_enum, default_value_t = By::Category)]
+    pub by: By,
+    /// How a sample's self category is chosen: its leaf function's, or the
+    /// nearest compiler caller's when the leaf is generic library code.
+    #[arg(long, value_enum, default_value_t = AttributionArg::Leaf)]
+    pub attribution: AttributionArg,
+    #[command(flatten)]
+    pub rules: RulesFileArg,
+    /// Colour swatches in the table: auto (on a terminal, unless NO_COLOR is set).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Write to FILE instead of stdout (`-` is stdout).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct FlamegraphArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The SVG to write (`-` is stdout).
+    #[arg(long, short, value_name = "OUT.svg")]
+    pub output: PathBuf,
+    /// Keep only stacks with a frame of this category (an id from `compile-perf rules`).
+    #[arg(long, value_name = "ID")]
+    pub category: Option<String>,
+    /// Draw an icicle of leaf callers: the hot functions on top, their callers below.
+    #[arg(long)]
+    pub inverted: bool,
+    /// Leave out frames narrower than this many pixels.
+    #[arg(long, value_name = "PIXELS", default_value_t = 0.1)]
+    pub min_width: f64,
+    /// Also write the folded stacks drawn to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub folded_out: Option<PathBuf>,
+    #[command(flatten)]
+    pub rules: RulesFileArg,
+}
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    #[command(flatten)]
+    pub rules: RulesFileArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
+    pub format: RulesFormat,
+}
+
+/// `--rules`, shared by the commands that categorize.
+#[derive(Debug, Args)]
+pub struct RulesFileArg {
+    /// Extend the built-in categories with a TOML file of the same format:
+    /// add categories, rename or recolour them, put rules in front.
+    #[arg(long = "rules", value_name = "FILE.toml")]
+    pub file: Option<PathBuf>,
+}
+
 /// Formats of `top`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum TopFormat {
     Table,
     Json,
+}
+
+/// Formats of `report`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Table,
+    Markdown,
+    Csv,
+    Json,
+}
+
+/// Formats of `rules`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    Table,
+    Markdown,
+}
+
+/// `report --by`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum By {
+    Category,
+    Symbol,
+    Dso,
+    Thread,
+    Process,
+}
+
+/// `report --attribution`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AttributionArg {
+    Leaf,
+    Caller,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
 }
 
 /// Where output goes.
@@ -87,54 +210,140 @@ pub enum Output {
     File(PathBuf),
 }
 
+impl Output {
+    fn from_arg(path: Option<PathBuf>) -> Output {
+        match path {
+            Some(path) if path.as_os_str() != "-" => Output::File(path),
+            _ => Output::Stdout,
+        }
+    }
+}
+
 /// What to do, resolved from the command line.
 #[derive(Clone, Debug)]
 pub struct Config {
-    pub load: LoadOptions,
+    /// What to read; `None` for commands that read no recording.
+    pub load: Option<LoadOptions>,
+    pub filter: SampleFilter,
     pub action: Action,
     pub output: Output,
     pub quiet: bool,
+    /// The `--rules` file, if any.
+    pub rules_file: Option<PathBuf>,
 }
 
 /// The command, with its own settings.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum Action {
     Collapse,
-    Top { limit: usize, format: TopFormat },
+    Top {
+        limit: usize,
+        json: bool,
+    },
+    Report {
+        format: Option<TextFormat>,
+        grouping: Grouping,
+        attribution: Attribution,
+        color: ColorChoice,
+    },
+    Flamegraph {
+        category: Option<String>,
+        inverted: bool,
+        min_width: f64,
+        folded_out: Option<PathBuf>,
+    },
+    Rules {
+        format: TextFormat,
+    },
 }
 
 impl Cli {
     /// Resolves the parsed arguments into a [`Config`].
     pub fn into_config(self) -> Config {
-        let (input, action, output) = match self.command {
-            Command::Collapse(args) => (args.input, Action::Collapse, args.output),
+        let (input, action, output, rules_file) = match self.command {
+            Command::Collapse(args) => (Some(args.input), Action::Collapse, args.output, None),
             Command::Top(args) => (
-                args.input,
+                Some(args.input),
                 Action::Top {
                     limit: args.limit,
-                    format: args.format,
+                    json: args.format == TopFormat::Json,
                 },
                 args.output,
+                None,
+            ),
+            Command::Report(args) => (
+                Some(args.input),
+                Action::Report {
+                    format: match args.format {
+                        ReportFormat::Table => Some(TextFormat::Table),
+                        ReportFormat::Markdown => Some(TextFormat::Markdown),
+                        ReportFormat::Csv => Some(TextFormat::Csv),
+                        ReportFormat::Json => None,
+                    },
+                    grouping: match args.by {
+                        By::Category => Grouping::Category,
+                        By::Symbol => Grouping::Symbol,
+                        By::Dso => Grouping::Dso,
+                        By::Thread => Grouping::Thread,
+                        By::Process => Grouping::Process,
+                    },
+                    attribution: match args.attribution {
+                        AttributionArg::Leaf => Attribution::Leaf,
+                        AttributionArg::Caller => Attribution::Caller,
+                    },
+                    color: args.color,
+                },
+                args.output,
+                args.rules.file,
+            ),
+            Command::Flamegraph(args) => (
+                Some(args.input),
+                Action::Flamegraph {
+                    category: args.category,
+                    inverted: args.inverted,
+                    min_width: args.min_width,
+                    folded_out: args.folded_out,
+                },
+                Some(args.output),
+                args.rules.file,
+            ),
+            Command::Rules(args) => (
+                None,
+                Action::Rules {
+                    format: match args.format {
+                        RulesFormat::Table => TextFormat::Table,
+                        RulesFormat::Markdown => TextFormat::Markdown,
+                    },
+                },
+                None,
+                args.rules.file,
             ),
         };
-        let debug_roots = if input.debug_dirs.is_empty() {
-            vec![PathBuf::from(DEFAULT_DEBUG_ROOT)]
-        } else {
-            input.debug_dirs
-        };
+        let quiet = input.as_ref().is_some_and(|input| input.quiet);
+        let filter = input
+            .as_ref()
+            .map_or_else(SampleFilter::default, |input| SampleFilter {
+                pids: input.pid.clone(),
+                names: input.process.clone(),
+                compiler_only: input.compiler,
+            });
+        let load = input.map(|input| LoadOptions {
+            input: Input::from_arg(&input.input),
+            event: input.event,
+            symfs: input.symfs,
+            debug_roots: if input.debug_dirs.is_empty() {
+                vec![PathBuf::from(DEFAULT_DEBUG_ROOT)]
+            } else {
+                input.debug_dirs
+            },
+        });
         Config {
-            load: LoadOptions {
-                input: Input::from_arg(&input.input),
-                event: input.event,
-                symfs: input.symfs,
-                debug_roots,
-            },
+            load,
+            filter,
             action,
-            output: match output {
-                Some(path) if path.as_os_str() != "-" => Output::File(path),
-                _ => Output::Stdout,
-            },
-            quiet: input.quiet,
+            output: Output::from_arg(output),
+            quiet,
+            rules_file,
         }
     }
 }

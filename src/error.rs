@@ -50,6 +50,21 @@ pub enum Error {
         wanted: String,
         available: String,
     },
+    /// A `--rules` file that cannot be read or used.
+    #[error("{0}")]
+    Rules(#[from] crate::categorize::RulesError),
+    /// A `--rules` file that cannot be read.
+    #[error("cannot read the rules file {path}: {source}")]
+    ReadRules {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// `--category` names no category of the table.
+    #[error("no category {wanted:?}; the categories are: {available}")]
+    UnknownCategory { wanted: String, available: String },
+    /// The samples selected leave nothing to draw or report.
+    #[error("nothing to draw: {reason}")]
+    NothingToDraw { reason: String },
     /// Writing the output failed.
     #[error("cannot write {target}: {source}")]
     Output {
@@ -70,6 +85,9 @@ impl Error {
             Error::StreamCutShort { .. } => 7,
             Error::Corrupt { .. } => 8,
             Error::NoSuchEvent { .. } => 9,
+            Error::Rules(_) | Error::ReadRules { .. } => 12,
+            Error::UnknownCategory { .. } => 13,
+            Error::NothingToDraw { .. } => 14,
         }
     }
 

@@ -3,43 +3,156 @@
 //! The pipeline runs one way:
 //! [`perfdata`] reads records → [`process`] tracks processes and mappings →
 //! [`unwind`] turns samples into frames → [`stacks`] interns them →
-//! [`symbolize`] names each unique frame once → [`attribute`] totals →
-//! [`report`] writes. [`binary`] finds and maps the ELF files.
+//! [`symbolize`] names each unique frame once → [`categorize`] sorts
+//! functions into parts of the compiler → [`attribute`] totals →
+//! [`report`] and [`render`] write. [`binary`] finds and maps the ELF files.
 
 pub mod attribute;
 pub mod binary;
+pub mod categorize;
 pub mod cli;
 pub mod error;
 pub mod perfdata;
 pub mod process;
 pub mod profile;
+pub mod render;
 pub mod report;
 pub mod stacks;
 pub mod symbolize;
 pub mod unwind;
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
-use cli::{Action, Config, Output, TopFormat};
+use categorize::RuleTable;
+use cli::{Action, ColorChoice, Config, Output};
 use error::Error;
 use perfdata::InputEnd;
+use profile::Profile;
 
 /// Runs one command; returns the exit code its warnings call for.
 pub fn run(config: &Config) -> Result<u8, Error> {
-    let profile = profile::load(&config.load)?;
-    write_output(config, |out| match config.action {
-        Action::Collapse => report::collapse::write_folded(&profile, out),
-        Action::Top { limit, format } => {
-            let top = report::top::top_report(&profile, limit);
-            match format {
-                TopFormat::Table => report::top::write_table(&top, out),
-                TopFormat::Json => report::top::write_json(&top, out),
-            }
+    let rules = load_rules(config.rules_file.as_deref())?;
+    let Some(load) = &config.load else {
+        if let Action::Rules { format } = config.action {
+            write_output(&config.output, |out| {
+                report::rules::write_rules(&rules, format, out)
+            })?;
         }
-    })?;
+        return Ok(0);
+    };
+    let profile = profile::load(load)?;
+    let filter = &config.filter;
+    match &config.action {
+        Action::Collapse => write_output(&config.output, |out| {
+            report::collapse::write_lines(&report::collapse::folded_stacks(&profile, filter), out)
+        })?,
+        Action::Top { limit, json } => {
+            let top = report::top::top_report(&profile, *limit, filter);
+            write_output(&config.output, |out| {
+                if *json {
+                    report::top::write_json(&top, out)
+                } else {
+                    report::top::write_table(&top, out)
+                }
+            })?;
+        }
+        Action::Report {
+            format,
+            grouping,
+            attribution,
+            color,
+        } => {
+            let categories = attribute::classify_symbols(&profile, &rules);
+            let options = report::breakdown::ReportOptions {
+                grouping: *grouping,
+                attribution: *attribution,
+                filter: filter.clone(),
+            };
+            let breakdown = report::breakdown::breakdown(&profile, &rules, &categories, options);
+            let colors = match color {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => {
+                    config.output == Output::Stdout
+                        && std::io::stdout().is_terminal()
+                        && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+                }
+            };
+            write_output(&config.output, |out| match format {
+                Some(format) => breakdown.write_text(*format, colors, out),
+                None => {
+                    serde_json::to_writer_pretty(&mut *out, &breakdown.to_json())?;
+                    writeln!(out)
+                }
+            })?;
+        }
+        Action::Flamegraph {
+            category,
+            inverted,
+            min_width,
+            folded_out,
+        } => draw_flamegraph(
+            config,
+            &profile,
+            &rules,
+            category.as_deref(),
+            *inverted,
+            *min_width,
+            folded_out.as_deref(),
+        )?,
+        Action::Rules { .. } => unreachable!("rules reads no recording"),
+    }
+    finish(config, &profile)
+}
 
-    let summary = report::summary::summarize(&profile);
+fn draw_flamegraph(
+    config: &Config,
+    profile: &Profile,
+    rules: &RuleTable,
+    category: Option<&str>,
+    inverted: bool,
+    min_width: f64,
+    folded_out: Option<&Path>,
+) -> Result<(), Error> {
+    let category = category
+        .map(|wanted| {
+            rules.find(wanted).ok_or_else(|| Error::UnknownCategory {
+                wanted: wanted.to_owned(),
+                available: rules
+                    .categories
+                    .iter()
+                    .map(|category| category.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+        })
+        .transpose()?;
+    let categories = attribute::classify_symbols(profile, rules);
+    let options = render::flamegraph::FlamegraphOptions {
+        category,
+        inverted,
+        min_width: Some(min_width),
+        filter: config.filter.clone(),
+    };
+    let rendered =
+        render::flamegraph::render(profile, rules, &categories, &options).map_err(|error| {
+            Error::NothingToDraw {
+                reason: format!("{error} (check --category, --pid, --process and --compiler)"),
+            }
+        })?;
+    if let Some(path) = folded_out {
+        write_output(&Output::File(path.to_owned()), |out| {
+            report::collapse::write_lines(&rendered.folded, out)
+        })?;
+    }
+    write_output(&config.output, |out| out.write_all(&rendered.svg))
+}
+
+/// Prints the summary and turns how the input ended into the result.
+fn finish(config: &Config, profile: &Profile) -> Result<u8, Error> {
+    let summary = report::summary::summarize(profile);
     let mut stderr = std::io::stderr().lock();
     let shown = if config.quiet {
         report::summary::Summary {
@@ -63,28 +176,64 @@ pub fn run(config: &Config) -> Result<u8, Error> {
     Ok(shown.exit_code)
 }
 
-/// Hands `write` a buffered writer for the configured output, and flushes it.
+/// The built-in rule table, extended by `file` when given.
+fn load_rules(file: Option<&Path>) -> Result<RuleTable, Error> {
+    let Some(path) = file else {
+        return Ok(RuleTable::builtin());
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| Error::ReadRules {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok(RuleTable::with_user_rules(
+        &text,
+        &path.display().to_string(),
+    )?)
+}
+
+/// Hands `write` a buffered writer for `output`, and flushes it. A file is
+/// written under a temporary name and renamed into place when complete, so a
+/// failed run never leaves a half-written file under the requested name.
 fn write_output(
-    config: &Config,
+    output: &Output,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), Error> {
-    let (target, result) = match &config.output {
+    match output {
         Output::Stdout => {
             let mut out = BufWriter::new(std::io::stdout().lock());
-            (
-                "stdout".to_owned(),
-                write(&mut out).and_then(|()| out.flush()),
-            )
+            write(&mut out)
+                .and_then(|()| out.flush())
+                .map_err(|source| Error::Output {
+                    target: "stdout".to_owned(),
+                    source,
+                })
         }
         Output::File(path) => {
-            let target = path.display().to_string();
-            let result = File::create(path).and_then(|file| {
+            let partial = partial_path(path);
+            let result = File::create(&partial).and_then(|file| {
                 let mut out = BufWriter::new(file);
                 write(&mut out)?;
-                out.flush()
+                out.into_inner()
+                    .map_err(|error| error.into_error())?
+                    .sync_all()?;
+                std::fs::rename(&partial, path)
             });
-            (target, result)
+            result.map_err(|source| {
+                let _ = std::fs::remove_file(&partial);
+                Error::Output {
+                    target: path.display().to_string(),
+                    source,
+                }
+            })
         }
-    };
-    result.map_err(|source| Error::Output { target, source })
+    }
+}
+
+/// `dir/.name.partial-PID` beside `path`.
+fn partial_path(path: &Path) -> PathBuf {
+    let name = path.file_name().map_or_else(
+        || "output".into(),
+        |name| name.to_string_lossy().into_owned(),
+    );
+    path.with_file_name(format!(".{name}.partial-{}", std::process::id()))
 }

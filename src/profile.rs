@@ -5,11 +5,12 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use crate::attribute::SampleFilter;
 use crate::binary::{SearchPaths, Store};
 use crate::error::Error;
 use crate::perfdata::{Input, InputEnd, Record, Recording, RecordingInfo};
 use crate::process::{MappedCode, Processes};
-use crate::stacks::StackTable;
+use crate::stacks::{SampleKey, StackTable};
 use crate::symbolize::{
     KernelSymbols, KernelSymbolsUnavailable, RecordedKernel, Symbols, symbolize,
 };
@@ -39,6 +40,19 @@ pub struct IngestCounts {
     pub other_event_samples: u64,
     /// Records the kernel reported lost.
     pub lost: u64,
+    /// Timestamps (ns) of the first and the last sample of the chosen event.
+    pub first_time: Option<u64>,
+    pub last_time: Option<u64>,
+}
+
+impl IngestCounts {
+    /// Seconds from the first to the last sample.
+    pub fn duration_seconds(&self) -> f64 {
+        match (self.first_time, self.last_time) {
+            (Some(first), Some(last)) => last.saturating_sub(first) as f64 / 1e9,
+            _ => 0.0,
+        }
+    }
 }
 
 /// A loaded, symbolized recording.
@@ -53,6 +67,26 @@ pub struct Profile {
     pub symbols: Symbols,
     pub counts: IngestCounts,
     pub input_end: InputEnd,
+}
+
+impl Profile {
+    /// The sample counts that `filter` keeps, by thread, stack and unwinding result.
+    pub fn samples<'a>(
+        &'a self,
+        filter: &'a SampleFilter,
+    ) -> impl Iterator<Item = (&'a SampleKey, u64)> + 'a {
+        self.stacks
+            .counts
+            .iter()
+            .filter(move |(key, _)| {
+                filter.keeps_all()
+                    || filter.accepts(
+                        self.processes
+                            .image(self.processes.thread(key.thread).process),
+                    )
+            })
+            .map(|(key, &count)| (key, count))
+    }
 }
 
 /// Reads, unwinds and symbolizes the recording named in `options`.
@@ -97,6 +131,8 @@ pub fn load(options: &LoadOptions) -> Result<Profile, Error> {
                 return;
             }
             counts.samples += 1;
+            counts.first_time.get_or_insert(sample.time);
+            counts.last_time = Some(sample.time);
             let thread = processes.thread_for_sample(sample.pid, sample.tid);
             let walk = unwinders.unwind(&sample, &processes, &store, &mut frames);
             if kernel_symbols.is_none() && frames.iter().any(|frame| frame.dso == store.kernel()) {

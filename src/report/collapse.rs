@@ -8,17 +8,17 @@ use std::io::Write;
 
 use hashbrown::HashMap;
 
-use crate::attribute::reaches_root;
+use crate::attribute::{SampleFilter, reaches_root};
 use crate::profile::Profile;
 
 /// The frame that marks a stack that stops early.
 pub const TRUNCATED_FRAME: &str = "[truncated]";
 
-/// The folded lines of a profile, sorted, with their sample counts.
-pub fn folded_lines(profile: &Profile) -> Vec<(String, u64)> {
+/// The folded stacks of the samples `filter` keeps, sorted, with their counts.
+pub fn folded_stacks(profile: &Profile, filter: &SampleFilter) -> Vec<(String, u64)> {
     let mut lines: HashMap<String, u64> = HashMap::new();
     let mut names: Vec<&str> = Vec::new();
-    for (key, &count) in &profile.stacks.counts {
+    for (key, count) in profile.samples(filter) {
         names.clear();
         for frame in profile.stacks.frames_leaf_first(key.stack) {
             // A frame's symbols are innermost first; leaf-first order keeps that.
@@ -49,9 +49,9 @@ pub fn folded_lines(profile: &Profile) -> Vec<(String, u64)> {
     sorted
 }
 
-/// Writes the folded stacks of `profile` to `out`.
-pub fn write_folded(profile: &Profile, out: &mut dyn Write) -> std::io::Result<()> {
-    for (line, count) in folded_lines(profile) {
+/// Writes folded stacks, one `stack count` line each.
+pub fn write_lines(stacks: &[(String, u64)], out: &mut dyn Write) -> std::io::Result<()> {
+    for (line, count) in stacks {
         out.write_all(line.as_bytes())?;
         out.write_all(format!(" {count}\n").as_bytes())?;
     }

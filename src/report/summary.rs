@@ -6,7 +6,7 @@
 
 use std::io::Write;
 
-use crate::attribute::{frame_resolution, percent, unwind_stats};
+use crate::attribute::{SampleFilter, frame_resolution, percent, unwind_stats};
 use crate::binary::{DsoProblem, hex};
 use crate::error::{EXIT_BUILD_ID_MISMATCH, EXIT_MISSING_LIBRARY};
 use crate::profile::Profile;
@@ -26,7 +26,7 @@ pub struct Summary {
 /// Summarizes `profile`.
 pub fn summarize(profile: &Profile) -> Summary {
     let samples = profile.counts.samples;
-    let (unwind, per_process) = unwind_stats(profile);
+    let (unwind, per_process) = unwind_stats(profile, &SampleFilter::default());
     let resolution = frame_resolution(profile);
     let mut lines = vec![format!(
         "{} samples of {} read from {}{}",

@@ -5,7 +5,8 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::attribute::{UnwindStats, percent, symbol_totals, unwind_stats};
+use super::round2;
+use crate::attribute::{SampleFilter, UnwindStats, percent, symbol_totals, unwind_stats};
 use crate::profile::Profile;
 
 /// One row: a function and its sample counts.
@@ -61,10 +62,11 @@ impl From<UnwindStats> for UnwindJson {
     }
 }
 
-/// The `limit` functions with the most self samples (then inclusive samples).
-pub fn top_report(profile: &Profile, limit: usize) -> TopReport {
-    let totals = symbol_totals(profile);
-    let samples = profile.counts.samples;
+/// The `limit` functions with the most self samples (then inclusive samples),
+/// over the samples `filter` keeps.
+pub fn top_report(profile: &Profile, limit: usize, filter: &SampleFilter) -> TopReport {
+    let totals = symbol_totals(profile, filter);
+    let samples = profile.samples(filter).map(|(_, count)| count).sum();
     let mut entries: Vec<TopEntry> = totals
         .inclusive_samples
         .iter()
@@ -91,7 +93,7 @@ pub fn top_report(profile: &Profile, limit: usize) -> TopReport {
         ))
     });
     entries.truncate(limit);
-    let (unwind, per_process) = unwind_stats(profile);
+    let (unwind, per_process) = unwind_stats(profile, filter);
     let mut processes: Vec<ProcessEntry> = per_process
         .into_iter()
         .map(|(id, stats)| {
@@ -114,10 +116,6 @@ pub fn top_report(profile: &Profile, limit: usize) -> TopReport {
         processes,
         entries,
     }
-}
-
-fn round2(value: f64) -> f64 {
-    (value * 100.0).round() / 100.0
 }
 
 /// Writes the report as an aligned text table.

@@ -1,6 +1,14 @@
-//! Totals over a symbolized profile: self and inclusive samples per symbol,
-//! how well stacks unwound (overall and per process), and how many frames
-//! stayed unresolved. Plain functions over in-memory tables.
+//! Totals over a symbolized profile: self and inclusive samples per symbol
+//! and per category, how well stacks unwound (overall and per process), and
+//! how many frames stayed unresolved. Plain functions over in-memory tables.
+
+mod category;
+mod filter;
+
+pub use category::{
+    Attribution, Detail, Grouped, Grouping, RowKey, RowTotals, classify_symbols, group,
+};
+pub use filter::{SampleFilter, is_compiler};
 
 use hashbrown::HashMap;
 
@@ -78,11 +86,14 @@ pub fn reaches_root(profile: &Profile, key: &SampleKey) -> bool {
     }
 }
 
-/// Unwinding results, overall and per process image.
-pub fn unwind_stats(profile: &Profile) -> (UnwindStats, HashMap<ProcessId, UnwindStats>) {
+/// Unwinding results of the samples `filter` keeps, overall and per process image.
+pub fn unwind_stats(
+    profile: &Profile,
+    filter: &SampleFilter,
+) -> (UnwindStats, HashMap<ProcessId, UnwindStats>) {
     let mut overall = UnwindStats::default();
     let mut per_process: HashMap<ProcessId, UnwindStats> = HashMap::new();
-    for (key, &count) in &profile.stacks.counts {
+    for (key, count) in profile.samples(filter) {
         let process = profile.processes.thread(key.thread).process;
         let stats = per_process.entry(process).or_default();
         if reaches_root(profile, key) {
@@ -96,11 +107,11 @@ pub fn unwind_stats(profile: &Profile) -> (UnwindStats, HashMap<ProcessId, Unwin
     (overall, per_process)
 }
 
-/// Self and inclusive samples of every symbol.
-pub fn symbol_totals(profile: &Profile) -> SymbolTotals {
+/// Self and inclusive samples of every symbol, over the samples `filter` keeps.
+pub fn symbol_totals(profile: &Profile, filter: &SampleFilter) -> SymbolTotals {
     let mut totals = SymbolTotals::default();
     let mut on_stack: Vec<SymbolId> = Vec::new();
-    for (key, &count) in &profile.stacks.counts {
+    for (key, count) in profile.samples(filter) {
         let mut frames = profile.stacks.frames_leaf_first(key.stack).peekable();
         if let Some(&leaf) = frames.peek() {
             *totals

@@ -1,0 +1,214 @@
+//! The category rule table: which part of the compiler a function belongs to.
+//!
+//! Categories and rules are data: `rules.toml` is compiled in, and a user file
+//! (`--rules FILE.toml`, same format) can add categories, rename or recolour
+//! them, and put its own rules in front. Rules are tried in order and the
+//! first match wins; a function no rule matches is in `other`.
+
+mod file;
+
+use regex::{Regex, RegexSet};
+
+pub use file::RulesError;
+
+/// The built-in rule table, as written in `rules.toml`.
+pub const BUILTIN_RULES: &str = include_str!("rules.toml");
+
+/// The id every unmatched function gets.
+pub const OTHER: &str = "other";
+
+/// Index of a category in a [`RuleTable`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CategoryId(pub u16);
+
+/// One category: what reports call it and how they colour it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Category {
+    /// Short stable id, such as `apfloat`.
+    pub id: String,
+    /// Display name, such as `APFloat/APInt`.
+    pub name: String,
+    /// `#rrggbb`.
+    pub color: String,
+    /// One line on what it covers.
+    pub description: String,
+    /// Library work (allocation, memcpy, hashing, the kernel…) that
+    /// `--attribution caller` charges to the compiler code calling it.
+    pub generic: bool,
+}
+
+/// Which side of the kernel boundary a rule applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Space {
+    Kernel,
+    User,
+}
+
+/// One rule: a function whose name (and binary, and side) match is in `category`.
+#[derive(Clone, Debug)]
+pub struct Rule {
+    pub category: CategoryId,
+    /// Regex on the demangled function name; `None` matches every name.
+    pub symbol: Option<Regex>,
+    /// Regex on the binary's file name; `None` matches every binary.
+    pub dso: Option<Regex>,
+    pub space: Option<Space>,
+    /// Real function names (from real recordings) the rule is meant for.
+    pub examples: Vec<String>,
+    /// Where the rule was written, for `compile-perf rules` and errors.
+    pub origin: String,
+}
+
+/// A function to classify.
+#[derive(Clone, Copy, Debug)]
+pub struct FunctionRef<'a> {
+    pub name: &'a str,
+    /// The binary's file name (`libIREECompiler.so`, `[kernel.kallsyms]`).
+    pub dso: &'a str,
+    pub kernel: bool,
+}
+
+/// The ordered rules and the categories they name.
+#[derive(Clone, Debug)]
+pub struct RuleTable {
+    pub categories: Vec<Category>,
+    pub rules: Vec<Rule>,
+    other: CategoryId,
+    /// All rules' symbol patterns, to find the matching ones in one pass.
+    symbols: RegexSet,
+}
+
+impl RuleTable {
+    /// The built-in table.
+    pub fn builtin() -> RuleTable {
+        file::parse_table(BUILTIN_RULES, "built-in rules.toml", None)
+            .expect("the built-in rules.toml is valid; a unit test parses it")
+    }
+
+    /// The built-in table extended by a user file's text.
+    pub fn with_user_rules(text: &str, origin: &str) -> Result<RuleTable, RulesError> {
+        let builtin = RuleTable::builtin();
+        file::parse_table(text, origin, Some(builtin))
+    }
+
+    fn new(categories: Vec<Category>, rules: Vec<Rule>) -> RuleTable {
+        let other = categories
+            .iter()
+            .position(|category| category.id == OTHER)
+            .expect("tables always define `other`");
+        let patterns: Vec<&str> = rules
+            .iter()
+            .map(|rule| rule.symbol.as_ref().map_or("", Regex::as_str))
+            .collect();
+        let symbols = RegexSet::new(patterns).expect("each pattern compiled on its own");
+        RuleTable {
+            categories,
+            rules,
+            other: CategoryId(other as u16),
+            symbols,
+        }
+    }
+
+    pub fn category(&self, id: CategoryId) -> &Category {
+        &self.categories[id.0 as usize]
+    }
+
+    /// The category with this id string.
+    pub fn find(&self, id: &str) -> Option<CategoryId> {
+        self.categories
+            .iter()
+            .position(|category| category.id == id)
+            .map(|index| CategoryId(index as u16))
+    }
+
+    pub fn other(&self) -> CategoryId {
+        self.other
+    }
+
+    /// The index of the first rule matching `function`.
+    pub fn first_match(&self, function: FunctionRef<'_>) -> Option<usize> {
+        self.symbols
+            .matches(function.name)
+            .into_iter()
+            .find(|&index| self.rules[index].accepts(function))
+    }
+
+    /// The category of `function`: the first matching rule's, else `other`.
+    pub fn classify(&self, function: FunctionRef<'_>) -> CategoryId {
+        self.first_match(function)
+            .map_or(self.other, |index| self.rules[index].category)
+    }
+}
+
+impl Rule {
+    /// True when the binary and side match (the name was matched by the set).
+    fn accepts(&self, function: FunctionRef<'_>) -> bool {
+        let dso_matches = self
+            .dso
+            .as_ref()
+            .is_none_or(|dso| dso.is_match(function.dso));
+        let space_matches = match self.space {
+            None => true,
+            Some(Space::Kernel) => function.kernel,
+            Some(Space::User) => !function.kernel,
+        };
+        dso_matches && space_matches
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_table_parses_and_has_the_required_categories() {
+        let table = RuleTable::builtin();
+        for id in [
+            "lexer",
+            "parser",
+            "apfloat",
+            "bufferization",
+            "folding",
+            OTHER,
+        ] {
+            assert!(table.find(id).is_some(), "missing category {id}");
+        }
+    }
+
+    /// Every built-in rule fires on the real function names written beside it,
+    /// and the whole table (first match wins) puts them in its category.
+    #[test]
+    fn every_builtin_rule_fires_on_its_real_examples() {
+        let table = RuleTable::builtin();
+        for rule in &table.rules {
+            assert!(!rule.examples.is_empty(), "{} has no example", rule.origin);
+            for example in &rule.examples {
+                let (dso, name) = example.split_once(' ').unwrap_or(("", example));
+                let function = FunctionRef {
+                    name,
+                    dso,
+                    kernel: dso == "[kernel.kallsyms]",
+                };
+                assert!(
+                    rule.symbol
+                        .as_ref()
+                        .is_none_or(|symbol| symbol.is_match(name))
+                        && rule.accepts(function),
+                    "{} does not match its example {example:?}",
+                    rule.origin
+                );
+                let category = table.classify(function);
+                assert_eq!(
+                    table.category(category).id,
+                    table.category(rule.category).id,
+                    "{example:?} (example of {}) is taken by rule {:?} first",
+                    rule.origin,
+                    table
+                        .first_match(function)
+                        .map(|first| &table.rules[first].origin),
+                );
+            }
+        }
+    }
+}

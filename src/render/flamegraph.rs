@@ -1,0 +1,238 @@
+//! `compile-perf flamegraph`: an inferno flamegraph whose frames are coloured
+//! by category (the same colour for a category in every run), with a title
+//! naming the profiled command, a subtitle with the top categories, and a
+//! legend of every category present. inferno's search and zoom still work.
+
+use hashbrown::HashMap;
+use inferno::flamegraph::color::{PaletteMap, parse_hex_color};
+use inferno::flamegraph::{Direction, Options};
+
+use crate::attribute::{Attribution, Grouping, RowKey, SampleFilter, percent};
+use crate::categorize::{CategoryId, RuleTable};
+use crate::profile::Profile;
+use crate::report::breakdown::profiled_command;
+use crate::report::collapse::folded_stacks;
+
+/// Colour of frames that are not functions: thread roots and `[truncated]`.
+const NEUTRAL_COLOR: &str = "#bdbdbd";
+/// Legend layout, in SVG pixels.
+const LEGEND_ROW_HEIGHT: usize = 18;
+const LEGEND_COLUMN_WIDTH: usize = 236;
+const IMAGE_WIDTH: usize = 1200;
+/// Titles longer than this are cut.
+const TITLE_CHARS: usize = 150;
+
+/// What to draw.
+#[derive(Clone, Debug, Default)]
+pub struct FlamegraphOptions {
+    /// Keep only stacks with a frame of this category; its frames keep their
+    /// colour and the others are dimmed.
+    pub category: Option<CategoryId>,
+    /// An icicle of leaf callers: leaves on top, their callers below.
+    pub inverted: bool,
+    /// Frames narrower than this many pixels are left out. Default is 0.1.
+    pub min_width: Option<f64>,
+    pub filter: SampleFilter,
+}
+
+/// The folded stacks drawn, and the SVG.
+pub struct Rendered {
+    pub folded: Vec<(String, u64)>,
+    pub svg: Vec<u8>,
+}
+
+/// Renders the flamegraph of `profile`.
+pub fn render(
+    profile: &Profile,
+    table: &RuleTable,
+    categories: &[CategoryId],
+    options: &FlamegraphOptions,
+) -> std::io::Result<Rendered> {
+    let stacks = folded_stacks(profile, &options.filter);
+    let mut frame_category: HashMap<&str, CategoryId> = HashMap::new();
+    for (symbol, &category) in profile.symbols.symbols.iter().zip(categories) {
+        frame_category
+            .entry(symbol.name.as_str())
+            .or_insert(category);
+    }
+    let folded: Vec<(String, u64)> = stacks
+        .into_iter()
+        .filter(|(line, _)| match options.category {
+            None => true,
+            Some(wanted) => line
+                .split(';')
+                .any(|frame| frame_category.get(frame) == Some(&wanted)),
+        })
+        .collect();
+
+    let mut palette = PaletteMap::default();
+    let neutral = parse_hex_color(NEUTRAL_COLOR).expect("a valid colour");
+    for (line, _) in &folded {
+        for frame in line.split(';') {
+            let color = match frame_category.get(frame) {
+                Some(&category) => {
+                    let color = parse_hex_color(&table.category(category).color).unwrap_or(neutral);
+                    match options.category {
+                        Some(wanted) if wanted != category => dim(color),
+                        _ => color,
+                    }
+                }
+                None => neutral,
+            };
+            palette.insert(frame, color);
+        }
+    }
+
+    let self_shares = category_shares(profile, table, categories, &options.filter);
+    let mut inferno_options = Options::default();
+    inferno_options.title = title(profile, options, table);
+    inferno_options.subtitle = Some(subtitle(table, &self_shares));
+    inferno_options.count_name = "samples".to_owned();
+    inferno_options.image_width = Some(IMAGE_WIDTH);
+    inferno_options.min_width = options.min_width.unwrap_or(0.1);
+    inferno_options.deterministic = true;
+    inferno_options.palette_map = Some(&mut palette);
+    if options.inverted {
+        inferno_options.direction = Direction::Inverted;
+        inferno_options.reverse_stack_order = true;
+    }
+    if folded.is_empty() {
+        return Err(std::io::Error::other("no samples to draw"));
+    }
+    let lines: Vec<String> = folded
+        .iter()
+        .map(|(line, count)| format!("{line} {count}"))
+        .collect();
+    let mut svg = Vec::new();
+    inferno::flamegraph::from_lines(
+        &mut inferno_options,
+        lines.iter().map(String::as_str),
+        &mut svg,
+    )?;
+    let svg = add_legend(svg, table, &self_shares);
+    Ok(Rendered { folded, svg })
+}
+
+/// A colour mixed two thirds of the way to white.
+fn dim(color: inferno::flamegraph::color::Color) -> inferno::flamegraph::color::Color {
+    let mix = |channel: u8| (channel as u16 + 2 * 255).div_ceil(3) as u8;
+    inferno::flamegraph::color::Color {
+        r: mix(color.r),
+        g: mix(color.g),
+        b: mix(color.b),
+    }
+}
+
+/// Self share (percent) of every category present, largest first.
+fn category_shares(
+    profile: &Profile,
+    table: &RuleTable,
+    categories: &[CategoryId],
+    filter: &SampleFilter,
+) -> Vec<(CategoryId, f64)> {
+    let grouped = crate::attribute::group(
+        profile,
+        table,
+        categories,
+        Grouping::Category,
+        Attribution::Leaf,
+        filter,
+    );
+    let mut shares: Vec<(CategoryId, f64, u64)> = grouped
+        .rows
+        .iter()
+        .filter_map(|(key, row)| match key {
+            RowKey::Category(id) if row.self_samples > 0 => Some((
+                *id,
+                percent(row.self_samples, grouped.samples),
+                row.self_samples,
+            )),
+            _ => None,
+        })
+        .collect();
+    shares.sort_by(|a, b| (b.2, a.0).cmp(&(a.2, b.0)));
+    shares
+        .into_iter()
+        .map(|(id, share, _)| (id, share))
+        .collect()
+}
+
+fn title(profile: &Profile, options: &FlamegraphOptions, table: &RuleTable) -> String {
+    let mut command = profiled_command(profile);
+    if command.chars().count() > TITLE_CHARS {
+        command = command.chars().take(TITLE_CHARS - 1).collect::<String>() + "…";
+    }
+    match options.category {
+        Some(category) => format!("{command} — {} only", table.category(category).name),
+        None => command,
+    }
+}
+
+fn subtitle(table: &RuleTable, shares: &[(CategoryId, f64)]) -> String {
+    let top: Vec<String> = shares
+        .iter()
+        .take(4)
+        .map(|(id, share)| format!("{} {share:.1}%", table.category(*id).name))
+        .collect();
+    format!("self time by category: {}", top.join(" · "))
+}
+
+/// Makes the SVG taller and draws the legend in the new space at the bottom.
+fn add_legend(svg: Vec<u8>, table: &RuleTable, shares: &[(CategoryId, f64)]) -> Vec<u8> {
+    let text = String::from_utf8(svg).expect("inferno writes UTF-8");
+    let Some(height) = outer_height(&text) else {
+        return text.into_bytes();
+    };
+    let per_row = IMAGE_WIDTH / LEGEND_COLUMN_WIDTH;
+    let rows = shares.len().div_ceil(per_row);
+    let legend_height = 12 + rows * LEGEND_ROW_HEIGHT;
+    let new_height = height + legend_height;
+    let mut legend = r#"<g id="legend" font-size="12"><title>category legend</title>"#.to_owned();
+    for (index, (id, share)) in shares.iter().enumerate() {
+        let category = table.category(*id);
+        let x = 10 + (index % per_row) * LEGEND_COLUMN_WIDTH;
+        let y = height + 6 + (index / per_row) * LEGEND_ROW_HEIGHT;
+        legend.push_str(&format!(
+            r#"<g class="legend-entry" data-category="{id}"><rect x="{x}" y="{y}" width="12" height="12" fill="{color}"/><text x="{tx}" y="{ty}">{name} {share:.1}%</text></g>"#,
+            id = xml_escape(&category.id),
+            color = category.color,
+            tx = x + 16,
+            ty = y + 10,
+            name = xml_escape(&category.name),
+        ));
+    }
+    legend.push_str("</g>");
+    let resized = text.replacen(
+        &format!(r#"height="{height}" onload"#),
+        &format!(r#"height="{new_height}" onload"#),
+        1,
+    );
+    let resized = resized.replacen(
+        &format!(r#"viewBox="0 0 {IMAGE_WIDTH} {height}""#),
+        &format!(r#"viewBox="0 0 {IMAGE_WIDTH} {new_height}""#),
+        1,
+    );
+    let end = resized.rfind("</svg>").expect("an SVG ends with </svg>");
+    let mut out = String::with_capacity(resized.len() + legend.len());
+    out.push_str(&resized[..end]);
+    out.push_str(&legend);
+    out.push_str(&resized[end..]);
+    out.into_bytes()
+}
+
+/// The `height` of the outermost `<svg>` element.
+fn outer_height(svg: &str) -> Option<usize> {
+    let start = svg.find("<svg ")?;
+    let tag_end = start + svg[start..].find('>')?;
+    let tag = &svg[start..tag_end];
+    let at = tag.find(" height=\"")? + " height=\"".len();
+    let digits: String = tag[at..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}

@@ -1,0 +1,3 @@
+//! Pictures: flamegraph SVGs rendered by inferno, coloured by category.
+
+pub mod flamegraph;

@@ -1,0 +1,488 @@
+//! `compile-perf report`: where the samples went, by category (or by symbol,
+//! binary, thread or process), with a header saying what was profiled and a
+//! per-process breakdown. Text, Markdown and CSV share one table; JSON has
+//! its own document.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::round2;
+use super::table::{Cell, Column, Table, TextFormat, write_table};
+use crate::attribute::{
+    Attribution, Detail, Grouped, Grouping, RowKey, SampleFilter, UnwindStats, percent,
+    unwind_stats,
+};
+use crate::categorize::{CategoryId, RuleTable};
+use crate::profile::Profile;
+
+/// Symbols listed per row in the text table; JSON lists more.
+const TEXT_TOP: usize = 3;
+const JSON_TOP: usize = 10;
+/// Longest symbol name shown in the text table.
+const TEXT_SYMBOL_WIDTH: usize = 70;
+
+/// What `report` was asked for.
+#[derive(Clone, Debug, Default)]
+pub struct ReportOptions {
+    pub grouping: Grouping,
+    pub attribution: Attribution,
+    pub filter: SampleFilter,
+}
+
+/// A report, ready to print in any format.
+pub struct Breakdown<'a> {
+    profile: &'a Profile,
+    table: &'a RuleTable,
+    categories: &'a [CategoryId],
+    options: ReportOptions,
+    grouped: Grouped,
+    /// Rows sorted by self samples, then inclusive samples.
+    order: Vec<RowKey>,
+    unwind: UnwindStats,
+}
+
+/// Groups the profile's samples as `options` say.
+pub fn breakdown<'a>(
+    profile: &'a Profile,
+    table: &'a RuleTable,
+    categories: &'a [CategoryId],
+    options: ReportOptions,
+) -> Breakdown<'a> {
+    let grouped = crate::attribute::group(
+        profile,
+        table,
+        categories,
+        options.grouping,
+        options.attribution,
+        &options.filter,
+    );
+    let mut order: Vec<RowKey> = grouped
+        .rows
+        .iter()
+        .filter(|(_, row)| row.self_samples > 0 || options.grouping != Grouping::Symbol)
+        .map(|(key, _)| *key)
+        .collect();
+    order.sort_by(|a, b| {
+        let (ra, rb) = (&grouped.rows[a], &grouped.rows[b]);
+        (rb.self_samples, rb.inclusive_samples, a).cmp(&(ra.self_samples, ra.inclusive_samples, b))
+    });
+    let unwind = unwind_stats(profile, &options.filter).0;
+    Breakdown {
+        profile,
+        table,
+        categories,
+        options,
+        grouped,
+        order,
+        unwind,
+    }
+}
+
+/// The command perf recorded: what follows `--` in `perf record … -- CMD`.
+pub fn profiled_command(profile: &Profile) -> String {
+    let Some(args) = &profile.info.perf_command else {
+        return "(the recording does not say)".to_owned();
+    };
+    let command = match args.iter().position(|arg| arg == "--") {
+        Some(at) => &args[at + 1..],
+        None => &args[..],
+    };
+    command.join(" ")
+}
+
+impl Breakdown<'_> {
+    /// The samples the report covers.
+    pub fn samples(&self) -> u64 {
+        self.grouped.samples
+    }
+
+    /// The rows in order, with their keys.
+    pub fn rows(&self) -> impl Iterator<Item = (RowKey, &crate::attribute::RowTotals)> {
+        self.order.iter().map(|key| (*key, &self.grouped.rows[key]))
+    }
+
+    fn label(&self, key: RowKey) -> (String, Option<String>) {
+        let profile = self.profile;
+        match key {
+            RowKey::Category(id) => {
+                let category = self.table.category(id);
+                (category.name.clone(), Some(category.color.clone()))
+            }
+            RowKey::Symbol(id) => {
+                let symbol = profile.symbols.get(id);
+                let category = self.table.category(self.categories[id.0 as usize]);
+                (symbol.name.clone(), Some(category.color.clone()))
+            }
+            RowKey::Dso(id) => (profile.store.get(id).name.clone(), None),
+            RowKey::Thread(id) => {
+                let thread = profile.processes.thread(id);
+                let pid = profile.processes.image(thread.process).pid;
+                (format!("{} ({pid}/{})", thread.name, thread.tid), None)
+            }
+            RowKey::Process(id) => {
+                let image = profile.processes.image(id);
+                (format!("{} ({})", image.name, image.pid), None)
+            }
+        }
+    }
+
+    fn detail_name(&self, detail: Detail) -> String {
+        match detail {
+            Detail::Symbol(id) => self.profile.symbols.get(id).name.clone(),
+            Detail::Category(id) => self.table.category(id).id.clone(),
+        }
+    }
+
+    fn top_details(&self, row: &crate::attribute::RowTotals, limit: usize) -> Vec<(String, u64)> {
+        let mut details: Vec<(&Detail, &u64)> = row.details.iter().collect();
+        details.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
+        details
+            .into_iter()
+            .take(limit)
+            .map(|(detail, &count)| (self.detail_name(*detail), count))
+            .collect()
+    }
+
+    fn header_lines(&self) -> Vec<String> {
+        let profile = self.profile;
+        let scope = if self.options.filter.keeps_all() {
+            "all processes".to_owned()
+        } else {
+            let mut parts = Vec::new();
+            if self.options.filter.compiler_only {
+                parts.push("the compiler process".to_owned());
+            }
+            parts.extend(
+                self.options
+                    .filter
+                    .names
+                    .iter()
+                    .map(|name| format!("process {name}")),
+            );
+            parts.extend(
+                self.options
+                    .filter
+                    .pids
+                    .iter()
+                    .map(|pid| format!("pid {pid}")),
+            );
+            parts.join(", ")
+        };
+        vec![
+            format!("command: {}", profiled_command(profile)),
+            format!(
+                "event: {}, {} samples over {:.2} s, {:.1}% of stacks unwound to a thread root",
+                profile.event,
+                self.samples(),
+                profile.counts.duration_seconds(),
+                self.unwind.complete_percent()
+            ),
+            format!(
+                "scope: {scope}; rows: {}; attribution: {}",
+                grouping_name(self.options.grouping),
+                match self.options.attribution {
+                    Attribution::Leaf => "leaf",
+                    Attribution::Caller => "caller",
+                }
+            ),
+        ]
+    }
+
+    fn main_table(&self, top_width: usize) -> Table {
+        let top_header = match self.options.grouping {
+            Grouping::Category | Grouping::Dso => "top symbols",
+            Grouping::Symbol | Grouping::Thread | Grouping::Process => "top categories",
+        };
+        let samples = self.samples();
+        let rows = self
+            .rows()
+            .map(|(key, row)| {
+                let (label, color) = self.label(key);
+                let top = self
+                    .top_details(row, TEXT_TOP)
+                    .into_iter()
+                    .map(|(name, count)| format!("{} ({count})", shorten(&name, top_width)))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                vec![
+                    Cell { text: label, color },
+                    row.self_samples.to_string().into(),
+                    format!("{:.1}%", percent(row.self_samples, samples)).into(),
+                    format!("{:.1}%", percent(row.inclusive_samples, samples)).into(),
+                    top.into(),
+                ]
+            })
+            .collect();
+        Table {
+            columns: vec![
+                Column::left(grouping_name(self.options.grouping)),
+                Column::right("self"),
+                Column::right("self%"),
+                Column::right("incl%"),
+                Column::left(top_header),
+            ],
+            rows,
+        }
+    }
+
+    /// Writes the report as text, Markdown or CSV.
+    pub fn write_text(
+        &self,
+        format: TextFormat,
+        colors: bool,
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        if format == TextFormat::Csv {
+            return write_table(&self.main_table(usize::MAX), format, false, out);
+        }
+        let markdown = format == TextFormat::Markdown;
+        for line in self.header_lines() {
+            if markdown {
+                writeln!(out, "- {line}")?;
+            } else {
+                writeln!(out, "{line}")?;
+            }
+        }
+        writeln!(out)?;
+        write_table(&self.main_table(TEXT_SYMBOL_WIDTH), format, colors, out)?;
+        let processes = self.process_table();
+        if processes.rows.len() > 1 {
+            writeln!(out)?;
+            write_table(&processes, format, false, out)?;
+        }
+        Ok(())
+    }
+
+    /// Samples per process image, with their top categories.
+    fn process_table(&self) -> Table {
+        let by_process = crate::attribute::group(
+            self.profile,
+            self.table,
+            self.categories,
+            Grouping::Process,
+            self.options.attribution,
+            &self.options.filter,
+        );
+        let mut rows: Vec<_> = by_process.rows.iter().collect();
+        rows.sort_by(|a, b| (b.1.self_samples, a.0).cmp(&(a.1.self_samples, b.0)));
+        let samples = by_process.samples;
+        Table {
+            columns: vec![
+                Column::left("process"),
+                Column::right("samples"),
+                Column::right("share"),
+                Column::left("top categories"),
+            ],
+            rows: rows
+                .into_iter()
+                .map(|(key, row)| {
+                    let (label, _) = self.label(*key);
+                    let top = self
+                        .top_details(row, TEXT_TOP)
+                        .into_iter()
+                        .map(|(name, count)| format!("{name} ({count})"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    vec![
+                        label.into(),
+                        row.self_samples.to_string().into(),
+                        format!("{:.1}%", percent(row.self_samples, samples)).into(),
+                        top.into(),
+                    ]
+                })
+                .collect(),
+        }
+    }
+
+    /// The JSON document.
+    pub fn to_json(&self) -> ReportJson {
+        let samples = self.samples();
+        let mut categories = Vec::new();
+        let mut rows = Vec::new();
+        for (key, row) in self.rows() {
+            let top = self.top_details(row, JSON_TOP);
+            if let RowKey::Category(id) = key {
+                let category = self.table.category(id);
+                categories.push(CategoryJson {
+                    id: category.id.clone(),
+                    name: category.name.clone(),
+                    color: category.color.clone(),
+                    description: category.description.clone(),
+                    self_samples: row.self_samples,
+                    self_percent: round2(percent(row.self_samples, samples)),
+                    inclusive_samples: row.inclusive_samples,
+                    inclusive_percent: round2(percent(row.inclusive_samples, samples)),
+                    top_symbols: top
+                        .into_iter()
+                        .map(|(symbol, self_samples)| SymbolJson {
+                            symbol,
+                            self_samples,
+                        })
+                        .collect(),
+                });
+            } else {
+                rows.push(RowJson {
+                    key: self.label(key).0,
+                    self_samples: row.self_samples,
+                    self_percent: round2(percent(row.self_samples, samples)),
+                    inclusive_samples: row.inclusive_samples,
+                    inclusive_percent: round2(percent(row.inclusive_samples, samples)),
+                    top: top
+                        .into_iter()
+                        .map(|(name, self_samples)| DetailJson { name, self_samples })
+                        .collect(),
+                });
+            }
+        }
+        ReportJson {
+            command: profiled_command(self.profile),
+            event: self.profile.event.clone(),
+            samples,
+            duration_seconds: round2(self.profile.counts.duration_seconds()),
+            unwind: self.unwind.into(),
+            by: grouping_name(self.options.grouping),
+            attribution: match self.options.attribution {
+                Attribution::Leaf => "leaf",
+                Attribution::Caller => "caller",
+            },
+            categories,
+            rows,
+        }
+    }
+}
+
+/// `report --format json`.
+#[derive(Debug, Serialize)]
+pub struct ReportJson {
+    pub command: String,
+    pub event: String,
+    pub samples: u64,
+    pub duration_seconds: f64,
+    pub unwind: super::top::UnwindJson,
+    pub by: &'static str,
+    pub attribution: &'static str,
+    /// With `--by category`: one entry per category, by self samples.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<CategoryJson>,
+    /// With any other `--by`: one entry per row.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rows: Vec<RowJson>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CategoryJson {
+    pub id: String,
+    pub name: String,
+    pub color: String,
+    pub description: String,
+    pub self_samples: u64,
+    pub self_percent: f64,
+    pub inclusive_samples: u64,
+    pub inclusive_percent: f64,
+    pub top_symbols: Vec<SymbolJson>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SymbolJson {
+    pub symbol: String,
+    pub self_samples: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RowJson {
+    pub key: String,
+    pub self_samples: u64,
+    pub self_percent: f64,
+    pub inclusive_samples: u64,
+    pub inclusive_percent: f64,
+    pub top: Vec<DetailJson>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DetailJson {
+    pub name: String,
+    pub self_samples: u64,
+}
+
+fn grouping_name(grouping: Grouping) -> &'static str {
+    match grouping {
+        Grouping::Category => "category",
+        Grouping::Symbol => "symbol",
+        Grouping::Dso => "dso",
+        Grouping::Thread => "thread",
+        Grouping::Process => "process",
+    }
+}
+
+/// `name` without its parameter list and return type (as perf prints
+/// names), cut to `width` characters with `…` when longer.
+fn shorten(name: &str, width: usize) -> String {
+    let name = without_signature(name);
+    if name.chars().count() <= width {
+        return name.to_owned();
+    }
+    let mut short: String = name.chars().take(width.saturating_sub(1)).collect();
+    short.push('…');
+    short
+}
+
+/// `ret ns::f<T>(args) const` → `ns::f<T>`; names without a parameter list
+/// come back whole.
+fn without_signature(name: &str) -> &str {
+    let mut depth = 0i32;
+    let mut last_open = None;
+    let mut last_space = None;
+    for (at, c) in name.char_indices() {
+        match c {
+            '<' | '(' | '[' => {
+                if depth == 0 && c == '(' {
+                    last_open = Some(at);
+                }
+                depth += 1;
+            }
+            '>' | ')' | ']' => depth -= 1,
+            ' ' if depth == 0 => last_space = Some(at),
+            _ => {}
+        }
+    }
+    let Some(open) = last_open.filter(|&open| open > 0 && name.ends_with([')', 't'])) else {
+        return name;
+    };
+    let start = last_space
+        .filter(|&space| space < open)
+        .map_or(0, |space| space + 1);
+    &name[start..open]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_signature;
+
+    #[test]
+    fn signatures_and_return_types_are_dropped() {
+        let cases = [
+            (
+                "llvm::APInt::tcCompare(unsigned long const*, unsigned long const*, unsigned int)",
+                "llvm::APInt::tcCompare",
+            ),
+            (
+                "mlir::Token::getHexStringValue[abi:cxx11]() const",
+                "mlir::Token::getHexStringValue[abi:cxx11]",
+            ),
+            (
+                "(anonymous namespace)::TensorLiteralParser::parseElement()",
+                "(anonymous namespace)::TensorLiteralParser::parseElement",
+            ),
+            (
+                "bool llvm::function_ref<bool (mlir::RegisteredOperationName)>::callback_fn<F>(long, mlir::RegisteredOperationName)",
+                "llvm::function_ref<bool (mlir::RegisteredOperationName)>::callback_fn<F>",
+            ),
+            ("malloc", "malloc"),
+            ("foo::operator()(int) const", "foo::operator()"),
+        ];
+        for (name, short) in cases {
+            assert_eq!(without_signature(name), short, "{name}");
+        }
+    }
+}
