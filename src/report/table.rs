@@ -217,7 +217,7 @@ mod tests {
     fn every_format_renders_the_same_rows() {
         assert_eq!(
             render(TextFormat::Table, false),
-            "category    self%\n■ Lexer     12.5%\na|b, \"c\"     1.0%\n"
+            "category  self%\n■ Lexer   12.5%\na|b, \"c\"   1.0%\n"
         );
         assert!(render(TextFormat::Table, true).contains("\x1b[38;2;31;119;180m■\x1b[0m Lexer"));
         assert_eq!(
