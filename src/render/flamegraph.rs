@@ -20,7 +20,7 @@ const LEGEND_ROW_HEIGHT: usize = 18;
 const LEGEND_COLUMN_WIDTH: usize = 236;
 const IMAGE_WIDTH: usize = 1200;
 /// Titles longer than this are cut.
-const TITLE_CHARS: usize = 150;
+const TITLE_CHARS: usize = 110;
 
 /// What to draw.
 #[derive(Clone, Debug, Default)]
@@ -67,6 +67,8 @@ pub fn render(
 
     let mut palette = PaletteMap::default();
     let neutral = parse_hex_color(NEUTRAL_COLOR).expect("a valid colour");
+    // inferno's own root frame.
+    palette.insert("all", neutral);
     for (line, _) in &folded {
         for frame in line.split(';') {
             let color = match frame_category.get(frame) {
@@ -157,8 +159,12 @@ fn category_shares(
         .collect()
 }
 
+/// The profiled command with its program's directory dropped, cut to fit.
 fn title(profile: &Profile, options: &FlamegraphOptions, table: &RuleTable) -> String {
-    let mut command = profiled_command(profile);
+    let full = profiled_command(profile);
+    let (program, args) = full.split_once(' ').unwrap_or((&full, ""));
+    let program = program.rsplit('/').next().unwrap_or(program);
+    let mut command = format!("{program} {args}").trim_end().to_owned();
     if command.chars().count() > TITLE_CHARS {
         command = command.chars().take(TITLE_CHARS - 1).collect::<String>() + "…";
     }

@@ -1,0 +1,361 @@
+//! `report`, `flamegraph` and `rules` on the committed recordings: category
+//! totals, every format and `--by`, caller attribution, user rule files, and
+//! the SVG (well-formed, legend matching the report) with its failure cases.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("compile-perf-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Runs compile-perf on the DWARF fixture with `args` after the subcommand.
+fn on_fixture(command: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_compile-perf"))
+        .arg(command)
+        .arg(fixture("fake-dwarf.perf.data"))
+        .arg("--symfs")
+        .arg(fixture("fakecompiler"))
+        .arg("-q")
+        .args(args)
+        .output()
+        .expect("compile-perf runs")
+}
+
+fn success(output: Output) -> String {
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn report_json(args: &[&str]) -> Value {
+    let mut all = vec!["--format", "json"];
+    all.extend_from_slice(args);
+    serde_json::from_str(&success(on_fixture("report", &all))).unwrap()
+}
+
+/// `id -> (self, inclusive)` of a category report.
+fn category_samples(report: &Value) -> HashMap<String, (u64, u64)> {
+    report["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|category| {
+            (
+                category["id"].as_str().unwrap().to_owned(),
+                (
+                    category["self_samples"].as_u64().unwrap(),
+                    category["inclusive_samples"].as_u64().unwrap(),
+                ),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn categories_follow_the_known_time_split() {
+    let report = report_json(&[]);
+    assert_eq!(report["samples"], 518);
+    let samples = category_samples(&report);
+    assert_eq!(
+        samples["lexer"].0,
+        128 + 78,
+        "lexString and getHexStringValue"
+    );
+    assert_eq!(samples["apfloat"], (153, 153));
+    assert_eq!(samples["folding"], (103, 103));
+    assert_eq!(samples["bufferization"], (52, 52));
+    let self_total: u64 = samples.values().map(|(own, _)| own).sum();
+    assert_eq!(self_total, 518, "self shares add up to every sample");
+
+    let first = &report["categories"][0];
+    assert_eq!(first["id"], "lexer");
+    assert_eq!(first["name"], "Lexer");
+    assert!(first["color"].as_str().unwrap().starts_with('#'));
+    assert_eq!(first["self_percent"], 39.77);
+    assert_eq!(
+        first["top_symbols"][0]["symbol"],
+        "mlir::Lexer::lexString(char const*)"
+    );
+    assert_eq!(first["top_symbols"][0]["self_samples"], 128);
+}
+
+#[test]
+fn caller_attribution_charges_kernel_interrupts_to_the_compiler_code_below() {
+    let leaf = category_samples(&report_json(&[]));
+    let caller = category_samples(&report_json(&["--attribution", "caller"]));
+    assert_eq!(caller["lexer"].0, leaf["lexer"].0 + 3);
+    assert_eq!(caller.get("kernel").map_or(0, |(own, _)| *own), 0);
+    assert_eq!(
+        caller["lexer"].1, leaf["lexer"].1,
+        "inclusive does not change"
+    );
+}
+
+#[test]
+fn rows_can_be_threads_processes_symbols_and_binaries() {
+    let threads = report_json(&["--by", "thread"]);
+    let rows: Vec<(String, u64)> = threads["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            (
+                row["key"].as_str().unwrap().to_owned(),
+                row["self_samples"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(rows.len(), 2);
+    assert!(
+        rows[0].0.starts_with("fakecompiler (") && rows[0].1 == 262,
+        "{rows:?}"
+    );
+    assert!(
+        rows[1].0.starts_with("llvm-worker-0 (") && rows[1].1 == 256,
+        "{rows:?}"
+    );
+    assert_eq!(threads["rows"][1]["top"][0]["name"], "apfloat");
+
+    let symbols = report_json(&["--by", "symbol"]);
+    assert_eq!(
+        symbols["rows"][0]["key"],
+        "llvm::detail::IEEEFloat::multiply(llvm::detail::IEEEFloat const&, llvm::RoundingMode, unsigned long)"
+    );
+    let dsos = report_json(&["--by", "dso"]);
+    assert_eq!(dsos["rows"][0]["key"], "fakecompiler");
+    assert_eq!(dsos["rows"][0]["self_samples"], 514);
+    let processes = report_json(&["--by", "process", "--pid", "7497"]);
+    assert_eq!(processes["rows"][0]["self_samples"], 518);
+    let nobody = report_json(&["--pid", "1"]);
+    assert_eq!(nobody["samples"], 0);
+}
+
+#[test]
+fn text_markdown_and_csv_show_the_same_rows() {
+    let table = success(on_fixture("report", &[]));
+    assert!(
+        table.starts_with("command: ./fakecompiler 250\n"),
+        "{table}"
+    );
+    assert!(table.contains("event: cpu-clock, 518 samples"));
+    let lexer_line = table.lines().find(|line| line.contains("Lexer")).unwrap();
+    assert!(
+        lexer_line.contains("206") && lexer_line.contains("39.8%"),
+        "{lexer_line}"
+    );
+    assert!(
+        lexer_line.contains("mlir::Lexer::lexString (128)"),
+        "{lexer_line}"
+    );
+    assert!(!table.contains('\x1b'), "no colour codes when piped");
+    let colored = success(on_fixture("report", &["--color", "always"]));
+    assert!(
+        colored.contains("\x1b[38;2;31;119;180m"),
+        "the lexer swatch in its colour"
+    );
+
+    let markdown = success(on_fixture("report", &["--format", "markdown"]));
+    assert!(markdown.contains("| category | self | self% | incl% | top symbols |"));
+    assert!(markdown.contains("| Lexer | 206 | 39.8% |"));
+    let csv = success(on_fixture("report", &["--format", "csv"]));
+    assert!(csv.starts_with("category,self,self%,incl%,top symbols\n"));
+    assert!(csv.contains("\nLexer,206,39.8%,"));
+}
+
+#[test]
+fn a_rules_file_renames_adds_and_takes_precedence() {
+    let rules = scratch("rules.toml");
+    std::fs::write(
+        &rules,
+        "[[category]]\nid = \"tokens\"\nname = \"Token decoding\"\ncolor = \"#000000\"\n\n[[rule]]\ncategory = \"tokens\"\nsymbol = '^mlir::Token::'\nexamples = [\"fakecompiler mlir::Token::getHexStringValue() const\"]\n",
+    )
+    .unwrap();
+    let report = report_json(&["--rules", rules.to_str().unwrap()]);
+    let samples = category_samples(&report);
+    assert_eq!(samples["tokens"].0, 78);
+    assert_eq!(samples["lexer"].0, 128);
+
+    std::fs::write(&rules, "[[rule]]\ncategory = \"lexer\"\nsymbol = \"(\"\n").unwrap();
+    let output = on_fixture("report", &["--rules", rules.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(12));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("rules.toml:3:10: bad regex"), "{err}");
+
+    let listing = Command::new(env!("CARGO_BIN_EXE_compile-perf"))
+        .args(["rules", "--format", "markdown"])
+        .output()
+        .unwrap();
+    let listing = success(listing);
+    assert!(listing.contains("| lexer | Lexer |"), "{listing}");
+    assert!(listing.contains("Rules, first match wins"));
+    assert!(
+        listing.contains("| 1 | kernel |"),
+        "the kernel rule is tried first"
+    );
+}
+
+/// `(category id, colour)` of each legend entry of an SVG, checking that the
+/// whole document is well-formed XML.
+fn legend_of(svg: &str) -> Vec<(String, String)> {
+    let mut reader = quick_xml::Reader::from_str(svg);
+    let mut legend = Vec::new();
+    let mut current = None;
+    loop {
+        match reader.read_event().expect("the SVG is well-formed XML") {
+            quick_xml::events::Event::Eof => return legend,
+            quick_xml::events::Event::Start(element) | quick_xml::events::Event::Empty(element) => {
+                let attribute = |name: &[u8]| {
+                    element
+                        .try_get_attribute(name)
+                        .unwrap()
+                        .map(|value| String::from_utf8(value.value.to_vec()).unwrap())
+                };
+                if let Some(category) = attribute(b"data-category") {
+                    current = Some(category);
+                } else if element.name().as_ref() == b"rect" {
+                    if let Some(category) = current.take() {
+                        legend.push((category, attribute(b"fill").unwrap()));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn the_flamegraph_is_well_formed_and_its_legend_matches_the_report() {
+    let svg_path = scratch("flame.svg");
+    let folded_path = scratch("flame.folded");
+    success(on_fixture(
+        "flamegraph",
+        &[
+            "-o",
+            svg_path.to_str().unwrap(),
+            "--folded-out",
+            folded_path.to_str().unwrap(),
+        ],
+    ));
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    let legend = legend_of(&svg);
+    let report = report_json(&[]);
+    let expected: Vec<(String, String)> = report["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|category| category["self_samples"].as_u64().unwrap() > 0)
+        .map(|category| {
+            (
+                category["id"].as_str().unwrap().to_owned(),
+                category["color"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(legend, expected);
+    assert!(
+        svg.contains("<text id=\"title\""),
+        "inferno's title is there"
+    );
+    assert!(
+        svg.contains("function search("),
+        "inferno's search script is there"
+    );
+    let lexer_color = &expected[0].1;
+    let (r, g, b) = (
+        u8::from_str_radix(&lexer_color[1..3], 16).unwrap(),
+        u8::from_str_radix(&lexer_color[3..5], 16).unwrap(),
+        u8::from_str_radix(&lexer_color[5..7], 16).unwrap(),
+    );
+    let lex_frame = svg
+        .split("<g><title>")
+        .find(|frame| frame.starts_with("mlir::Lexer::lexString(char const*)"))
+        .expect("a lexString frame");
+    assert!(
+        lex_frame.contains(&format!("fill=\"rgb({r},{g},{b})\"")),
+        "{lex_frame}"
+    );
+    let folded = std::fs::read_to_string(&folded_path).unwrap();
+    let total: u64 = folded
+        .lines()
+        .map(|line| line.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(total, 518);
+}
+
+#[test]
+fn a_category_flamegraph_keeps_only_stacks_with_that_category() {
+    let svg_path = scratch("lexer.svg");
+    let folded_path = scratch("lexer.folded");
+    success(on_fixture(
+        "flamegraph",
+        &[
+            "-o",
+            svg_path.to_str().unwrap(),
+            "--category",
+            "lexer",
+            "--inverted",
+            "--folded-out",
+            folded_path.to_str().unwrap(),
+        ],
+    ));
+    let folded = std::fs::read_to_string(&folded_path).unwrap();
+    assert!(
+        folded
+            .lines()
+            .all(|line| line.contains("mlir::Lexer::") || line.contains("mlir::Token::"))
+    );
+    let total: u64 = folded
+        .lines()
+        .map(|line| line.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(total, 209, "lexer's inclusive samples");
+    legend_of(&std::fs::read_to_string(&svg_path).unwrap());
+}
+
+#[test]
+fn bad_flamegraph_requests_fail_cleanly_and_leave_no_file() {
+    let svg_path = scratch("never.svg");
+    let output = on_fixture(
+        "flamegraph",
+        &["-o", svg_path.to_str().unwrap(), "--category", "nope"],
+    );
+    assert_eq!(output.status.code(), Some(13));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no category \"nope\""));
+    assert!(!svg_path.exists());
+
+    let unwritable = Path::new("/nonexistent-dir/out.svg");
+    let output = on_fixture("flamegraph", &["-o", unwritable.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("cannot write /nonexistent-dir/out.svg")
+    );
+
+    let output = on_fixture(
+        "flamegraph",
+        &["-o", svg_path.to_str().unwrap(), "--pid", "1"],
+    );
+    assert_eq!(output.status.code(), Some(14));
+    assert!(!svg_path.exists());
+    let leftovers: Vec<_> = std::fs::read_dir(svg_path.parent().unwrap())
+        .unwrap()
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.file_name().to_string_lossy().contains(".partial-"))
+        .collect();
+    assert!(leftovers.is_empty(), "no partial files are left behind");
+}
