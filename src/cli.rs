@@ -109,6 +109,9 @@ pub struct ReportArgs {
     /// Colour swatches in the table: auto (on a terminal, unless NO_COLOR is set).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Also draw the category flamegraph to OUT.svg, from the same reading of the recording.
+    #[arg(long, value_name = "OUT.svg")]
+    pub flamegraph: Option<PathBuf>,
     /// Write to FILE instead of stdout (`-` is stdout).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -245,6 +248,7 @@ pub enum Action {
         grouping: Grouping,
         attribution: Attribution,
         color: ColorChoice,
+        flamegraph: Option<PathBuf>,
     },
     Flamegraph {
         category: Option<String>,
@@ -292,6 +296,7 @@ impl Cli {
                         AttributionArg::Caller => Attribution::Caller,
                     },
                     color: args.color,
+                    flamegraph: args.flamegraph,
                 },
                 args.output,
                 args.rules.file,

@@ -63,6 +63,7 @@ pub fn run(config: &Config) -> Result<u8, Error> {
             grouping,
             attribution,
             color,
+            flamegraph,
         } => {
             let categories = attribute::classify_symbols(&profile, &rules);
             let options = report::breakdown::ReportOptions {
@@ -87,36 +88,60 @@ pub fn run(config: &Config) -> Result<u8, Error> {
                     writeln!(out)
                 }
             })?;
+            if let Some(svg) = flamegraph {
+                let request = FlamegraphRequest {
+                    output: Output::File(svg.clone()),
+                    category: None,
+                    inverted: false,
+                    min_width: DEFAULT_MIN_WIDTH,
+                    folded_out: None,
+                };
+                draw_flamegraph(&request, &config.filter, &profile, &rules, &categories)?;
+            }
         }
         Action::Flamegraph {
             category,
             inverted,
             min_width,
             folded_out,
-        } => draw_flamegraph(
-            config,
-            &profile,
-            &rules,
-            category.as_deref(),
-            *inverted,
-            *min_width,
-            folded_out.as_deref(),
-        )?,
+        } => {
+            let request = FlamegraphRequest {
+                output: config.output.clone(),
+                category: category.clone(),
+                inverted: *inverted,
+                min_width: *min_width,
+                folded_out: folded_out.clone(),
+            };
+            let categories = attribute::classify_symbols(&profile, &rules);
+            draw_flamegraph(&request, &config.filter, &profile, &rules, &categories)?;
+        }
         Action::Rules { .. } => unreachable!("rules reads no recording"),
     }
     finish(config, &profile)
 }
 
-fn draw_flamegraph(
-    config: &Config,
-    profile: &Profile,
-    rules: &RuleTable,
-    category: Option<&str>,
+/// Frames narrower than this many pixels are left out of flamegraphs.
+pub const DEFAULT_MIN_WIDTH: f64 = 0.1;
+
+/// One flamegraph to draw.
+struct FlamegraphRequest {
+    output: Output,
+    category: Option<String>,
     inverted: bool,
     min_width: f64,
-    folded_out: Option<&Path>,
+    folded_out: Option<PathBuf>,
+}
+
+fn draw_flamegraph(
+    request: &FlamegraphRequest,
+    filter: &attribute::SampleFilter,
+    profile: &Profile,
+    rules: &RuleTable,
+    categories: &[categorize::CategoryId],
 ) -> Result<(), Error> {
-    let category = category
+    let category = request
+        .category
+        .as_deref()
         .map(|wanted| {
             rules.find(wanted).ok_or_else(|| Error::UnknownCategory {
                 wanted: wanted.to_owned(),
@@ -129,25 +154,24 @@ fn draw_flamegraph(
             })
         })
         .transpose()?;
-    let categories = attribute::classify_symbols(profile, rules);
     let options = render::flamegraph::FlamegraphOptions {
         category,
-        inverted,
-        min_width: Some(min_width),
-        filter: config.filter.clone(),
+        inverted: request.inverted,
+        min_width: request.min_width,
+        filter: filter.clone(),
     };
     let rendered =
-        render::flamegraph::render(profile, rules, &categories, &options).map_err(|error| {
+        render::flamegraph::render(profile, rules, categories, &options).map_err(|error| {
             Error::NothingToDraw {
                 reason: format!("{error} (check --category, --pid, --process and --compiler)"),
             }
         })?;
-    if let Some(path) = folded_out {
-        write_output(&Output::File(path.to_owned()), |out| {
+    if let Some(path) = &request.folded_out {
+        write_output(&Output::File(path.clone()), |out| {
             report::collapse::write_lines(&rendered.folded, out)
         })?;
     }
-    write_output(&config.output, |out| out.write_all(&rendered.svg))
+    write_output(&request.output, |out| out.write_all(&rendered.svg))
 }
 
 /// Prints the summary and turns how the input ended into the result.

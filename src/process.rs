@@ -5,7 +5,7 @@
 //! the Python launcher of `iree-compile` and the native compiler it execs are
 //! told apart. A renamed thread (`llvm-worker-0`) gets a new [`ThreadSlot`].
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use crate::binary::DsoId;
 

@@ -2,7 +2,7 @@
 //! process model and the unwinder into the stack table, then symbolizes each
 //! unique frame once.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::path::PathBuf;
 
 use crate::attribute::SampleFilter;

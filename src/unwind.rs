@@ -6,7 +6,7 @@
 //! top of user frames. A stack that stops before a thread root is kept and
 //! marked truncated.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use framehop::x86_64::{CacheX86_64, UnwindRegsX86_64, UnwinderX86_64};
 use framehop::{ExplicitModuleSectionInfo, FrameAddress, Module, Unwinder};

@@ -9,7 +9,7 @@
 mod elf;
 mod locate;
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 

@@ -7,7 +7,7 @@
 
 mod file;
 
-use regex::{Regex, RegexSet};
+use regex::Regex;
 
 pub use file::RulesError;
 
@@ -75,8 +75,6 @@ pub struct RuleTable {
     pub categories: Vec<Category>,
     pub rules: Vec<Rule>,
     other: CategoryId,
-    /// All rules' symbol patterns, to find the matching ones in one pass.
-    symbols: RegexSet,
 }
 
 impl RuleTable {
@@ -97,16 +95,10 @@ impl RuleTable {
             .iter()
             .position(|category| category.id == OTHER)
             .expect("tables always define `other`");
-        let patterns: Vec<&str> = rules
-            .iter()
-            .map(|rule| rule.symbol.as_ref().map_or("", Regex::as_str))
-            .collect();
-        let symbols = RegexSet::new(patterns).expect("each pattern compiled on its own");
         RuleTable {
             categories,
             rules,
             other: CategoryId(other as u16),
-            symbols,
         }
     }
 
@@ -126,12 +118,11 @@ impl RuleTable {
         self.other
     }
 
-    /// The index of the first rule matching `function`.
+    /// The index of the first rule matching `function`. Rules are tried one
+    /// by one: most patterns are anchored and reject a name at once, which
+    /// beats an overlapping search of all patterns together.
     pub fn first_match(&self, function: FunctionRef<'_>) -> Option<usize> {
-        self.symbols
-            .matches(function.name)
-            .into_iter()
-            .find(|&index| self.rules[index].accepts(function))
+        self.rules.iter().position(|rule| rule.matches(function))
     }
 
     /// The category of `function`: the first matching rule's, else `other`.
@@ -142,7 +133,16 @@ impl RuleTable {
 }
 
 impl Rule {
-    /// True when the binary and side match (the name was matched by the set).
+    /// True when the name, the binary and the side match.
+    pub fn matches(&self, function: FunctionRef<'_>) -> bool {
+        self.accepts(function)
+            && self
+                .symbol
+                .as_ref()
+                .is_none_or(|symbol| symbol.is_match(function.name))
+    }
+
+    /// True when the binary and side match.
     fn accepts(&self, function: FunctionRef<'_>) -> bool {
         let dso_matches = self
             .dso
@@ -191,10 +191,7 @@ mod tests {
                     kernel: dso == "[kernel.kallsyms]",
                 };
                 assert!(
-                    rule.symbol
-                        .as_ref()
-                        .is_none_or(|symbol| symbol.is_match(name))
-                        && rule.accepts(function),
+                    rule.matches(function),
                     "{} does not match its example {example:?}",
                     rule.origin
                 );

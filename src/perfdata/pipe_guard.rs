@@ -18,6 +18,8 @@ const EVENT_HEADER_SIZE: usize = 8;
 const FINISHED_ROUND: u32 = 68;
 /// `PERF_RECORD_AUXTRACE`: its payload follows the record, outside its size.
 const AUXTRACE: u32 = 71;
+/// `PERF_RECORD_LOST_SAMPLES`: perf 6.1 writes these after its closing round.
+const LOST_SAMPLES: u32 = 13;
 
 /// What the guard saw of the stream's end.
 #[derive(Clone, Copy, Debug, Default)]
@@ -102,7 +104,7 @@ impl<R: Read> PipeGuard<R> {
                 }
                 self.body_left -= take as u64;
                 bytes = &bytes[take..];
-                if self.body_left == 0 {
+                if self.body_left == 0 && self.record_type != LOST_SAMPLES {
                     end.ended_with_round = false;
                 }
             } else {
@@ -127,7 +129,9 @@ impl<R: Read> PipeGuard<R> {
         let size = u16::from_le_bytes([header[6], header[7]]) as usize;
         self.body_left = size.saturating_sub(EVENT_HEADER_SIZE) as u64;
         self.auxtrace_seen = 0;
-        end.ended_with_round = self.body_left == 0 && self.record_type == FINISHED_ROUND;
+        if self.record_type != LOST_SAMPLES {
+            end.ended_with_round = self.body_left == 0 && self.record_type == FINISHED_ROUND;
+        }
     }
 }
 
@@ -176,6 +180,13 @@ mod tests {
         let end = stream_end(&stream());
         assert_eq!(end.cut_reason(), None);
         assert!(end.reached_eof);
+    }
+
+    #[test]
+    fn lost_samples_after_the_closing_round_keep_the_stream_complete() {
+        let mut bytes = stream();
+        bytes.extend(record(LOST_SAMPLES, &[0; 16]));
+        assert_eq!(stream_end(&bytes).cut_reason(), None);
     }
 
     #[test]

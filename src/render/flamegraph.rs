@@ -3,7 +3,6 @@
 //! naming the profiled command, a subtitle with the top categories, and a
 //! legend of every category present. inferno's search and zoom still work.
 
-use hashbrown::HashMap;
 use inferno::flamegraph::color::{PaletteMap, parse_hex_color};
 use inferno::flamegraph::{Direction, Options};
 
@@ -11,7 +10,7 @@ use crate::attribute::{Attribution, Grouping, RowKey, SampleFilter, percent};
 use crate::categorize::{CategoryId, RuleTable};
 use crate::profile::Profile;
 use crate::report::breakdown::profiled_command;
-use crate::report::collapse::folded_stacks;
+use crate::report::collapse::{TRUNCATED_FRAME, fold, to_lines};
 
 /// Colour of frames that are not functions: thread roots and `[truncated]`.
 const NEUTRAL_COLOR: &str = "#bdbdbd";
@@ -23,15 +22,15 @@ const IMAGE_WIDTH: usize = 1200;
 const TITLE_CHARS: usize = 110;
 
 /// What to draw.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct FlamegraphOptions {
     /// Keep only stacks with a frame of this category; its frames keep their
     /// colour and the others are dimmed.
     pub category: Option<CategoryId>,
     /// An icicle of leaf callers: leaves on top, their callers below.
     pub inverted: bool,
-    /// Frames narrower than this many pixels are left out. Default is 0.1.
-    pub min_width: Option<f64>,
+    /// Frames narrower than this many pixels are left out.
+    pub min_width: f64,
     pub filter: SampleFilter,
 }
 
@@ -48,42 +47,39 @@ pub fn render(
     categories: &[CategoryId],
     options: &FlamegraphOptions,
 ) -> std::io::Result<Rendered> {
-    let stacks = folded_stacks(profile, &options.filter);
-    let mut frame_category: HashMap<&str, CategoryId> = HashMap::new();
-    for (symbol, &category) in profile.symbols.symbols.iter().zip(categories) {
-        frame_category
-            .entry(symbol.name.as_str())
-            .or_insert(category);
-    }
-    let folded: Vec<(String, u64)> = stacks
+    let stacks: Vec<_> = fold(profile, &options.filter)
         .into_iter()
-        .filter(|(line, _)| match options.category {
+        .filter(|(stack, _)| match options.category {
             None => true,
-            Some(wanted) => line
-                .split(';')
-                .any(|frame| frame_category.get(frame) == Some(&wanted)),
+            Some(wanted) => stack
+                .symbols
+                .iter()
+                .any(|symbol| categories[symbol.0 as usize] == wanted),
         })
         .collect();
+    if stacks.is_empty() {
+        return Err(std::io::Error::other("no samples to draw"));
+    }
+    let folded = to_lines(profile, &stacks);
 
+    // inferno colours frames by name: every function's name gets its
+    // category's colour (dimmed outside `--category`); thread roots, the
+    // `[truncated]` marker and inferno's own root are neutral.
     let mut palette = PaletteMap::default();
     let neutral = parse_hex_color(NEUTRAL_COLOR).expect("a valid colour");
-    // inferno's own root frame.
-    palette.insert("all", neutral);
-    for (line, _) in &folded {
-        for frame in line.split(';') {
-            let color = match frame_category.get(frame) {
-                Some(&category) => {
-                    let color = parse_hex_color(&table.category(category).color).unwrap_or(neutral);
-                    match options.category {
-                        Some(wanted) if wanted != category => dim(color),
-                        _ => color,
-                    }
-                }
-                None => neutral,
-            };
-            palette.insert(frame, color);
-        }
+    for (symbol, &category) in profile.symbols.symbols.iter().zip(categories).rev() {
+        let color = parse_hex_color(&table.category(category).color).unwrap_or(neutral);
+        let color = match options.category {
+            Some(wanted) if wanted != category => dim(color),
+            _ => color,
+        };
+        palette.insert(symbol.name.replace(';', ":"), color);
     }
+    for (stack, _) in &stacks {
+        palette.insert(stack.thread, neutral);
+    }
+    palette.insert(TRUNCATED_FRAME, neutral);
+    palette.insert("all", neutral);
 
     let self_shares = category_shares(profile, table, categories, &options.filter);
     let mut inferno_options = Options::default();
@@ -91,15 +87,12 @@ pub fn render(
     inferno_options.subtitle = Some(subtitle(table, &self_shares));
     inferno_options.count_name = "samples".to_owned();
     inferno_options.image_width = Some(IMAGE_WIDTH);
-    inferno_options.min_width = options.min_width.unwrap_or(0.1);
+    inferno_options.min_width = options.min_width;
     inferno_options.deterministic = true;
     inferno_options.palette_map = Some(&mut palette);
     if options.inverted {
         inferno_options.direction = Direction::Inverted;
         inferno_options.reverse_stack_order = true;
-    }
-    if folded.is_empty() {
-        return Err(std::io::Error::other("no samples to draw"));
     }
     let lines: Vec<String> = folded
         .iter()

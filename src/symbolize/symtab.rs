@@ -28,6 +28,8 @@ struct Candidate {
     size: u64,
     name_offset: u32,
     binding: SymbolBind,
+    /// The section the symbol is in; a symbol without a size ends with it.
+    section: u32,
 }
 
 /// How much perf prefers one of several symbols at the same address; higher
@@ -52,7 +54,8 @@ fn preference(candidate: &Candidate, name: &[u8]) -> (bool, u8, std::cmp::Revers
 /// The function containing each of `addresses` (sorted, without duplicates),
 /// by the symbol table of `image`. `None` when the file has no function symbols.
 ///
-/// A symbol without a size reaches to the next symbol, as in perf.
+/// A symbol without a size reaches to the next symbol, as in perf, but not
+/// past the end of its section (so `_fini` does not swallow `.plt`).
 pub fn lookup_sorted<'a>(image: &'a ElfImage, addresses: &[u64]) -> Option<Vec<Option<Hit<'a>>>> {
     let elf = ElfFile64::<object::Endianness>::parse(image.data()).ok()?;
     let endian = elf.endian();
@@ -89,6 +92,7 @@ pub fn lookup_sorted<'a>(image: &'a ElfImage, addresses: &[u64]) -> Option<Vec<O
             size: sym.st_size(endian),
             name_offset: sym.st_name(endian),
             binding: sym.st_bind(),
+            section: u32::from(sym.st_shndx(endian).0),
         };
         let gap = addresses.partition_point(|&address| address < candidate.start);
         let Some(slot) = nearest.get_mut(gap) else {
@@ -110,6 +114,16 @@ pub fn lookup_sorted<'a>(image: &'a ElfImage, addresses: &[u64]) -> Option<Vec<O
         return None;
     }
 
+    let sections = elf.elf_section_table();
+    let section_end = |index: u32| -> u64 {
+        sections
+            .section(object::SectionIndex(index as usize))
+            .map_or(u64::MAX, |header| {
+                header
+                    .sh_addr(endian)
+                    .saturating_add(header.sh_size(endian))
+            })
+    };
     let mut carried: Option<Candidate> = None;
     let hits = addresses
         .iter()
@@ -119,7 +133,12 @@ pub fn lookup_sorted<'a>(image: &'a ElfImage, addresses: &[u64]) -> Option<Vec<O
                 carried = in_gap;
             }
             let symbol = carried?;
-            let inside = symbol.size == 0 || address < symbol.start.saturating_add(symbol.size);
+            let end = if symbol.size == 0 {
+                section_end(symbol.section)
+            } else {
+                symbol.start.saturating_add(symbol.size)
+            };
+            let inside = address < end;
             inside.then(|| Hit {
                 name: name_at(symbol.name_offset),
                 start: symbol.start,

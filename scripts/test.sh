@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# test.sh: the one command that runs every test, on a fresh Debian machine or an old one.
+#
+# 1. Set-up (idempotent; installs only what is missing, so run it as root on a fresh machine):
+#    - a Rust toolchain with rustfmt and clippy (rustup, minimal profile), if there is no cargo;
+#    - scripts/setup.sh: perf (linux-perf), /usr/bin/time, the venv .venv with
+#      iree-base-compiler, and `cargo build --release`;
+#    - g++ and nm (binutils), which the live tests use.
+# 2. Checks: `cargo fmt --check`, `cargo clippy --all-targets --release -- -D warnings`,
+#    `cargo test --release`. Test output is shown (--show-output): the live tests print
+#    their agreement tables against perf report and the unwinding rates.
+#
+# With CI=true (as CI sets it) the live tests fail instead of skipping when perf or
+# iree-compile is missing, Cargo.lock must be up to date (--locked), and every test
+# target runs even after a failure (--no-fail-fast).
+#
+# Usage: scripts/test.sh [TEST-NAME-FILTER...]   (works from any directory)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+log() { printf 'test: %s\n' "$*" >&2; }
+ci=false
+case "${CI:-}" in true | TRUE | True | 1) ci=true ;; esac
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else log "need root to install: $*"; exit 1; fi
+}
+apt_updated=0
+apt_install() {
+  if ((!apt_updated)); then as_root apt-get update -qq >&2; apt_updated=1; fi
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "$@" >&2
+}
+
+# 1a. Rust (scripts/setup.sh needs cargo; Debian's rustc is too old for edition 2024).
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+if ! command -v cargo >/dev/null; then
+  log "installing Rust with rustup"
+  command -v curl >/dev/null || apt_install curl ca-certificates
+  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs |
+    sh -s -- -y --no-modify-path --profile minimal -c rustfmt -c clippy >&2
+fi
+if command -v rustup >/dev/null; then
+  installed=$(rustup component list --installed 2>/dev/null || true)
+  for component in rustfmt clippy; do
+    grep -q "^$component" <<<"$installed" || rustup component add "$component" >&2
+  done
+fi
+
+# 1b. perf, time, the venv, the release build.
+bash scripts/setup.sh
+
+# 1c. The live tests build a small C++ program (g++) and check symbol aliases with nm.
+pkgs=()
+command -v g++ >/dev/null || pkgs+=(g++)
+command -v nm >/dev/null || pkgs+=(binutils)
+if ((${#pkgs[@]})); then
+  log "installing ${pkgs[*]}"
+  apt_install "${pkgs[@]}"
+fi
+
+log "CI=$ci; $(cargo --version); $(perf --version); $(.venv/bin/iree-compile --version 2>&1 | sed -n 's/^ *IREE compiler version/iree-compile/p'); $(nproc) cores"
+
+# 2. The checks.
+locked=()
+fail_fast=()
+if [ "$ci" = true ]; then
+  locked=(--locked)
+  fail_fast=(--no-fail-fast)
+fi
+log "cargo fmt --check"
+cargo fmt --check
+log "cargo clippy --all-targets --release -- -D warnings"
+cargo clippy "${locked[@]}" --all-targets --release -- -D warnings
+log "cargo test --release"
+cargo test "${locked[@]}" "${fail_fast[@]}" --release -- --show-output "$@"
+log "all tests passed"
