@@ -31,12 +31,11 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
+use common::iree::{iree_compile_argv, iree_live_prerequisites, live_lock, perf_record, workload};
 use common::{
-    TempDir, compile_perf, compile_perf_with_stdin, iree_compile, live_prerequisites, repo_root,
-    run_ok, truncate,
+    TempDir, compile_perf, compile_perf_with_stdin, live_prerequisites, run_ok, truncate,
 };
 use serde_json::Value;
 
@@ -48,12 +47,6 @@ const MIN_COMPILER_UNWIND_RATE: f64 = 0.97;
 const MIN_COMPILER_SAMPLES: u64 = 200;
 /// Enough to list every symbol in `top`.
 const ALL: &str = "1000000000";
-/// The flags every live iree-compile run uses: a CPU target that any x86-64 has.
-const IREE_FLAGS: [&str; 3] = [
-    "--iree-hal-target-device=local",
-    "--iree-hal-local-target-device-backends=llvm-cpu",
-    "--iree-llvmcpu-target-cpu=generic",
-];
 /// `perf report` exactly as the issue states the comparison, without `-i`.
 const PERF_REPORT_ARGS: [&str; 11] = [
     "report",
@@ -73,72 +66,6 @@ const FINISHED_ROUND: u32 = 68;
 /// `PERF_RECORD_LOST_SAMPLES`: perf 6.x appends these after its last
 /// FINISHED_ROUND when the kernel lost samples.
 const LOST_SAMPLES: u32 = 13;
-
-/// Serializes the live tests (see the module docs).
-fn live_lock() -> MutexGuard<'static, ()> {
-    static LIVE: Mutex<()> = Mutex::new(());
-    LIVE.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Whether the tools of an iree-compile recording are here (skip or fail otherwise).
-fn iree_live_prerequisites() -> bool {
-    live_prerequisites(&[
-        OsString::from("perf"),
-        OsString::from("python3"),
-        OsString::from("nm"),
-        iree_compile().into_os_string(),
-    ])
-}
-
-// ---------------------------------------------------------------- recording
-
-/// Writes workload `name` (`scripts/workloads.py NAME --scale small`) into `dir`.
-fn workload(dir: &TempDir, name: &str) -> PathBuf {
-    let out = dir.join(format!("{name}.mlir"));
-    run_ok(
-        Command::new("python3")
-            .arg(repo_root().join("scripts").join("workloads.py"))
-            .arg(name)
-            .arg("--out")
-            .arg(&out)
-            .args(["--scale", "small"]),
-    );
-    out
-}
-
-/// The command line of one iree-compile compile of `input`, output in `dir`.
-fn iree_compile_argv(dir: &TempDir, input: &Path) -> Vec<OsString> {
-    let mut argv = vec![iree_compile().into_os_string()];
-    argv.extend(IREE_FLAGS.iter().map(OsString::from));
-    argv.push(input.into());
-    argv.push("-o".into());
-    argv.push(dir.join("out.vmfb").into());
-    argv
-}
-
-/// `perf record -e cpu-clock -F 499 -N -q -o OUT PERF_ARGS -- ARGV`, which must
-/// succeed. 499 Hz is the recommended rate: at perf's default 4000 Hz a
-/// 64 KiB stack copy per sample overflows the ring buffer, and the records
-/// the kernel then drops can include a process's exec and mmaps.
-fn perf_record(out: &Path, perf_args: &[&str], argv: &[OsString]) {
-    let started = Instant::now();
-    run_ok(
-        Command::new("perf")
-            .args(["record", "-e", "cpu-clock", "-F", "499", "-N", "-q", "-o"])
-            .arg(out)
-            .args(perf_args)
-            .arg("--")
-            .args(argv),
-    );
-    let size = std::fs::metadata(out).map(|meta| meta.len()).unwrap_or(0);
-    eprintln!(
-        "recorded {} with perf record {}: {:.1} MB in {:.1} s",
-        out.display(),
-        perf_args.join(" "),
-        size as f64 / 1e6,
-        started.elapsed().as_secs_f64()
-    );
-}
 
 // ---------------------------------------------------------------- perf report
 

@@ -10,6 +10,8 @@
 // Each test crate uses only some of these helpers.
 #![allow(dead_code)]
 
+pub mod iree;
+
 use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,82 @@
+//! Recording real iree-compile compiles for the live tests: the workloads of
+//! `scripts/workloads.py`, the compiler command line, and `perf record` with
+//! the recommended settings.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+use super::{TempDir, iree_compile, live_prerequisites, repo_root, run_ok};
+
+/// The flags every live iree-compile run uses: a CPU target that any x86-64 has.
+pub const IREE_FLAGS: [&str; 3] = [
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-llvmcpu-target-cpu=generic",
+];
+/// Serializes the live tests: each compiles with iree-compile under perf, and
+/// two at once on two cores would distort both.
+pub fn live_lock() -> MutexGuard<'static, ()> {
+    static LIVE: Mutex<()> = Mutex::new(());
+    LIVE.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Whether the tools of an iree-compile recording are here (skip or fail otherwise).
+pub fn iree_live_prerequisites() -> bool {
+    live_prerequisites(&[
+        OsString::from("perf"),
+        OsString::from("python3"),
+        OsString::from("nm"),
+        iree_compile().into_os_string(),
+    ])
+}
+
+/// Writes workload `name` (`scripts/workloads.py NAME --scale small`) into `dir`.
+pub fn workload(dir: &TempDir, name: &str) -> PathBuf {
+    let out = dir.join(format!("{name}.mlir"));
+    run_ok(
+        Command::new("python3")
+            .arg(repo_root().join("scripts").join("workloads.py"))
+            .arg(name)
+            .arg("--out")
+            .arg(&out)
+            .args(["--scale", "small"]),
+    );
+    out
+}
+
+/// The command line of one iree-compile compile of `input`, output in `dir`.
+pub fn iree_compile_argv(dir: &TempDir, input: &Path) -> Vec<OsString> {
+    let mut argv = vec![iree_compile().into_os_string()];
+    argv.extend(IREE_FLAGS.iter().map(OsString::from));
+    argv.push(input.into());
+    argv.push("-o".into());
+    argv.push(dir.join("out.vmfb").into());
+    argv
+}
+
+/// `perf record -e cpu-clock -F 499 -N -q -o OUT PERF_ARGS -- ARGV`, which must
+/// succeed. 499 Hz is the recommended rate: at perf's default 4000 Hz a
+/// 64 KiB stack copy per sample overflows the ring buffer, and the records
+/// the kernel then drops can include a process's exec and mmaps.
+pub fn perf_record(out: &Path, perf_args: &[&str], argv: &[OsString]) {
+    let started = Instant::now();
+    run_ok(
+        Command::new("perf")
+            .args(["record", "-e", "cpu-clock", "-F", "499", "-N", "-q", "-o"])
+            .arg(out)
+            .args(perf_args)
+            .arg("--")
+            .args(argv),
+    );
+    let size = std::fs::metadata(out).map(|meta| meta.len()).unwrap_or(0);
+    eprintln!(
+        "recorded {} with perf record {}: {:.1} MB in {:.1} s",
+        out.display(),
+        perf_args.join(" "),
+        size as f64 / 1e6,
+        started.elapsed().as_secs_f64()
+    );
+}
