@@ -5,8 +5,11 @@
 #   (a) target/release/compile-perf collapse FILE -o OUT1
 #   (b) perf script -i FILE --no-inline | inferno-collapse-perf > OUT2
 #   (c) with --top: target/release/compile-perf top FILE --format json
+#   (d) target/release/compile-perf report FILE --flamegraph OUT.svg
+#   (e) perf script -i FILE --no-inline | inferno-collapse-perf | inferno-flamegraph > OUT.svg
 # and prints a Markdown table on stdout: file size, median wall time, peak RSS,
-# throughput, and the speed ratio b/a. Progress goes to stderr.
+# throughput, and the speed ratios b/a (folded stacks) and e/d (table and
+# flamegraph). Progress goes to stderr.
 #
 # Without FILE it records one: the `many-dispatches` workload (scripts/workloads.py),
 # compiled by .venv/bin/iree-compile under
@@ -85,7 +88,13 @@ baseline() {
   /usr/bin/time -f '%e %M' -o "$tmp/t.script" perf script -i "$file" --no-inline 2>"$tmp/perf-script.err" |
     /usr/bin/time -f '%e %M' -o "$tmp/t.inferno" inferno-collapse-perf > "$tmp/out2.folded"
 }
-export -f baseline
+# The same pipeline drawing the flamegraph: wall time of the whole.
+baseline_svg() {
+  set -o pipefail
+  perf script -i "$file" --no-inline 2>"$tmp/perf-script.err" | inferno-collapse-perf |
+    inferno-flamegraph > "$tmp/out2.svg"
+}
+export -f baseline baseline_svg
 export tmp file
 
 for ((i = 1; i <= runs; i++)); do
@@ -101,6 +110,13 @@ for ((i = 1; i <= runs; i++)); do
   if ((top)); then
     log "run $i/$runs: compile-perf top --format json"
     timed top "$cp_bin" top "$file" --format json > "$tmp/top.json"
+  fi
+  if ((ours)); then
+    log "run $i/$runs: compile-perf report --flamegraph"
+    timed report "$cp_bin" report "$file" --flamegraph "$tmp/out1.svg" -q > "$tmp/report.txt"
+    log "run $i/$runs: perf script --no-inline | inferno-collapse-perf | inferno-flamegraph"
+    /usr/bin/time -f '%e 0' -o "$tmp/t.svg" bash -c baseline_svg || die "the flamegraph pipeline failed"
+    tail -n 1 "$tmp/t.svg" >> "$tmp/baseline_svg.times"
   fi
 done
 
@@ -125,6 +141,11 @@ if ((top)); then
   echo "| (c) compile-perf top --format json | $t | $(rss_mb top) | $(rate "$t") | $(lines "$tmp/top.json") |"
 fi
 if ((ours)); then
+  t=$(median report)
+  echo "| (d) compile-perf report --flamegraph | $t | $(rss_mb report) | $(rate "$t") | $(lines "$tmp/report.txt") |"
+  te=$(median baseline_svg)
+  echo "| (e) perf script --no-inline \| inferno-collapse-perf \| inferno-flamegraph | $te | | $(rate "$te") | |"
   echo
   awk -v a="$(median collapse)" -v b="$tb" 'BEGIN { printf "speed ratio, (b) wall / (a) wall: %.2fx (above 1: compile-perf is faster)\n", (a > 0) ? b / a : 0 }'
+  awk -v d="$t" -v e="$te" 'BEGIN { printf "speed ratio, (e) wall / (d) wall: %.2fx\n", (d > 0) ? e / d : 0 }'
 fi
