@@ -240,7 +240,18 @@ fn resolve_in_file(dso: DsoId, lookups: Vec<u64>, store: &Store) -> Vec<Vec<Name
         .zip(&hits)
         .map(|(&address, hit)| {
             let Some(hit) = hit else {
-                return vec![Named::unresolved(format!("{}+{:#x}", entry.name, address))];
+                let stub = entry
+                    .image
+                    .as_ref()
+                    .and_then(|image| symtab::plt_stub_name(image, address));
+                return vec![match stub {
+                    Some(name) => Named {
+                        name,
+                        mangled: None,
+                        resolved: true,
+                    },
+                    None => Named::unresolved(format!("{}+{:#x}", entry.name, address)),
+                }];
             };
             let outer = outer_by_start
                 .entry(hit.start)

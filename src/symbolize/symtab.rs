@@ -147,3 +147,41 @@ pub fn lookup_sorted<'a>(image: &'a ElfImage, addresses: &[u64]) -> Option<Vec<O
         .collect();
     Some(hits)
 }
+
+/// Size of an x86-64 PLT entry, and of the header before the first in `.plt`.
+const PLT_ENTRY_SIZE: u64 = 16;
+
+/// The name `perf` gives a PLT stub: `symbol@plt`, from the stub's
+/// `.rela.plt` relocation. `None` outside `.plt`/`.plt.sec` or for stubs of
+/// relocations without a symbol (IFUNC resolvers).
+pub fn plt_stub_name(image: &ElfImage, address: u64) -> Option<String> {
+    let elf = ElfFile64::<object::Endianness>::parse(image.data()).ok()?;
+    let endian = elf.endian();
+    let sections = elf.elf_section_table();
+    // `.plt.sec` (IBT) holds one entry per relocation; `.plt` starts with a header.
+    let entry =
+        [(".plt.sec", 0), (".plt", 1)]
+            .into_iter()
+            .find_map(|(name, header_entries)| {
+                let (_, header) = sections.section_by_name(endian, name.as_bytes())?;
+                let start = header.sh_addr(endian);
+                let end = start.saturating_add(header.sh_size(endian));
+                (start..end)
+                    .contains(&address)
+                    .then(|| ((address - start) / PLT_ENTRY_SIZE).checked_sub(header_entries))
+            })??;
+    let index = usize::try_from(entry).ok()?;
+    let (_, rela_header) = sections.section_by_name(endian, b".rela.plt")?;
+    let relocations: &[object::elf::Rela64<object::Endianness>] =
+        rela_header.data_as_array(endian, image.data()).ok()?;
+    let symbol_index = relocations.get(index)?.r_sym(endian, false);
+    if symbol_index == 0 {
+        return None;
+    }
+    let dynamic = elf.elf_dynamic_symbol_table();
+    let symbol = dynamic
+        .symbol(object::SymbolIndex(symbol_index as usize))
+        .ok()?;
+    let name = dynamic.symbol_name(endian, symbol).ok()?;
+    Some(format!("{}@plt", String::from_utf8_lossy(name)))
+}
