@@ -33,22 +33,27 @@ use profile::Profile;
 
 /// Runs one command; returns the exit code its warnings call for.
 pub fn run(config: &Config) -> Result<u8, Error> {
-    let rules = load_rules(config.rules_file.as_deref())?;
-    let Some(load) = &config.load else {
-        if let Action::Rules { format } = config.action {
-            write_output(&config.output, |out| {
-                report::rules::write_rules(&rules, format, out)
-            })?;
-        }
-        return Ok(0);
-    };
-    let profile = profile::load(load)?;
     let filter = &config.filter;
     match &config.action {
-        Action::Collapse => write_output(&config.output, |out| {
-            report::collapse::write_lines(&report::collapse::folded_stacks(&profile, filter), out)
-        })?,
+        Action::Rules { format } => {
+            let rules = load_rules(config.rules_file.as_deref())?;
+            write_output(&config.output, |out| {
+                report::rules::write_rules(&rules, *format, out)
+            })?;
+            Ok(0)
+        }
+        Action::Collapse => {
+            let profile = load_profile(config)?;
+            write_output(&config.output, |out| {
+                report::collapse::write_lines(
+                    &report::collapse::folded_stacks(&profile, filter),
+                    out,
+                )
+            })?;
+            finish(config, &profile)
+        }
         Action::Top { limit, json } => {
+            let profile = load_profile(config)?;
             let top = report::top::top_report(&profile, *limit, filter);
             write_output(&config.output, |out| {
                 if *json {
@@ -57,6 +62,7 @@ pub fn run(config: &Config) -> Result<u8, Error> {
                     report::top::write_table(&top, out)
                 }
             })?;
+            finish(config, &profile)
         }
         Action::Report {
             format,
@@ -65,6 +71,9 @@ pub fn run(config: &Config) -> Result<u8, Error> {
             color,
             flamegraph,
         } => {
+            // Rules compile before the recording is read: a bad file fails fast.
+            let rules = load_rules(config.rules_file.as_deref())?;
+            let profile = load_profile(config)?;
             let categories = attribute::classify_symbols(&profile, &rules);
             let options = report::breakdown::ReportOptions {
                 grouping: *grouping,
@@ -96,8 +105,9 @@ pub fn run(config: &Config) -> Result<u8, Error> {
                     min_width: DEFAULT_MIN_WIDTH,
                     folded_out: None,
                 };
-                draw_flamegraph(&request, &config.filter, &profile, &rules, &categories)?;
+                draw_flamegraph(&request, filter, &profile, &rules, &categories)?;
             }
+            finish(config, &profile)
         }
         Action::Flamegraph {
             category,
@@ -105,6 +115,8 @@ pub fn run(config: &Config) -> Result<u8, Error> {
             min_width,
             folded_out,
         } => {
+            let rules = load_rules(config.rules_file.as_deref())?;
+            let profile = load_profile(config)?;
             let request = FlamegraphRequest {
                 output: config.output.clone(),
                 category: category.clone(),
@@ -113,11 +125,19 @@ pub fn run(config: &Config) -> Result<u8, Error> {
                 folded_out: folded_out.clone(),
             };
             let categories = attribute::classify_symbols(&profile, &rules);
-            draw_flamegraph(&request, &config.filter, &profile, &rules, &categories)?;
+            draw_flamegraph(&request, filter, &profile, &rules, &categories)?;
+            finish(config, &profile)
         }
-        Action::Rules { .. } => unreachable!("rules reads no recording"),
     }
-    finish(config, &profile)
+}
+
+/// Reads the recording of a command that has one (every command but `rules`).
+fn load_profile(config: &Config) -> Result<Profile, Error> {
+    let options = config
+        .load
+        .as_ref()
+        .expect("the command line gives every command but `rules` a recording");
+    profile::load(options)
 }
 
 /// Frames narrower than this many pixels are left out of flamegraphs.

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use regex::Regex;
+use regex::bytes::{Regex, RegexBuilder};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -144,9 +144,14 @@ pub fn parse_table(
             pattern
                 .as_ref()
                 .map(|pattern| {
-                    Regex::new(pattern.get_ref()).map_err(|error| {
-                        error_at(Some(pattern.span()), format!("bad regex: {error}"))
-                    })
+                    // Function names are ASCII: byte-level classes (`\w`, `.`)
+                    // compile to automata a hundred times smaller than Unicode ones.
+                    RegexBuilder::new(pattern.get_ref())
+                        .unicode(false)
+                        .build()
+                        .map_err(|error| {
+                            error_at(Some(pattern.span()), format!("bad regex: {error}"))
+                        })
                 })
                 .transpose()
         };

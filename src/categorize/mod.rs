@@ -7,7 +7,7 @@
 
 mod file;
 
-use regex::Regex;
+use regex::bytes::Regex;
 
 pub use file::RulesError;
 
@@ -139,7 +139,7 @@ impl Rule {
             && self
                 .symbol
                 .as_ref()
-                .is_none_or(|symbol| symbol.is_match(function.name))
+                .is_none_or(|symbol| symbol.is_match(function.name.as_bytes()))
     }
 
     /// True when the binary and side match.
@@ -147,7 +147,7 @@ impl Rule {
         let dso_matches = self
             .dso
             .as_ref()
-            .is_none_or(|dso| dso.is_match(function.dso));
+            .is_none_or(|dso| dso.is_match(function.dso.as_bytes()));
         let space_matches = match self.space {
             None => true,
             Some(Space::Kernel) => function.kernel,
