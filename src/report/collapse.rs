@@ -47,7 +47,12 @@ pub fn fold<'a>(profile: &'a Profile, filter: &SampleFilter) -> Vec<(FoldedStack
 
 /// The folded line of `stack`, without its count.
 pub fn line(profile: &Profile, stack: &FoldedStack<'_>) -> String {
-    let mut line = String::with_capacity(64 * (stack.symbols.len() + 2));
+    let names = stack
+        .symbols
+        .iter()
+        .map(|&symbol| profile.symbols.get(symbol).name.len() + 1)
+        .sum::<usize>();
+    let mut line = String::with_capacity(stack.thread.len() + TRUNCATED_FRAME.len() + 1 + names);
     push_frame(&mut line, stack.thread);
     if stack.truncated {
         line.push(';');
