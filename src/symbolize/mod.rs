@@ -243,11 +243,11 @@ fn resolve_in_file(dso: DsoId, lookups: Vec<u64>, store: &Store) -> Vec<Vec<Name
                 let stub = entry
                     .image
                     .as_ref()
-                    .and_then(|image| symtab::plt_stub_name(image, address));
+                    .and_then(|image| symtab::plt_stub_target(image, address));
                 return vec![match stub {
-                    Some(name) => Named {
-                        name,
-                        mangled: None,
+                    Some(target) => Named {
+                        name: format!("{}@plt", demangle(&target)),
+                        mangled: Some(format!("{target}@plt")),
                         resolved: true,
                     },
                     None => Named::unresolved(format!("{}+{:#x}", entry.name, address)),

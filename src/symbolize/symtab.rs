@@ -151,10 +151,10 @@ pub fn lookup_sorted<'a>(image: &'a ElfImage, addresses: &[u64]) -> Option<Vec<O
 /// Size of an x86-64 PLT entry, and of the header before the first in `.plt`.
 const PLT_ENTRY_SIZE: u64 = 16;
 
-/// The name `perf` gives a PLT stub: `symbol@plt`, from the stub's
-/// `.rela.plt` relocation. `None` outside `.plt`/`.plt.sec` or for stubs of
-/// relocations without a symbol (IFUNC resolvers).
-pub fn plt_stub_name(image: &ElfImage, address: u64) -> Option<String> {
+/// The raw name of the function a PLT stub jumps to, from the stub's
+/// `.rela.plt` relocation (perf shows the stub as `name@plt`). `None` outside
+/// `.plt`/`.plt.sec` or for relocations without a symbol (IFUNC resolvers).
+pub fn plt_stub_target(image: &ElfImage, address: u64) -> Option<String> {
     let elf = ElfFile64::<object::Endianness>::parse(image.data()).ok()?;
     let endian = elf.endian();
     let sections = elf.elf_section_table();
@@ -183,5 +183,5 @@ pub fn plt_stub_name(image: &ElfImage, address: u64) -> Option<String> {
         .symbol(object::SymbolIndex(symbol_index as usize))
         .ok()?;
     let name = dynamic.symbol_name(endian, symbol).ok()?;
-    Some(format!("{}@plt", String::from_utf8_lossy(name)))
+    Some(String::from_utf8_lossy(name).into_owned())
 }
