@@ -3,6 +3,7 @@
 //! naming the profiled command, a subtitle with the top categories, and a
 //! legend of every category present. inferno's search and zoom still work.
 
+use hashbrown::HashSet;
 use inferno::flamegraph::color::{PaletteMap, parse_hex_color};
 use inferno::flamegraph::{Direction, Options};
 
@@ -67,13 +68,23 @@ pub fn render(
     // `[truncated]` marker and inferno's own root are neutral.
     let mut palette = PaletteMap::default();
     let neutral = parse_hex_color(NEUTRAL_COLOR).expect("a valid colour");
-    for (symbol, &category) in profile.symbols.symbols.iter().zip(categories).rev() {
+    // Only functions drawn get a colour; a name two binaries share (`_start`
+    // of the Python launcher and of the compiler) takes the first one drawn.
+    let mut coloured = HashSet::new();
+    for symbol in stacks.iter().flat_map(|(stack, _)| &stack.symbols) {
+        if !coloured.insert(*symbol) {
+            continue;
+        }
+        let category = categories[symbol.0 as usize];
         let color = parse_hex_color(&table.category(category).color).unwrap_or(neutral);
         let color = match options.category {
             Some(wanted) if wanted != category => dim(color),
             _ => color,
         };
-        palette.insert(symbol.name.replace(';', ":"), color);
+        let name = profile.symbols.get(*symbol).name.replace(';', ":");
+        if palette.get(&name).is_none() {
+            palette.insert(name, color);
+        }
     }
     for (stack, _) in &stacks {
         palette.insert(stack.thread, neutral);
