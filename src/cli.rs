@@ -4,6 +4,7 @@
 //! turns paths and names into the typed options the pipeline takes; it does
 //! no I/O.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -11,6 +12,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::attribute::{Attribution, Grouping, SampleFilter};
 use crate::perfdata::Input;
 use crate::profile::{DEFAULT_DEBUG_ROOT, LoadOptions};
+use crate::record::{CallGraph, RecordOptions};
 use crate::report::table::TextFormat;
 
 /// Profile iree-compile: read perf.data, unwind, symbolize, and tell which
@@ -24,6 +26,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run a command (iree-compile) under perf, then write the report and flamegraphs.
+    Record(RecordArgs),
     /// Where the samples went, by category (or symbol, binary, thread, process).
     Report(ReportArgs),
     /// Draw a flamegraph SVG coloured by category.
@@ -34,6 +38,58 @@ pub enum Command {
     Collapse(CollapseArgs),
     /// Print the effective category rule table.
     Rules(RulesArgs),
+    /// Run a command and write its exit status and peak RSS to a file
+    /// (used by `record` inside perf).
+    #[command(hide = true)]
+    Measure(MeasureArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The run directory. Default is compile-perf-runs/<timestamp>.
+    #[arg(long, short, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Replace the run directory if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Samples per second.
+    #[arg(long = "freq", value_name = "HZ", default_value_t = 499)]
+    pub frequency: u32,
+    /// How perf collects stacks: dwarf (whole stacks in iree-compile) or fp.
+    #[arg(long, value_enum, default_value_t = CallGraphArg::Dwarf)]
+    pub call_graph: CallGraphArg,
+    /// Bytes of stack copied per sample with --call-graph dwarf.
+    #[arg(long, value_name = "BYTES", default_value_t = 65528)]
+    pub stack_size: u32,
+    /// The event to sample. Default: hardware cycles, or cpu-clock where the
+    /// machine has no hardware counters (VMs, containers).
+    #[arg(long, value_name = "EVENT")]
+    pub event: Option<String>,
+    /// Pass ARG on to `perf record`. Repeatable.
+    #[arg(long = "perf-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub perf_args: Vec<String>,
+    #[command(flatten)]
+    pub rules: RulesFileArg,
+    /// The command to record, after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<OsString>,
+}
+
+#[derive(Debug, Args)]
+pub struct MeasureArgs {
+    /// Where to write the result (JSON).
+    #[arg(long, value_name = "FILE")]
+    pub into: PathBuf,
+    /// The command to run, after `--`.
+    #[arg(last = true, required = true)]
+    pub command: Vec<OsString>,
+}
+
+/// `record --call-graph`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CallGraphArg {
+    Dwarf,
+    Fp,
 }
 
 /// Options shared by every command that reads a recording.
@@ -259,6 +315,11 @@ pub enum Action {
     Rules {
         format: TextFormat,
     },
+    Record(RecordOptions),
+    Measure {
+        command: Vec<OsString>,
+        into: PathBuf,
+    },
 }
 
 impl Cli {
@@ -312,6 +373,33 @@ impl Cli {
                 Some(args.output),
                 args.rules.file,
             ),
+            Command::Record(args) => (
+                None,
+                Action::Record(RecordOptions {
+                    command: args.command,
+                    output_dir: args.output.unwrap_or_else(default_run_dir),
+                    force: args.force,
+                    frequency: args.frequency,
+                    call_graph: match args.call_graph {
+                        CallGraphArg::Dwarf => CallGraph::Dwarf,
+                        CallGraphArg::Fp => CallGraph::Fp,
+                    },
+                    stack_size: args.stack_size,
+                    event: args.event,
+                    perf_args: args.perf_args,
+                }),
+                None,
+                args.rules.file,
+            ),
+            Command::Measure(args) => (
+                None,
+                Action::Measure {
+                    command: args.command,
+                    into: args.into,
+                },
+                None,
+                None,
+            ),
             Command::Rules(args) => (
                 None,
                 Action::Rules {
@@ -351,4 +439,14 @@ impl Cli {
             rules_file,
         }
     }
+}
+
+/// `compile-perf-runs/<UTC timestamp>`, a new directory for each run.
+fn default_run_dir() -> PathBuf {
+    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+        .to_string()
+        .replace(':', "-")
+        .trim_end_matches('Z')
+        .to_owned();
+    PathBuf::from("compile-perf-runs").join(stamp)
 }

@@ -65,6 +65,9 @@ pub enum Error {
     /// The samples selected leave nothing to draw or report.
     #[error("nothing to draw: {reason}")]
     NothingToDraw { reason: String },
+    /// `record` could not record.
+    #[error("{0}")]
+    Record(#[from] crate::record::RecordError),
     /// Writing the output failed.
     #[error("cannot write {target}: {source}")]
     Output {
@@ -88,6 +91,7 @@ impl Error {
             Error::Rules(_) | Error::ReadRules { .. } => 12,
             Error::UnknownCategory { .. } => 13,
             Error::NothingToDraw { .. } => 14,
+            Error::Record(error) => error.exit_code(),
         }
     }
 

@@ -15,6 +15,7 @@ pub mod error;
 pub mod perfdata;
 pub mod process;
 pub mod profile;
+pub mod record;
 pub mod render;
 pub mod report;
 pub mod stacks;
@@ -35,6 +36,19 @@ use profile::Profile;
 pub fn run(config: &Config) -> Result<u8, Error> {
     let filter = &config.filter;
     match &config.action {
+        Action::Measure { command, into } => {
+            let code = record::measure(command, into).map_err(|source| Error::Output {
+                target: into.display().to_string(),
+                source,
+            })?;
+            Ok(u8::try_from(code).unwrap_or(1))
+        }
+        Action::Record(options) => {
+            // Rules compile before the compile is recorded: a bad file fails fast.
+            let rules = load_rules(config.rules_file.as_deref())?;
+            let recorded = record::record(options)?;
+            report_recording(config, recorded, &rules)
+        }
         Action::Rules { format } => {
             let rules = load_rules(config.rules_file.as_deref())?;
             write_output(&config.output, |out| {
@@ -84,11 +98,7 @@ pub fn run(config: &Config) -> Result<u8, Error> {
             let colors = match color {
                 ColorChoice::Always => true,
                 ColorChoice::Never => false,
-                ColorChoice::Auto => {
-                    config.output == Output::Stdout
-                        && std::io::stdout().is_terminal()
-                        && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
-                }
+                ColorChoice::Auto => config.output == Output::Stdout && stdout_wants_color(),
             };
             write_output(&config.output, |out| match format {
                 Some(format) => breakdown.write_text(*format, colors, out),
@@ -129,6 +139,104 @@ pub fn run(config: &Config) -> Result<u8, Error> {
             finish(config, &profile)
         }
     }
+}
+
+/// True when stdout is a terminal and `NO_COLOR` is not set.
+fn stdout_wants_color() -> bool {
+    std::io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+}
+
+/// After `record`: reads the recording and fills the run directory with the
+/// report (text and JSON) and the flamegraphs (all processes, the compiler
+/// process, inverted), prints the category table, and marks `run.json`
+/// finished. The exit code is the command's when it failed.
+fn report_recording(
+    config: &Config,
+    mut recorded: record::Recorded,
+    rules: &RuleTable,
+) -> Result<u8, Error> {
+    let load = profile::LoadOptions {
+        input: perfdata::Input::Path(recorded.perf_data.clone()),
+        event: None,
+        symfs: Vec::new(),
+        debug_roots: vec![PathBuf::from(profile::DEFAULT_DEBUG_ROOT)],
+    };
+    let profile = match profile::load(&load) {
+        Ok(profile) => profile,
+        Err(error) => {
+            recorded
+                .run
+                .notes
+                .push(format!("the recording cannot be read: {error}"));
+            recorded.save()?;
+            return Err(error);
+        }
+    };
+    let categories = attribute::classify_symbols(&profile, rules);
+    let breakdown = report::breakdown::breakdown(
+        &profile,
+        rules,
+        &categories,
+        report::breakdown::ReportOptions::default(),
+    );
+    let dir = recorded.dir.clone();
+    let file = |name: &str| Output::File(dir.join(name));
+    write_output(&file("report.txt"), |out| {
+        breakdown.write_text(report::table::TextFormat::Table, false, out)
+    })?;
+    write_output(&file("report.json"), |out| {
+        serde_json::to_writer_pretty(&mut *out, &breakdown.to_json())?;
+        writeln!(out)
+    })?;
+    let mut outputs = vec!["report.txt", "report.json"];
+    // The icicle of leaf callers splits into many thin frames: at 0.1 px an
+    // iree-compile icicle is tens of MB, at 0.5 px about a hundred KB.
+    let drawings = [
+        ("flamegraph.svg", false, false, DEFAULT_MIN_WIDTH),
+        ("compiler.svg", true, false, DEFAULT_MIN_WIDTH),
+        ("flamegraph-inverted.svg", false, true, 0.5),
+    ];
+    for (name, compiler_only, inverted, min_width) in drawings {
+        let request = FlamegraphRequest {
+            output: file(name),
+            category: None,
+            inverted,
+            min_width,
+            folded_out: None,
+        };
+        let filter = attribute::SampleFilter {
+            compiler_only,
+            ..attribute::SampleFilter::default()
+        };
+        match draw_flamegraph(&request, &filter, &profile, rules, &categories) {
+            Ok(()) => outputs.push(name),
+            Err(Error::NothingToDraw { reason }) => recorded
+                .run
+                .notes
+                .push(format!("{name} not drawn: {reason}")),
+            Err(error) => return Err(error),
+        }
+    }
+    write_output(&Output::Stdout, |out| {
+        breakdown.write_text(report::table::TextFormat::Table, stdout_wants_color(), out)
+    })?;
+    recorded
+        .run
+        .outputs
+        .extend(outputs.iter().map(|name| (*name).to_owned()));
+    recorded.run.status = record::RunStatus::Finished;
+    recorded.run.finished = true;
+    recorded.save()?;
+    eprintln!("compile-perf: the run is in {}", dir.display());
+
+    let summary_code = finish(config, &profile)?;
+    let command_code = recorded.run.exit.map_or(0, |exit| exit.shell_code());
+    Ok(match (recorded.run.interrupted, command_code) {
+        (true, _) => 130,
+        (false, 0) => summary_code,
+        (false, code) => u8::try_from(code).unwrap_or(1),
+    })
 }
 
 /// Reads the recording of a command that has one (every command but `rules`).

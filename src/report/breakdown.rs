@@ -84,11 +84,19 @@ pub fn profiled_command(profile: &Profile) -> String {
     let Some(args) = &profile.info.perf_command else {
         return "(the recording does not say)".to_owned();
     };
-    let command = match args.iter().position(|arg| arg == "--") {
-        Some(at) => &args[at + 1..],
-        None => &args[..],
+    let after_dashes = |args: &[String]| match args.iter().position(|arg| arg == "--") {
+        Some(at) => args[at + 1..].to_vec(),
+        None => args.to_vec(),
     };
-    command.join(" ")
+    let command = after_dashes(args);
+    // `compile-perf record` runs the command through `compile-perf measure … --`.
+    let wrapped =
+        command.len() > 1 && command[0].ends_with("compile-perf") && command[1] == "measure";
+    if wrapped {
+        after_dashes(&command[1..]).join(" ")
+    } else {
+        command.join(" ")
+    }
 }
 
 impl Breakdown<'_> {
