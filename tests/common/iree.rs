@@ -35,6 +35,11 @@ pub fn iree_live_prerequisites() -> bool {
 
 /// Writes workload `name` (`scripts/workloads.py NAME --scale small`) into `dir`.
 pub fn workload(dir: &TempDir, name: &str) -> PathBuf {
+    workload_at_scale(dir, name, "small")
+}
+
+/// Writes workload `name` at `scale` (`small`, `default` or a number) into `dir`.
+pub fn workload_at_scale(dir: &TempDir, name: &str, scale: &str) -> PathBuf {
     let out = dir.join(format!("{name}.mlir"));
     run_ok(
         Command::new("python3")
@@ -42,7 +47,7 @@ pub fn workload(dir: &TempDir, name: &str) -> PathBuf {
             .arg(name)
             .arg("--out")
             .arg(&out)
-            .args(["--scale", "small"]),
+            .args(["--scale", scale]),
     );
     out
 }

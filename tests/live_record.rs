@@ -1,0 +1,223 @@
+//! Live: `compile-perf record` of the real iree-compile. Under `CI=true` these
+//! must run (perf and the venv are installed by scripts/setup.sh).
+
+mod common;
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use common::iree::{IREE_FLAGS, iree_live_prerequisites, live_lock, workload, workload_at_scale};
+use common::{TempDir, compile_perf, iree_compile};
+use serde_json::Value;
+
+/// `compile-perf record -o DIR -- iree-compile FLAGS INPUT -o DIR/out.vmfb`.
+fn record_args(run_dir: &Path, input: &Path, extra: &[&str]) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec!["record".into(), "-o".into(), run_dir.into()];
+    args.extend(extra.iter().map(OsString::from));
+    args.push("--".into());
+    args.push(iree_compile().into());
+    args.extend(IREE_FLAGS.iter().map(OsString::from));
+    args.push(input.into());
+    args.push("-o".into());
+    args.push(run_dir.with_extension("vmfb").into());
+    args
+}
+
+fn run_json(run_dir: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(run_dir.join("run.json")).expect("run.json exists"))
+        .expect("run.json is JSON")
+}
+
+/// True when this machine counts hardware cycles (most VMs do not).
+fn hardware_cycles_supported() -> bool {
+    let output = Command::new("perf")
+        .args(["stat", "-x", ",", "-e", "cycles", "--", "true"])
+        .output()
+        .expect("perf runs");
+    let text = String::from_utf8_lossy(&output.stderr);
+    output.status.success() && !text.contains("<not supported>") && !text.contains("<not counted>")
+}
+
+#[test]
+fn a_recorded_compile_leaves_a_complete_run_directory() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("record");
+    let input = workload(&dir, "many-dispatches");
+    let run_dir = dir.join("run");
+    let run = compile_perf(record_args(&run_dir, &input, &[]));
+    run.expect_code(0, "record");
+    assert!(
+        run.stdout.contains("category"),
+        "the category table is printed:\n{}",
+        run.stdout
+    );
+
+    for name in [
+        "perf.data",
+        "run.json",
+        "report.txt",
+        "report.json",
+        "flamegraph.svg",
+        "compiler.svg",
+        "flamegraph-inverted.svg",
+    ] {
+        let size = std::fs::metadata(run_dir.join(name)).map_or(0, |meta| meta.len());
+        assert!(size > 0, "{name} is missing or empty");
+    }
+    let json = run_json(&run_dir);
+    assert_eq!(json["status"], "finished");
+    assert_eq!(json["finished"], true);
+    assert_eq!(json["interrupted"], false);
+    assert_eq!(json["exit"]["code"], 0);
+    let peak_rss = json["peak_rss_bytes"].as_u64().unwrap();
+    assert!(
+        peak_rss > 50 << 20,
+        "peak RSS of the compile: {peak_rss} bytes"
+    );
+    let wall = json["wall_seconds"].as_f64().unwrap();
+    assert!(wall > 0.0);
+    assert!(
+        json["iree_compile_version"]
+            .as_str()
+            .unwrap()
+            .contains("IREE compiler version")
+    );
+    assert_eq!(json["inputs"][0]["path"], input.display().to_string());
+    assert_eq!(json["inputs"][0]["sha256"].as_str().unwrap().len(), 64);
+    assert!(json["host"]["cores"].as_u64().unwrap() >= 1);
+    assert!(
+        json["perf"]["version"]
+            .as_str()
+            .unwrap()
+            .starts_with("perf version")
+    );
+    assert!(
+        json["perf"]["command"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|arg| arg == "dwarf,65528")
+    );
+
+    // The cpu-clock fallback: where the machine has no hardware counters.
+    let event = json["perf"]["event"].as_str().unwrap();
+    if hardware_cycles_supported() {
+        assert_eq!(event, "cycles");
+    } else {
+        assert_eq!(event, "cpu-clock");
+        assert!(
+            json["perf"]["event_reason"]
+                .as_str()
+                .unwrap()
+                .contains("not supported")
+        );
+    }
+
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(run_dir.join("report.json")).unwrap()).unwrap();
+    assert!(report["samples"].as_u64().unwrap() > 100);
+    assert!(
+        report["command"]
+            .as_str()
+            .unwrap()
+            .starts_with(&iree_compile().display().to_string()),
+        "the report names the compile, not the measuring wrapper: {}",
+        report["command"]
+    );
+}
+
+#[test]
+fn a_failing_compile_still_leaves_its_profile_and_passes_on_its_exit_code() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("record-fail");
+    let input = dir.join("broken.mlir");
+    std::fs::write(&input, "func.func @main( { this is not MLIR\n").unwrap();
+    let run_dir = dir.join("run");
+    let run = compile_perf(record_args(&run_dir, &input, &[]));
+    run.expect_code(1, "record of a failing compile");
+    assert!(
+        run.stderr.contains("error"),
+        "iree-compile's own error shows:\n{}",
+        run.stderr
+    );
+    let json = run_json(&run_dir);
+    assert_eq!(json["exit"]["code"], 1);
+    assert_eq!(json["finished"], true);
+    assert!(run_dir.join("perf.data").is_file() && run_dir.join("report.txt").is_file());
+}
+
+#[test]
+fn record_refuses_an_existing_directory_and_a_missing_command() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("record-refused");
+    let run_dir = dir.join("run");
+    std::fs::create_dir_all(&run_dir).unwrap();
+    std::fs::write(run_dir.join("keep.txt"), "mine").unwrap();
+    let input = dir.join("unused.mlir");
+    std::fs::write(&input, "").unwrap();
+    let run = compile_perf(record_args(&run_dir, &input, &[]));
+    run.expect_code(22, "an existing run directory");
+    assert!(run.stderr.contains("already exists") && run.stderr.contains("--force"));
+    assert_eq!(
+        std::fs::read_to_string(run_dir.join("keep.txt")).unwrap(),
+        "mine"
+    );
+
+    let run = compile_perf(["record", "-o"].map(OsString::from).into_iter().chain([
+        dir.join("other").into(),
+        "--".into(),
+        "/nonexistent/iree-compile".into(),
+    ]));
+    run.expect_code(24, "a missing command");
+    assert!(
+        run.stderr
+            .contains("command not found: /nonexistent/iree-compile")
+    );
+    assert!(!dir.join("other").exists(), "nothing is recorded half-way");
+}
+
+#[test]
+fn ctrl_c_stops_the_compile_and_keeps_what_was_recorded() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("record-interrupt");
+    // About 6 s of compile, so Ctrl-C lands in the middle of it.
+    let input = workload_at_scale(&dir, "many-dispatches", "default");
+    let run_dir = dir.join("run");
+    let mut child = Command::new(common::bin())
+        .args(record_args(&run_dir, &input, &[]))
+        .process_group(0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Let the compile get going, then press Ctrl-C (SIGINT to the whole group).
+    std::thread::sleep(Duration::from_millis(1500));
+    let group = -(child.id() as i32);
+    // SAFETY: kill only sends a signal to the process group spawned above.
+    unsafe { libc::kill(group, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let json = run_json(&run_dir);
+    assert_eq!(json["interrupted"], true);
+    assert_eq!(
+        json["finished"], true,
+        "the report of what was recorded is complete"
+    );
+    assert!(json["notes"][0].as_str().unwrap().contains("Ctrl-C"));
+    assert!(run_dir.join("report.json").is_file());
+}
