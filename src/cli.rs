@@ -183,6 +183,9 @@ pub struct FlamegraphArgs {
     /// Keep only stacks with a frame of this category (an id from `compile-perf rules`).
     #[arg(long, value_name = "ID")]
     pub category: Option<String>,
+    /// Draw one MLIR pass (a name from `report --by pass`): its stacks, rooted at the pass.
+    #[arg(long, value_name = "NAME")]
+    pub pass: Option<String>,
     /// Draw an icicle of leaf callers: the hot functions on top, their callers below.
     #[arg(long)]
     pub inverted: bool,
@@ -245,6 +248,7 @@ pub enum By {
     Dso,
     Thread,
     Process,
+    Pass,
 }
 
 /// `report --attribution`.
@@ -308,6 +312,7 @@ pub enum Action {
     },
     Flamegraph {
         category: Option<String>,
+        pass: Option<String>,
         inverted: bool,
         min_width: f64,
         folded_out: Option<PathBuf>,
@@ -351,6 +356,7 @@ impl Cli {
                         By::Dso => Grouping::Dso,
                         By::Thread => Grouping::Thread,
                         By::Process => Grouping::Process,
+                        By::Pass => Grouping::Pass,
                     },
                     attribution: match args.attribution {
                         AttributionArg::Leaf => Attribution::Leaf,
@@ -366,6 +372,7 @@ impl Cli {
                 Some(args.input),
                 Action::Flamegraph {
                     category: args.category,
+                    pass: args.pass,
                     inverted: args.inverted,
                     min_width: args.min_width,
                     folded_out: args.folded_out,

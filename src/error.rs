@@ -62,6 +62,9 @@ pub enum Error {
     /// `--category` names no category of the table.
     #[error("no category {wanted:?}; the categories are: {available}")]
     UnknownCategory { wanted: String, available: String },
+    /// `--pass` names no pass found on the recording's stacks.
+    #[error("no pass {wanted:?} on the recorded stacks; the passes are: {available}")]
+    UnknownPass { wanted: String, available: String },
     /// The samples selected leave nothing to draw or report.
     #[error("nothing to draw: {reason}")]
     NothingToDraw { reason: String },
@@ -89,7 +92,7 @@ impl Error {
             Error::Corrupt { .. } => 8,
             Error::NoSuchEvent { .. } => 9,
             Error::Rules(_) | Error::ReadRules { .. } => 12,
-            Error::UnknownCategory { .. } => 13,
+            Error::UnknownCategory { .. } | Error::UnknownPass { .. } => 13,
             Error::NothingToDraw { .. } => 14,
             Error::Record(error) => error.exit_code(),
         }

@@ -88,13 +88,13 @@ pub fn run(config: &Config) -> Result<u8, Error> {
             // Rules compile before the recording is read: a bad file fails fast.
             let rules = load_rules(config.rules_file.as_deref())?;
             let profile = load_profile(config)?;
-            let categories = attribute::classify_symbols(&profile, &rules);
+            let classes = attribute::Classes::new(&profile, &rules);
             let options = report::breakdown::ReportOptions {
                 grouping: *grouping,
                 attribution: *attribution,
                 filter: filter.clone(),
             };
-            let breakdown = report::breakdown::breakdown(&profile, &rules, &categories, options);
+            let breakdown = report::breakdown::breakdown(&profile, &classes, options);
             let colors = match color {
                 ColorChoice::Always => true,
                 ColorChoice::Never => false,
@@ -111,16 +111,18 @@ pub fn run(config: &Config) -> Result<u8, Error> {
                 let request = FlamegraphRequest {
                     output: Output::File(svg.clone()),
                     category: None,
+                    pass: None,
                     inverted: false,
                     min_width: DEFAULT_MIN_WIDTH,
                     folded_out: None,
                 };
-                draw_flamegraph(&request, filter, &profile, &rules, &categories)?;
+                draw_flamegraph(&request, filter, &profile, &classes)?;
             }
             finish(config, &profile)
         }
         Action::Flamegraph {
             category,
+            pass,
             inverted,
             min_width,
             folded_out,
@@ -130,12 +132,13 @@ pub fn run(config: &Config) -> Result<u8, Error> {
             let request = FlamegraphRequest {
                 output: config.output.clone(),
                 category: category.clone(),
+                pass: pass.clone(),
                 inverted: *inverted,
                 min_width: *min_width,
                 folded_out: folded_out.clone(),
             };
-            let categories = attribute::classify_symbols(&profile, &rules);
-            draw_flamegraph(&request, filter, &profile, &rules, &categories)?;
+            let classes = attribute::Classes::new(&profile, &rules);
+            draw_flamegraph(&request, filter, &profile, &classes)?;
             finish(config, &profile)
         }
     }
@@ -173,11 +176,10 @@ fn report_recording(
             return Err(error);
         }
     };
-    let categories = attribute::classify_symbols(&profile, rules);
+    let classes = attribute::Classes::new(&profile, rules);
     let breakdown = report::breakdown::breakdown(
         &profile,
-        rules,
-        &categories,
+        &classes,
         report::breakdown::ReportOptions::default(),
     );
     let dir = recorded.dir.clone();
@@ -201,6 +203,7 @@ fn report_recording(
         let request = FlamegraphRequest {
             output: file(name),
             category: None,
+            pass: None,
             inverted,
             min_width,
             folded_out: None,
@@ -209,7 +212,7 @@ fn report_recording(
             compiler_only,
             ..attribute::SampleFilter::default()
         };
-        match draw_flamegraph(&request, &filter, &profile, rules, &categories) {
+        match draw_flamegraph(&request, &filter, &profile, &classes) {
             Ok(()) => outputs.push(name),
             Err(Error::NothingToDraw { reason }) => recorded
                 .run
@@ -255,6 +258,8 @@ pub const DEFAULT_MIN_WIDTH: f64 = 0.1;
 struct FlamegraphRequest {
     output: Output,
     category: Option<String>,
+    /// An MLIR pass name, as `report --by pass` prints it.
+    pass: Option<String>,
     inverted: bool,
     min_width: f64,
     folded_out: Option<PathBuf>,
@@ -264,9 +269,9 @@ fn draw_flamegraph(
     request: &FlamegraphRequest,
     filter: &attribute::SampleFilter,
     profile: &Profile,
-    rules: &RuleTable,
-    categories: &[categorize::CategoryId],
+    classes: &attribute::Classes<'_>,
 ) -> Result<(), Error> {
+    let rules = classes.table;
     let category = request
         .category
         .as_deref()
@@ -282,18 +287,31 @@ fn draw_flamegraph(
             })
         })
         .transpose()?;
+    let pass = request
+        .pass
+        .as_deref()
+        .map(|wanted| {
+            classes
+                .passes
+                .find_name(wanted)
+                .ok_or_else(|| Error::UnknownPass {
+                    wanted: wanted.to_owned(),
+                    available: classes.passes.names().join(", "),
+                })
+        })
+        .transpose()?;
     let options = render::flamegraph::FlamegraphOptions {
         category,
+        pass,
         inverted: request.inverted,
         min_width: request.min_width,
         filter: filter.clone(),
     };
-    let rendered =
-        render::flamegraph::render(profile, rules, categories, &options).map_err(|error| {
-            Error::NothingToDraw {
-                reason: format!("{error} (check --category, --pid, --process and --compiler)"),
-            }
-        })?;
+    let rendered = render::flamegraph::render(profile, classes, &options).map_err(|error| {
+        Error::NothingToDraw {
+            reason: format!("{error} (check --category, --pid, --process and --compiler)"),
+        }
+    })?;
     if let Some(path) = &request.folded_out {
         write_output(&Output::File(path.clone()), |out| {
             report::collapse::write_lines(&rendered.folded, out)

@@ -1,18 +1,22 @@
-//! Categories per sample, and samples grouped into report rows.
+//! What each sample is (its self category, its passes, its place outside
+//! passes), and samples grouped into report rows.
 //!
 //! Each sample has a *self* category (its leaf function's, or with
 //! [`Attribution::Caller`] the nearest compiler caller's when the leaf is
 //! generic library code) and an *inclusive* set (every category on its stack,
-//! once). One grouping algorithm serves every `--by`: category, symbol,
-//! binary, thread and process.
+//! once); likewise an innermost pass and the set of passes on its stack. One
+//! grouping algorithm serves every `--by`: category, symbol, binary, thread,
+//! process and pass.
 
 use hashbrown::{HashMap, HashSet};
 
-use super::SampleFilter;
+use super::pass::{Bucket, PassId, Passes, bucket};
+use super::{SampleFilter, is_compiler};
 use crate::binary::DsoId;
 use crate::categorize::{CategoryId, FunctionRef, RuleTable};
 use crate::process::{ProcessId, ThreadId};
 use crate::profile::Profile;
+use crate::stacks::SampleKey;
 use crate::symbolize::SymbolId;
 
 /// How a sample's self category is chosen.
@@ -35,6 +39,7 @@ pub enum Grouping {
     Dso,
     Thread,
     Process,
+    Pass,
 }
 
 /// The key of one row.
@@ -45,6 +50,9 @@ pub enum RowKey {
     Dso(DsoId),
     Thread(ThreadId),
     Process(ProcessId),
+    Pass(PassId),
+    /// Samples outside every pass.
+    Bucket(Bucket),
 }
 
 /// What a row's "top" column lists.
@@ -61,13 +69,101 @@ pub struct RowTotals {
     pub inclusive_samples: u64,
     /// Self samples of the row split by detail (symbols or categories).
     pub details: HashMap<Detail, u64>,
+    /// Self samples of the row split by innermost pass (or bucket).
+    pub passes: HashMap<RowKey, u64>,
 }
 
 /// Samples grouped into rows.
 pub struct Grouped {
     /// Samples the filter kept.
     pub samples: u64,
+    /// Of those, samples of the compiler process with a pass on their stack:
+    /// the span that mlir-timing's `root` covers.
+    pub in_pass_manager: u64,
     pub rows: HashMap<RowKey, RowTotals>,
+}
+
+/// Every symbol classified once: its category, and its role for passes.
+pub struct Classes<'a> {
+    pub table: &'a RuleTable,
+    pub categories: Vec<CategoryId>,
+    pub passes: Passes,
+}
+
+impl<'a> Classes<'a> {
+    pub fn new(profile: &Profile, table: &'a RuleTable) -> Classes<'a> {
+        Classes {
+            table,
+            categories: classify_symbols(profile, table),
+            passes: Passes::find(profile),
+        }
+    }
+
+    pub fn category_of(&self, symbol: SymbolId) -> CategoryId {
+        self.categories[symbol.0 as usize]
+    }
+}
+
+/// What one sample (or several with the same key) is.
+pub struct Facts {
+    /// The symbols of the stack, leaf first.
+    pub symbols: Vec<SymbolId>,
+    /// The leaf function.
+    pub leaf: Option<SymbolId>,
+    pub self_category: CategoryId,
+    /// The passes on the stack, outermost first.
+    pub passes: Vec<PassId>,
+    /// The innermost pass, or the bucket of a sample outside every pass.
+    pub place: RowKey,
+    pub thread: ThreadId,
+    pub process: ProcessId,
+    /// True for samples of the native compiler process.
+    pub in_compiler: bool,
+}
+
+/// Works out what the samples of `key` are.
+pub fn facts(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    attribution: Attribution,
+    key: &SampleKey,
+) -> Facts {
+    let mut symbols = Vec::new();
+    for frame in profile.stacks.frames_leaf_first(key.stack) {
+        symbols.extend_from_slice(profile.symbols.of_frame(frame));
+    }
+    let leaf = key.stack.map(|stack| {
+        profile
+            .symbols
+            .function_of_frame(profile.stacks.node(stack).frame)
+    });
+    let table = classes.table;
+    let self_category = leaf.map_or(table.other(), |leaf| {
+        let category = classes.category_of(leaf);
+        match attribution {
+            Attribution::Leaf => category,
+            Attribution::Caller => charged_category(table, &classes.categories, category, &symbols),
+        }
+    });
+    let mut passes = Vec::new();
+    classes.passes.on_stack(&symbols, &mut passes);
+    let thread = key.thread;
+    let process = profile.processes.thread(thread).process;
+    let in_compiler = is_compiler(profile.processes.image(process));
+    let place = match passes.last() {
+        Some(&innermost) => RowKey::Pass(innermost),
+        None => RowKey::Bucket(bucket(table, &classes.categories, &symbols, in_compiler)),
+    };
+    Facts {
+        symbols,
+        leaf,
+        self_category,
+        passes,
+        place,
+        thread,
+        process,
+        in_compiler,
+    }
 }
 
 /// The category of every symbol, indexed by [`SymbolId`]; each classified once.
@@ -90,41 +186,25 @@ pub fn classify_symbols(profile: &Profile, table: &RuleTable) -> Vec<CategoryId>
 /// Groups the samples `filter` keeps into rows of `grouping`.
 pub fn group(
     profile: &Profile,
-    table: &RuleTable,
-    categories: &[CategoryId],
+    classes: &Classes<'_>,
     grouping: Grouping,
     attribution: Attribution,
     filter: &SampleFilter,
 ) -> Grouped {
     let mut grouped = Grouped {
         samples: 0,
+        in_pass_manager: 0,
         rows: HashMap::new(),
     };
-    let mut stack_symbols: Vec<SymbolId> = Vec::new();
     let mut inclusive: HashSet<RowKey> = HashSet::new();
     for (key, count) in profile.samples(filter) {
+        let facts = facts(profile, classes, attribution, key);
         grouped.samples += count;
-        stack_symbols.clear();
-        for frame in profile.stacks.frames_leaf_first(key.stack) {
-            stack_symbols.extend_from_slice(profile.symbols.of_frame(frame));
+        if facts.in_compiler && !facts.passes.is_empty() {
+            grouped.in_pass_manager += count;
         }
-        let leaf = key.stack.map(|stack| {
-            profile
-                .symbols
-                .function_of_frame(profile.stacks.node(stack).frame)
-        });
-        let self_category = leaf.map_or(table.other(), |leaf| {
-            let category = categories[leaf.0 as usize];
-            match attribution {
-                Attribution::Leaf => category,
-                Attribution::Caller => {
-                    charged_category(table, categories, category, &stack_symbols)
-                }
-            }
-        });
-        let thread = key.thread;
-        let process = profile.processes.thread(thread).process;
-
+        let leaf = facts.leaf;
+        let self_category = facts.self_category;
         let (self_key, detail) = match grouping {
             Grouping::Category => (
                 Some(RowKey::Category(self_category)),
@@ -139,27 +219,31 @@ pub fn group(
                 leaf.map(Detail::Symbol),
             ),
             Grouping::Thread => (
-                Some(RowKey::Thread(thread)),
+                Some(RowKey::Thread(facts.thread)),
                 Some(Detail::Category(self_category)),
             ),
             Grouping::Process => (
-                Some(RowKey::Process(process)),
+                Some(RowKey::Process(facts.process)),
                 Some(Detail::Category(self_category)),
             ),
+            Grouping::Pass => (Some(facts.place), Some(Detail::Category(self_category))),
         };
         inclusive.clear();
         match grouping {
             Grouping::Category => inclusive.extend(
-                stack_symbols
+                facts
+                    .symbols
                     .iter()
-                    .map(|symbol| RowKey::Category(categories[symbol.0 as usize])),
+                    .map(|symbol| RowKey::Category(classes.category_of(*symbol))),
             ),
-            Grouping::Symbol => inclusive.extend(stack_symbols.iter().copied().map(RowKey::Symbol)),
+            Grouping::Symbol => inclusive.extend(facts.symbols.iter().copied().map(RowKey::Symbol)),
             Grouping::Dso => inclusive.extend(
-                stack_symbols
+                facts
+                    .symbols
                     .iter()
                     .map(|symbol| RowKey::Dso(profile.symbols.get(*symbol).dso)),
             ),
+            Grouping::Pass => inclusive.extend(facts.passes.iter().copied().map(RowKey::Pass)),
             Grouping::Thread | Grouping::Process => {}
         }
         inclusive.extend(self_key);
@@ -169,6 +253,7 @@ pub fn group(
             if let Some(detail) = detail {
                 *row.details.entry(detail).or_default() += count;
             }
+            *row.passes.entry(facts.place).or_default() += count;
         }
         for row_key in &inclusive {
             grouped.rows.entry(*row_key).or_default().inclusive_samples += count;

@@ -1,14 +1,18 @@
-//! Totals over a symbolized profile: self and inclusive samples per symbol
-//! and per category, how well stacks unwound (overall and per process), and
-//! how many frames stayed unresolved. Plain functions over in-memory tables.
+//! Totals over a symbolized profile: self and inclusive samples per symbol,
+//! category and MLIR pass, how well stacks unwound (overall and per
+//! process), and how many frames stayed unresolved. Plain functions over
+//! in-memory tables.
 
 mod category;
 mod filter;
+mod pass;
 
 pub use category::{
-    Attribution, Detail, Grouped, Grouping, RowKey, RowTotals, classify_symbols, group,
+    Attribution, Classes, Detail, Facts, Grouped, Grouping, RowKey, RowTotals, classify_symbols,
+    facts, group,
 };
 pub use filter::{SampleFilter, is_compiler};
+pub use pass::{Bucket, PassId, Passes, Phase};
 
 use hashbrown::HashMap;
 

@@ -2,16 +2,17 @@
 //! by category (the same colour for a category in every run), with a title
 //! naming the profiled command, a subtitle with the top categories, and a
 //! legend of every category present. inferno's search and zoom still work.
+//! It can be cut to one category's stacks or to one MLIR pass.
 
-use hashbrown::HashSet;
+use hashbrown::{HashMap, HashSet};
 use inferno::flamegraph::color::{PaletteMap, parse_hex_color};
 use inferno::flamegraph::{Direction, Options};
 
-use crate::attribute::{Attribution, Grouping, RowKey, SampleFilter, percent};
+use crate::attribute::{Classes, PassId, SampleFilter, percent};
 use crate::categorize::{CategoryId, RuleTable};
 use crate::profile::Profile;
 use crate::report::breakdown::profiled_command;
-use crate::report::collapse::{TRUNCATED_FRAME, fold, to_lines};
+use crate::report::collapse::{FoldedStack, TRUNCATED_FRAME, fold, to_lines};
 
 /// Colour of frames that are not functions: thread roots and `[truncated]`.
 const NEUTRAL_COLOR: &str = "#bdbdbd";
@@ -28,6 +29,8 @@ pub struct FlamegraphOptions {
     /// Keep only stacks with a frame of this category; its frames keep their
     /// colour and the others are dimmed.
     pub category: Option<CategoryId>,
+    /// Keep only stacks through this pass, cut so that its frame is the root.
+    pub pass: Option<PassId>,
     /// An icicle of leaf callers: leaves on top, their callers below.
     pub inverted: bool,
     /// Frames narrower than this many pixels are left out.
@@ -44,11 +47,12 @@ pub struct Rendered {
 /// Renders the flamegraph of `profile`.
 pub fn render(
     profile: &Profile,
-    table: &RuleTable,
-    categories: &[CategoryId],
+    classes: &Classes<'_>,
     options: &FlamegraphOptions,
 ) -> std::io::Result<Rendered> {
-    let stacks: Vec<_> = fold(profile, &options.filter)
+    let table = classes.table;
+    let categories = &classes.categories;
+    let mut stacks: Vec<_> = fold(profile, &options.filter)
         .into_iter()
         .filter(|(stack, _)| match options.category {
             None => true,
@@ -58,6 +62,9 @@ pub fn render(
                 .any(|symbol| categories[symbol.0 as usize] == wanted),
         })
         .collect();
+    if let Some(pass) = options.pass {
+        stacks = cut_at_pass(stacks, classes, pass);
+    }
     if stacks.is_empty() {
         return Err(std::io::Error::other("no samples to draw"));
     }
@@ -92,9 +99,9 @@ pub fn render(
     palette.insert(TRUNCATED_FRAME, neutral);
     palette.insert("all", neutral);
 
-    let self_shares = category_shares(profile, table, categories, &options.filter);
+    let self_shares = category_shares(&stacks, categories);
     let mut inferno_options = Options::default();
-    inferno_options.title = title(profile, options, table);
+    inferno_options.title = title(profile, options, classes);
     inferno_options.subtitle = Some(subtitle(table, &self_shares));
     inferno_options.count_name = "samples".to_owned();
     inferno_options.image_width = Some(IMAGE_WIDTH);
@@ -129,42 +136,53 @@ fn dim(color: inferno::flamegraph::color::Color) -> inferno::flamegraph::color::
     }
 }
 
-/// Self share (percent) of every category present, largest first.
+/// The stacks that run `pass`, each cut so that the outermost frame of the
+/// pass is its root; stacks that become equal are merged.
+fn cut_at_pass<'a>(
+    stacks: Vec<(FoldedStack<'a>, u64)>,
+    classes: &Classes<'_>,
+    pass: PassId,
+) -> Vec<(FoldedStack<'a>, u64)> {
+    let mut merged: HashMap<FoldedStack<'a>, u64> = HashMap::new();
+    for (mut stack, count) in stacks {
+        let Some(at) = stack
+            .symbols
+            .iter()
+            .position(|&symbol| classes.passes.pass_of(symbol) == Some(pass))
+        else {
+            continue;
+        };
+        stack.symbols.drain(..at);
+        stack.truncated = false;
+        *merged.entry(stack).or_insert(0) += count;
+    }
+    merged.into_iter().collect()
+}
+
+/// Self share (percent) of every category among the drawn stacks, by their
+/// leaf functions, largest first.
 fn category_shares(
-    profile: &Profile,
-    table: &RuleTable,
+    stacks: &[(FoldedStack<'_>, u64)],
     categories: &[CategoryId],
-    filter: &SampleFilter,
 ) -> Vec<(CategoryId, f64)> {
-    let grouped = crate::attribute::group(
-        profile,
-        table,
-        categories,
-        Grouping::Category,
-        Attribution::Leaf,
-        filter,
-    );
-    let mut shares: Vec<(CategoryId, f64, u64)> = grouped
-        .rows
-        .iter()
-        .filter_map(|(key, row)| match key {
-            RowKey::Category(id) if row.self_samples > 0 => Some((
-                *id,
-                percent(row.self_samples, grouped.samples),
-                row.self_samples,
-            )),
-            _ => None,
-        })
-        .collect();
-    shares.sort_by(|a, b| (b.2, a.0).cmp(&(a.2, b.0)));
+    let total: u64 = stacks.iter().map(|(_, count)| count).sum();
+    let mut per_category: HashMap<CategoryId, u64> = HashMap::new();
+    for (stack, count) in stacks {
+        if let Some(leaf) = stack.leaf {
+            *per_category.entry(categories[leaf.0 as usize]).or_default() += count;
+        }
+    }
+    let mut shares: Vec<(CategoryId, u64)> = per_category.into_iter().collect();
+    shares.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
     shares
         .into_iter()
-        .map(|(id, share, _)| (id, share))
+        .map(|(id, count)| (id, percent(count, total)))
         .collect()
 }
 
-/// The profiled command with its program's directory dropped, cut to fit.
-fn title(profile: &Profile, options: &FlamegraphOptions, table: &RuleTable) -> String {
+/// The profiled command with its program's directory dropped, cut to fit,
+/// and what the picture was cut to.
+fn title(profile: &Profile, options: &FlamegraphOptions, classes: &Classes<'_>) -> String {
     let full = profiled_command(profile);
     let (program, args) = full.split_once(' ').unwrap_or((&full, ""));
     let program = program.rsplit('/').next().unwrap_or(program);
@@ -172,8 +190,11 @@ fn title(profile: &Profile, options: &FlamegraphOptions, table: &RuleTable) -> S
     if command.chars().count() > TITLE_CHARS {
         command = command.chars().take(TITLE_CHARS - 1).collect::<String>() + "…";
     }
+    if let Some(pass) = options.pass {
+        command = format!("{command} — pass {}", classes.passes.name(pass));
+    }
     match options.category {
-        Some(category) => format!("{command} — {} only", table.category(category).name),
+        Some(category) => format!("{command} — {} only", classes.table.category(category).name),
         None => command,
     }
 }

@@ -1,7 +1,7 @@
 //! `compile-perf report`: where the samples went, by category (or by symbol,
-//! binary, thread or process), with a header saying what was profiled and a
-//! per-process breakdown. Text, Markdown and CSV share one table; JSON has
-//! its own document.
+//! binary, thread, process or MLIR pass), with a header saying what was
+//! profiled and a per-process breakdown. Text, Markdown and CSV share one
+//! table; JSON has its own document.
 
 use std::io::Write;
 
@@ -10,10 +10,9 @@ use serde::Serialize;
 use super::round2;
 use super::table::{Cell, Column, Table, TextFormat, write_table};
 use crate::attribute::{
-    Attribution, Detail, Grouped, Grouping, RowKey, SampleFilter, UnwindStats, percent,
-    unwind_stats,
+    Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, SampleFilter, UnwindStats,
+    percent, unwind_stats,
 };
-use crate::categorize::{CategoryId, RuleTable};
 use crate::profile::Profile;
 
 /// Symbols listed per row in the text table; JSON lists more.
@@ -33,8 +32,7 @@ pub struct ReportOptions {
 /// A report, ready to print in any format.
 pub struct Breakdown<'a> {
     profile: &'a Profile,
-    table: &'a RuleTable,
-    categories: &'a [CategoryId],
+    classes: &'a Classes<'a>,
     options: ReportOptions,
     grouped: Grouped,
     /// Rows sorted by self samples, then inclusive samples.
@@ -45,14 +43,12 @@ pub struct Breakdown<'a> {
 /// Groups the profile's samples as `options` say.
 pub fn breakdown<'a>(
     profile: &'a Profile,
-    table: &'a RuleTable,
-    categories: &'a [CategoryId],
+    classes: &'a Classes<'a>,
     options: ReportOptions,
 ) -> Breakdown<'a> {
     let grouped = crate::attribute::group(
         profile,
-        table,
-        categories,
+        classes,
         options.grouping,
         options.attribution,
         &options.filter,
@@ -70,8 +66,7 @@ pub fn breakdown<'a>(
     let unwind = unwind_stats(profile, &options.filter).0;
     Breakdown {
         profile,
-        table,
-        categories,
+        classes,
         options,
         grouped,
         order,
@@ -106,7 +101,7 @@ impl Breakdown<'_> {
     }
 
     /// The rows in order, with their keys.
-    pub fn rows(&self) -> impl Iterator<Item = (RowKey, &crate::attribute::RowTotals)> {
+    pub fn rows(&self) -> impl Iterator<Item = (RowKey, &RowTotals)> {
         self.order.iter().map(|key| (*key, &self.grouped.rows[key]))
     }
 
@@ -114,12 +109,12 @@ impl Breakdown<'_> {
         let profile = self.profile;
         match key {
             RowKey::Category(id) => {
-                let category = self.table.category(id);
+                let category = self.classes.table.category(id);
                 (category.name.clone(), Some(category.color.clone()))
             }
             RowKey::Symbol(id) => {
                 let symbol = profile.symbols.get(id);
-                let category = self.table.category(self.categories[id.0 as usize]);
+                let category = self.classes.table.category(self.classes.category_of(id));
                 (symbol.name.clone(), Some(category.color.clone()))
             }
             RowKey::Dso(id) => (profile.store.get(id).name.clone(), None),
@@ -132,17 +127,19 @@ impl Breakdown<'_> {
                 let image = profile.processes.image(id);
                 (format!("{} ({})", image.name, image.pid), None)
             }
+            RowKey::Pass(id) => (self.classes.passes.name(id).to_owned(), None),
+            RowKey::Bucket(bucket) => (bucket.name().to_owned(), None),
         }
     }
 
     fn detail_name(&self, detail: Detail) -> String {
         match detail {
             Detail::Symbol(id) => self.profile.symbols.get(id).name.clone(),
-            Detail::Category(id) => self.table.category(id).id.clone(),
+            Detail::Category(id) => self.classes.table.category(id).id.clone(),
         }
     }
 
-    fn top_details(&self, row: &crate::attribute::RowTotals, limit: usize) -> Vec<(String, u64)> {
+    fn top_details(&self, row: &RowTotals, limit: usize) -> Vec<(String, u64)> {
         let mut details: Vec<(&Detail, &u64)> = row.details.iter().collect();
         details.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
         details
@@ -198,11 +195,17 @@ impl Breakdown<'_> {
     }
 
     fn main_table(&self, top_width: usize) -> Table {
-        let top_header = match self.options.grouping {
+        let grouping = self.options.grouping;
+        let top_header = match grouping {
             Grouping::Category | Grouping::Dso => "top symbols",
-            Grouping::Symbol | Grouping::Thread | Grouping::Process => "top categories",
+            Grouping::Symbol | Grouping::Thread | Grouping::Process | Grouping::Pass => {
+                "top categories"
+            }
         };
+        let by_pass = grouping == Grouping::Pass;
+        let with_pass = matches!(grouping, Grouping::Thread | Grouping::Process);
         let samples = self.samples();
+        let in_pass_manager = self.grouped.in_pass_manager;
         let rows = self
             .rows()
             .map(|(key, row)| {
@@ -213,25 +216,51 @@ impl Breakdown<'_> {
                     .map(|(name, count)| format!("{} ({count})", shorten(&name, top_width)))
                     .collect::<Vec<_>>()
                     .join(", ");
-                vec![
+                let mut cells = vec![
                     Cell { text: label, color },
                     row.self_samples.to_string().into(),
                     format!("{:.1}%", percent(row.self_samples, samples)).into(),
                     format!("{:.1}%", percent(row.inclusive_samples, samples)).into(),
-                    top.into(),
-                ]
+                ];
+                if by_pass {
+                    cells.push(match key {
+                        RowKey::Pass(_) => {
+                            format!("{:.1}%", percent(row.inclusive_samples, in_pass_manager))
+                                .into()
+                        }
+                        _ => String::new().into(),
+                    });
+                }
+                if with_pass {
+                    cells.push(self.top_pass(row).into());
+                }
+                cells.push(top.into());
+                cells
             })
             .collect();
-        Table {
-            columns: vec![
-                Column::left(grouping_name(self.options.grouping)),
-                Column::right("self"),
-                Column::right("self%"),
-                Column::right("incl%"),
-                Column::left(top_header),
-            ],
-            rows,
+        let mut columns = vec![
+            Column::left(grouping_name(grouping)),
+            Column::right("self"),
+            Column::right("self%"),
+            Column::right("incl%"),
+        ];
+        if by_pass {
+            columns.push(Column::right("incl% of passes"));
         }
+        if with_pass {
+            columns.push(Column::left("top pass"));
+        }
+        columns.push(Column::left(top_header));
+        Table { columns, rows }
+    }
+
+    /// The pass (or bucket) most of a row's self samples were in.
+    fn top_pass(&self, row: &RowTotals) -> String {
+        row.passes
+            .iter()
+            .max_by(|a, b| (a.1, b.0).cmp(&(b.1, a.0)))
+            .map(|(key, _)| self.label(*key).0)
+            .unwrap_or_default()
     }
 
     /// Writes the report as text, Markdown or CSV.
@@ -266,8 +295,7 @@ impl Breakdown<'_> {
     fn process_table(&self) -> Table {
         let by_process = crate::attribute::group(
             self.profile,
-            self.table,
-            self.categories,
+            self.classes,
             Grouping::Process,
             self.options.attribution,
             &self.options.filter,
@@ -308,10 +336,13 @@ impl Breakdown<'_> {
         let samples = self.samples();
         let mut categories = Vec::new();
         let mut rows = Vec::new();
+        let mut passes = Vec::new();
         for (key, row) in self.rows() {
             let top = self.top_details(row, JSON_TOP);
-            if let RowKey::Category(id) = key {
-                let category = self.table.category(id);
+            if let RowKey::Pass(_) = key {
+                passes.push(self.pass_json(key, row));
+            } else if let RowKey::Category(id) = key {
+                let category = self.classes.table.category(id);
                 categories.push(CategoryJson {
                     id: category.id.clone(),
                     name: category.name.clone(),
@@ -331,6 +362,8 @@ impl Breakdown<'_> {
                 });
             } else {
                 rows.push(RowJson {
+                    top_pass: matches!(self.options.grouping, Grouping::Thread | Grouping::Process)
+                        .then(|| self.top_pass(row)),
                     key: self.label(key).0,
                     self_samples: row.self_samples,
                     self_percent: round2(percent(row.self_samples, samples)),
@@ -355,7 +388,39 @@ impl Breakdown<'_> {
                 Attribution::Caller => "caller",
             },
             categories,
+            passes,
+            in_pass_manager_samples: (self.options.grouping == Grouping::Pass)
+                .then_some(self.grouped.in_pass_manager),
             rows,
+        }
+    }
+
+    /// A pass row and its pass × category split of self samples.
+    fn pass_json(&self, key: RowKey, row: &RowTotals) -> PassJson {
+        let samples = self.samples();
+        let mut split: Vec<(&Detail, &u64)> = row.details.iter().collect();
+        split.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
+        PassJson {
+            name: self.label(key).0,
+            self_samples: row.self_samples,
+            self_percent: round2(percent(row.self_samples, samples)),
+            inclusive_samples: row.inclusive_samples,
+            inclusive_percent: round2(percent(row.inclusive_samples, samples)),
+            inclusive_percent_of_pass_manager: round2(percent(
+                row.inclusive_samples,
+                self.grouped.in_pass_manager,
+            )),
+            categories: split
+                .into_iter()
+                .filter_map(|(detail, &count)| match detail {
+                    Detail::Category(id) => Some(PassCategoryJson {
+                        id: self.classes.table.category(*id).id.clone(),
+                        self_samples: count,
+                        self_percent: round2(percent(count, samples)),
+                    }),
+                    Detail::Symbol(_) => None,
+                })
+                .collect(),
         }
     }
 }
@@ -373,9 +438,37 @@ pub struct ReportJson {
     /// With `--by category`: one entry per category, by self samples.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub categories: Vec<CategoryJson>,
-    /// With any other `--by`: one entry per row.
+    /// With `--by pass`: one entry per pass, by self samples.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub passes: Vec<PassJson>,
+    /// With `--by pass`: compiler-process samples with a pass on their
+    /// stack, the base of `inclusive_percent_of_pass_manager`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_pass_manager_samples: Option<u64>,
+    /// With any other `--by` (and the buckets outside passes with `--by
+    /// pass`): one entry per row.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rows: Vec<RowJson>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PassJson {
+    pub name: String,
+    pub self_samples: u64,
+    pub self_percent: f64,
+    pub inclusive_samples: u64,
+    pub inclusive_percent: f64,
+    /// Inclusive samples as a share of the samples inside the pass manager.
+    pub inclusive_percent_of_pass_manager: f64,
+    /// The pass's self samples split by category.
+    pub categories: Vec<PassCategoryJson>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PassCategoryJson {
+    pub id: String,
+    pub self_samples: u64,
+    pub self_percent: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -400,6 +493,9 @@ pub struct SymbolJson {
 #[derive(Debug, Serialize)]
 pub struct RowJson {
     pub key: String,
+    /// With `--by thread|process`: the pass most self samples were in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_pass: Option<String>,
     pub self_samples: u64,
     pub self_percent: f64,
     pub inclusive_samples: u64,
@@ -420,6 +516,7 @@ fn grouping_name(grouping: Grouping) -> &'static str {
         Grouping::Dso => "dso",
         Grouping::Thread => "thread",
         Grouping::Process => "process",
+        Grouping::Pass => "pass",
     }
 }
 

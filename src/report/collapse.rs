@@ -22,6 +22,8 @@ pub struct FoldedStack<'a> {
     pub truncated: bool,
     /// Functions from the root to the leaf (inlined ones included).
     pub symbols: Vec<SymbolId>,
+    /// The function the sampled instruction is in (as `top` counts self).
+    pub leaf: Option<SymbolId>,
 }
 
 /// The stacks of the samples `filter` keeps, merged by the functions they
@@ -39,6 +41,11 @@ pub fn fold<'a>(profile: &'a Profile, filter: &SampleFilter) -> Vec<(FoldedStack
             thread: &profile.processes.thread(key.thread).name,
             truncated: !reaches_root(profile, key),
             symbols,
+            leaf: key.stack.map(|stack| {
+                profile
+                    .symbols
+                    .function_of_frame(profile.stacks.node(stack).frame)
+            }),
         };
         *merged.entry(stack).or_insert(0) += count;
     }

@@ -1,0 +1,298 @@
+//! MLIR passes on stacks: which frames run a pass, the pass's readable name,
+//! and the phase of the IREE compile it belongs to.
+//!
+//! A pass frame is `<Pass>::runOnOperation()` called under the pass manager
+//! (`mlir::detail::OpToOpPassAdaptor`). Nested pipelines give nested pass
+//! frames; the innermost is the sample's own pass. Samples outside every pass
+//! fall into explicit buckets (parsing the input, serialization and output,
+//! startup and Python, other), decided by the categories on their stack.
+
+use hashbrown::HashMap;
+
+use crate::categorize::{CategoryId, RuleTable};
+use crate::profile::Profile;
+use crate::symbolize::SymbolId;
+
+/// The method every MLIR pass overrides.
+const RUN_ON_OPERATION: &str = "::runOnOperation()";
+/// Frames of the pass manager running passes and nested pipelines.
+const ADAPTOR: &str = "mlir::detail::OpToOpPassAdaptor::";
+
+/// Index of a pass name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PassId(pub u16);
+
+/// Where a sample outside every pass belongs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Bucket {
+    ParsingInput,
+    SerializationAndOutput,
+    StartupAndPython,
+    Other,
+}
+
+impl Bucket {
+    pub fn name(self) -> &'static str {
+        match self {
+            Bucket::ParsingInput => "(parsing the input)",
+            Bucket::SerializationAndOutput => "(serialization and output)",
+            Bucket::StartupAndPython => "(startup and Python)",
+            Bucket::Other => "(outside passes, other)",
+        }
+    }
+}
+
+/// The stage of an IREE compile, for the timeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Phase {
+    Input,
+    Flow,
+    Stream,
+    Hal,
+    Codegen,
+    Vm,
+    Output,
+}
+
+impl Phase {
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Input => "input",
+            Phase::Flow => "flow",
+            Phase::Stream => "stream",
+            Phase::Hal => "HAL",
+            Phase::Codegen => "codegen",
+            Phase::Vm => "VM",
+            Phase::Output => "output",
+        }
+    }
+}
+
+/// What one symbol is to the pass manager.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Plain,
+    Adaptor,
+    Pass(PassId),
+}
+
+/// The passes of a profile.
+pub struct Passes {
+    roles: Vec<Role>,
+    names: Vec<String>,
+    phases: Vec<Option<Phase>>,
+}
+
+impl Passes {
+    /// Finds the pass frames among the profile's symbols.
+    pub fn find(profile: &Profile) -> Passes {
+        let mut ids: HashMap<String, PassId> = HashMap::new();
+        let mut names = Vec::new();
+        let mut phases = Vec::new();
+        let roles = profile
+            .symbols
+            .symbols
+            .iter()
+            .map(|symbol| {
+                if symbol.name.starts_with(ADAPTOR) {
+                    return Role::Adaptor;
+                }
+                let Some(class) = pass_class(&symbol.name) else {
+                    return Role::Plain;
+                };
+                let id = *ids.entry(class.to_owned()).or_insert_with(|| {
+                    names.push(class.to_owned());
+                    phases.push(phase_of(&symbol.name));
+                    PassId(names.len() as u16 - 1)
+                });
+                Role::Pass(id)
+            })
+            .collect();
+        Passes {
+            roles,
+            names,
+            phases,
+        }
+    }
+
+    pub fn name(&self, id: PassId) -> &str {
+        &self.names[id.0 as usize]
+    }
+
+    /// The pass with this name.
+    pub fn find_name(&self, name: &str) -> Option<PassId> {
+        self.names
+            .iter()
+            .position(|known| known == name)
+            .map(|index| PassId(index as u16))
+    }
+
+    /// The pass a symbol runs, if it is a pass frame.
+    pub fn pass_of(&self, symbol: SymbolId) -> Option<PassId> {
+        match self.roles[symbol.0 as usize] {
+            Role::Pass(id) => Some(id),
+            _ => None,
+        }
+    }
+
+    /// Every pass name, in id order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The passes on a stack given leaf first, outermost first, each once.
+    /// A pass frame counts only under a pass-manager frame.
+    pub fn on_stack(&self, leaf_first: &[SymbolId], into: &mut Vec<PassId>) {
+        into.clear();
+        let mut managed = false;
+        for symbol in leaf_first.iter().rev() {
+            match self.roles[symbol.0 as usize] {
+                Role::Adaptor => managed = true,
+                Role::Pass(id) if managed && !into.contains(&id) => into.push(id),
+                _ => {}
+            }
+        }
+    }
+
+    /// The phase of a stack's passes: the innermost pass with a known phase.
+    pub fn phase(&self, passes_outermost_first: &[PassId]) -> Option<Phase> {
+        passes_outermost_first
+            .iter()
+            .rev()
+            .find_map(|id| self.phases[id.0 as usize])
+    }
+}
+
+/// The bucket of a sample outside every pass, from its stack's categories.
+pub fn bucket(
+    table: &RuleTable,
+    categories: &[CategoryId],
+    leaf_first: &[SymbolId],
+    in_compiler: bool,
+) -> Bucket {
+    let has = |ids: &[&str]| {
+        leaf_first.iter().any(|symbol| {
+            let id = &table.category(categories[symbol.0 as usize]).id;
+            ids.contains(&id.as_str())
+        })
+    };
+    if !in_compiler || has(&["python", "startup"]) {
+        Bucket::StartupAndPython
+    } else if has(&["lexer", "parser"]) {
+        Bucket::ParsingInput
+    } else if has(&["serialization"]) {
+        Bucket::SerializationAndOutput
+    } else {
+        Bucket::Other
+    }
+}
+
+/// The pass class of a `…::Class::runOnOperation()` frame, without
+/// namespaces or template arguments; `None` for other frames.
+fn pass_class(function: &str) -> Option<&str> {
+    let qualified = function.strip_suffix(RUN_ON_OPERATION)?;
+    let mut depth = 0i32;
+    let mut start = 0;
+    let bytes = qualified.as_bytes();
+    for (at, &byte) in bytes.iter().enumerate() {
+        match byte {
+            b'<' | b'(' => depth += 1,
+            b'>' | b')' => depth -= 1,
+            b':' if depth == 0 && bytes.get(at + 1) == Some(&b':') => start = at + 2,
+            _ => {}
+        }
+    }
+    let class = &qualified[start..];
+    let class = class.split('<').next().unwrap_or(class);
+    let adaptor = class == "OpToOpPassAdaptor" || class.is_empty();
+    (!adaptor && class.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some(class)
+}
+
+/// The compile phase a pass belongs to, from its namespace.
+fn phase_of(function: &str) -> Option<Phase> {
+    let has = |needle: &str| function.contains(needle);
+    if has("IREE::HAL::") {
+        if has("TranslateTargetExecutableVariants")
+            || has("TranslateAllExecutables")
+            || has("SerializeTargetExecutables")
+            || has("SerializeAllExecutables")
+        {
+            Some(Phase::Codegen)
+        } else {
+            Some(Phase::Hal)
+        }
+    } else if has("IREE::Stream::") {
+        Some(Phase::Stream)
+    } else if has("IREE::Flow::")
+        || has("DispatchCreation::")
+        || has("GlobalOptimization::")
+        || has("InputConversion")
+        || has("Preprocessing::")
+    {
+        Some(Phase::Flow)
+    } else if has("IREE::VM::") {
+        Some(Phase::Vm)
+    } else if has("LLVMCPU") || has("Codegen") || has("Bufferize") {
+        Some(Phase::Codegen)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pass_classes_lose_namespaces_and_template_arguments() {
+        let cases = [
+            (
+                "mlir::iree_compiler::IREE::Util::(anonymous namespace)::ApplyPatternsPass::runOnOperation()",
+                Some("ApplyPatternsPass"),
+            ),
+            (
+                "(anonymous namespace)::Canonicalizer::runOnOperation()",
+                Some("Canonicalizer"),
+            ),
+            (
+                "mlir::iree_compiler::GenericPass<mlir::func::FuncOp>::runOnOperation()",
+                Some("GenericPass"),
+            ),
+            ("mlir::detail::OpToOpPassAdaptor::runOnOperation()", None),
+            (
+                "mlir::detail::OpToOpPassAdaptor::run(mlir::Pass*, mlir::Operation*, mlir::AnalysisManager, bool, unsigned int)",
+                None,
+            ),
+            ("llvm::FPPassManager::runOnFunction(llvm::Function&)", None),
+        ];
+        for (function, class) in cases {
+            assert_eq!(pass_class(function), class, "{function}");
+        }
+    }
+
+    #[test]
+    fn phases_follow_iree_namespaces() {
+        assert_eq!(
+            phase_of(
+                "mlir::iree_compiler::IREE::Stream::(anonymous namespace)::ScheduleExecutionPass::runOnOperation()"
+            ),
+            Some(Phase::Stream)
+        );
+        assert_eq!(
+            phase_of(
+                "mlir::iree_compiler::IREE::HAL::(anonymous namespace)::SerializeTargetExecutablesPass::runOnOperation()"
+            ),
+            Some(Phase::Codegen)
+        );
+        assert_eq!(
+            phase_of(
+                "mlir::iree_compiler::IREE::HAL::(anonymous namespace)::MaterializeResourceCachesPass::runOnOperation()"
+            ),
+            Some(Phase::Hal)
+        );
+        assert_eq!(
+            phase_of("(anonymous namespace)::Canonicalizer::runOnOperation()"),
+            None
+        );
+    }
+}
