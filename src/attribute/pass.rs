@@ -1,7 +1,8 @@
 //! MLIR passes on stacks: which frames run a pass, the pass's readable name,
 //! and the phase of the IREE compile it belongs to.
 //!
-//! A pass frame is `<Pass>::runOnOperation()` called under the pass manager
+//! A pass frame is `<Pass>::runOnOperation()` (or IREE's pipeline adaptor's
+//! `runOnOperationSync/Async()`) called under the pass manager
 //! (`mlir::detail::OpToOpPassAdaptor`). Nested pipelines give nested pass
 //! frames; the innermost is the sample's own pass. Samples outside every pass
 //! fall into explicit buckets (parsing the input, serialization and output,
@@ -13,8 +14,14 @@ use crate::categorize::{CategoryId, RuleTable};
 use crate::profile::Profile;
 use crate::symbolize::SymbolId;
 
-/// The method every MLIR pass overrides.
-const RUN_ON_OPERATION: &str = "::runOnOperation()";
+/// The methods that run a pass: `runOnOperation()`, and IREE's pipeline
+/// adaptor's synchronous and asynchronous variants, which its
+/// `runOnOperation()` hands over to.
+const RUN_METHODS: [&str; 3] = [
+    "::runOnOperation()",
+    "::runOnOperationSync()",
+    "::runOnOperationAsync()",
+];
 /// Frames of the pass manager running passes and nested pipelines.
 const ADAPTOR: &str = "mlir::detail::OpToOpPassAdaptor::";
 
@@ -190,7 +197,9 @@ pub fn bucket(
 /// The pass class of a `…::Class::runOnOperation()` frame, without
 /// namespaces or template arguments; `None` for other frames.
 fn pass_class(function: &str) -> Option<&str> {
-    let qualified = function.strip_suffix(RUN_ON_OPERATION)?;
+    let qualified = RUN_METHODS
+        .iter()
+        .find_map(|method| function.strip_suffix(method))?;
     let mut depth = 0i32;
     let mut start = 0;
     let bytes = qualified.as_bytes();
@@ -264,6 +273,10 @@ mod tests {
                 None,
             ),
             ("llvm::FPPassManager::runOnFunction(llvm::Function&)", None),
+            (
+                "mlir::iree_compiler::detail::OpPipelineAdaptorPass::runOnOperationAsync()",
+                Some("OpPipelineAdaptorPass"),
+            ),
         ];
         for (function, class) in cases {
             assert_eq!(pass_class(function), class, "{function}");
