@@ -32,6 +32,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Draw a flamegraph SVG coloured by category.
     Flamegraph(FlamegraphArgs),
+    /// Draw category shares over the course of the compile, with its phases and busy threads.
+    Timeline(TimelineArgs),
     /// List the functions with the most samples, self and inclusive.
     Top(TopArgs),
     /// Write folded stacks (`root;…;leaf count`) for inferno or FlameGraph.
@@ -200,6 +202,30 @@ pub struct FlamegraphArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct TimelineArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Where to write (`-` is stdout).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: PathBuf,
+    /// svg: the picture; json: the buckets.
+    #[arg(long, value_enum, default_value_t = TimelineFormat::Svg)]
+    pub format: TimelineFormat,
+    /// How many time buckets.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub buckets: usize,
+    #[command(flatten)]
+    pub rules: RulesFileArg,
+}
+
+/// Formats of `timeline`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TimelineFormat {
+    Svg,
+    Json,
+}
+
+#[derive(Debug, Args)]
 pub struct RulesArgs {
     #[command(flatten)]
     pub rules: RulesFileArg,
@@ -320,6 +346,10 @@ pub enum Action {
     Rules {
         format: TextFormat,
     },
+    Timeline {
+        json: bool,
+        buckets: usize,
+    },
     Record(RecordOptions),
     Measure {
         command: Vec<OsString>,
@@ -406,6 +436,15 @@ impl Cli {
                 },
                 None,
                 None,
+            ),
+            Command::Timeline(args) => (
+                Some(args.input),
+                Action::Timeline {
+                    json: args.format == TimelineFormat::Json,
+                    buckets: args.buckets,
+                },
+                Some(args.output),
+                args.rules.file,
             ),
             Command::Rules(args) => (
                 None,

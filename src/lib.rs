@@ -120,6 +120,28 @@ pub fn run(config: &Config) -> Result<u8, Error> {
             }
             finish(config, &profile)
         }
+        Action::Timeline { json, buckets } => {
+            let rules = load_rules(config.rules_file.as_deref())?;
+            let profile = load_profile(config)?;
+            let classes = attribute::Classes::new(&profile, &rules);
+            let timeline = attribute::timeline(&profile, &classes, filter, *buckets);
+            if timeline.buckets.is_empty() {
+                return Err(Error::NothingToDraw {
+                    reason: "no samples (check --pid, --process and --compiler)".to_owned(),
+                });
+            }
+            let command = report::breakdown::profiled_command(&profile);
+            write_output(&config.output, |out| {
+                if *json {
+                    let document = report::timeline::to_json(&timeline, &rules, command);
+                    serde_json::to_writer_pretty(&mut *out, &document)?;
+                    writeln!(out)
+                } else {
+                    out.write_all(render::timeline::render(&timeline, &rules, &command).as_bytes())
+                }
+            })?;
+            finish(config, &profile)
+        }
         Action::Flamegraph {
             category,
             pass,

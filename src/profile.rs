@@ -139,7 +139,7 @@ pub fn load(options: &LoadOptions) -> Result<Profile, Error> {
                 let recorded = recorded_kernel.clone();
                 kernel_symbols = Some(std::thread::spawn(move || KernelSymbols::load(&recorded)));
             }
-            stacks.add_sample(thread, &frames, walk);
+            stacks.add_sample(sample.time, thread, &frames, walk);
         }
         Record::Comm {
             pid,

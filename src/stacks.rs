@@ -1,4 +1,5 @@
-//! Interned frames and stacks, and the sample counts per thread and stack.
+//! Interned frames and stacks, the sample counts per thread and stack, and
+//! when each sample was taken.
 //!
 //! While the recording streams in, every distinct frame gets a [`FrameId`] and
 //! every distinct stack a [`StackId`] (a node of a prefix tree, root first).
@@ -33,6 +34,14 @@ pub struct SampleKey {
     pub walk: Walk,
 }
 
+/// One sample in time: when it was taken and what it is.
+#[derive(Clone, Copy, Debug)]
+pub struct TimedSample {
+    /// perf's timestamp, in nanoseconds.
+    pub time: u64,
+    pub key: SampleKey,
+}
+
 /// All frames, stacks and sample counts of a recording.
 #[derive(Default)]
 pub struct StackTable {
@@ -41,24 +50,25 @@ pub struct StackTable {
     pub nodes: Vec<StackNode>,
     node_ids: HashMap<(Option<StackId>, FrameId), StackId>,
     pub counts: HashMap<SampleKey, u64>,
+    /// Every sample, in time order.
+    pub timeline: Vec<TimedSample>,
 }
 
 impl StackTable {
-    /// Counts one sample whose frames are given leaf first.
-    pub fn add_sample(&mut self, thread: ThreadId, leaf_first: &[FrameKey], walk: Walk) {
+    /// Counts one sample, taken at `time`, whose frames are given leaf first.
+    pub fn add_sample(&mut self, time: u64, thread: ThreadId, leaf_first: &[FrameKey], walk: Walk) {
         let mut stack = None;
         for key in leaf_first.iter().rev() {
             let frame = self.intern_frame(*key);
             stack = Some(self.intern_node(stack, frame));
         }
-        *self
-            .counts
-            .entry(SampleKey {
-                thread,
-                stack,
-                walk,
-            })
-            .or_insert(0) += 1;
+        let key = SampleKey {
+            thread,
+            stack,
+            walk,
+        };
+        *self.counts.entry(key).or_insert(0) += 1;
+        self.timeline.push(TimedSample { time, key });
     }
 
     fn intern_frame(&mut self, key: FrameKey) -> FrameId {
@@ -113,9 +123,9 @@ mod tests {
     fn shared_prefixes_share_nodes_and_counts_add_up() {
         let mut table = StackTable::default();
         let thread = ThreadId(0);
-        table.add_sample(thread, &[key(3), key(2), key(1)], Walk::Complete);
-        table.add_sample(thread, &[key(4), key(2), key(1)], Walk::Complete);
-        table.add_sample(thread, &[key(3), key(2), key(1)], Walk::Complete);
+        table.add_sample(10, thread, &[key(3), key(2), key(1)], Walk::Complete);
+        table.add_sample(20, thread, &[key(4), key(2), key(1)], Walk::Complete);
+        table.add_sample(30, thread, &[key(3), key(2), key(1)], Walk::Complete);
         assert_eq!(table.frames.len(), 4);
         assert_eq!(table.nodes.len(), 4, "root, middle and two leaves");
         let total: u64 = table.counts.values().sum();
@@ -126,5 +136,9 @@ mod tests {
             .map(|frame| table.frames[frame.0 as usize].lookup)
             .collect();
         assert_eq!((frames, count), (vec![3, 2, 1], 2));
+        let times: Vec<u64> = table.timeline.iter().map(|sample| sample.time).collect();
+        assert_eq!(times, vec![10, 20, 30]);
+        assert_eq!(table.timeline[0].key, table.timeline[2].key);
+        assert_ne!(table.timeline[0].key, table.timeline[1].key);
     }
 }

@@ -150,9 +150,17 @@ pub fn facts(
     let thread = key.thread;
     let process = profile.processes.thread(thread).process;
     let in_compiler = is_compiler(profile.processes.image(process));
+    let image = profile.processes.image(process);
+    let main_thread = profile.processes.thread(thread).tid == image.pid;
     let place = match passes.last() {
         Some(&innermost) => RowKey::Pass(innermost),
-        None => RowKey::Bucket(bucket(table, &classes.categories, &symbols, in_compiler)),
+        None => RowKey::Bucket(bucket(
+            table,
+            &classes.categories,
+            &symbols,
+            in_compiler,
+            main_thread,
+        )),
     };
     Facts {
         symbols,

@@ -6,6 +6,7 @@
 mod category;
 mod filter;
 mod pass;
+mod timeline;
 
 pub use category::{
     Attribution, Classes, Detail, Facts, Grouped, Grouping, RowKey, RowTotals, classify_symbols,
@@ -13,6 +14,7 @@ pub use category::{
 };
 pub use filter::{SampleFilter, is_compiler};
 pub use pass::{Bucket, PassId, Passes, Phase};
+pub use timeline::{PhaseSpan, TimeBucket, Timeline, Utilization, timeline};
 
 use hashbrown::HashMap;
 

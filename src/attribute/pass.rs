@@ -6,7 +6,8 @@
 //! (`mlir::detail::OpToOpPassAdaptor`). Nested pipelines give nested pass
 //! frames; the innermost is the sample's own pass. Samples outside every pass
 //! fall into explicit buckets (parsing the input, serialization and output,
-//! startup and Python, other), decided by the categories on their stack.
+//! startup and Python, worker-thread tasks, other), decided by the
+//! categories on their stack and the thread they ran on.
 
 use hashbrown::HashMap;
 
@@ -35,6 +36,9 @@ pub enum Bucket {
     ParsingInput,
     SerializationAndOutput,
     StartupAndPython,
+    /// Thread-pool tasks (parallel verification, parallel pattern runs…)
+    /// whose stacks do not show the pass that started them.
+    WorkerThreads,
     Other,
 }
 
@@ -44,6 +48,7 @@ impl Bucket {
             Bucket::ParsingInput => "(parsing the input)",
             Bucket::SerializationAndOutput => "(serialization and output)",
             Bucket::StartupAndPython => "(startup and Python)",
+            Bucket::WorkerThreads => "(worker-thread tasks)",
             Bucket::Other => "(outside passes, other)",
         }
     }
@@ -170,12 +175,14 @@ impl Passes {
     }
 }
 
-/// The bucket of a sample outside every pass, from its stack's categories.
+/// The bucket of a sample outside every pass, from its stack's categories
+/// and whether it ran on the process's main thread.
 pub fn bucket(
     table: &RuleTable,
     categories: &[CategoryId],
     leaf_first: &[SymbolId],
     in_compiler: bool,
+    main_thread: bool,
 ) -> Bucket {
     let has = |ids: &[&str]| {
         leaf_first.iter().any(|symbol| {
@@ -189,6 +196,8 @@ pub fn bucket(
         Bucket::ParsingInput
     } else if has(&["serialization"]) {
         Bucket::SerializationAndOutput
+    } else if !main_thread {
+        Bucket::WorkerThreads
     } else {
         Bucket::Other
     }

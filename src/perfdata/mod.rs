@@ -70,6 +70,8 @@ pub struct EventInfo {
     pub name: String,
     /// False for counting-only and perf's bookkeeping `dummy` events.
     pub is_sampling: bool,
+    /// Samples per second per busy thread, when sampled by frequency (`-F`).
+    pub frequency: Option<u64>,
 }
 
 /// A build id the recording's header states for a file.
@@ -446,6 +448,10 @@ fn recording_info(perf_file: &PerfFile, is_pipe: bool) -> RecordingInfo {
                     .unwrap_or_else(|| event_type_name(&attr.attr.type_)),
                 is_sampling: !is_dummy
                     && !matches!(attr.attr.sampling_policy, SamplingPolicy::NoSampling),
+                frequency: match attr.attr.sampling_policy {
+                    SamplingPolicy::Frequency(hz) if hz > 0 => Some(hz),
+                    _ => None,
+                },
             }
         })
         .collect();

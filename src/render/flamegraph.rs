@@ -183,13 +183,7 @@ fn category_shares(
 /// The profiled command with its program's directory dropped, cut to fit,
 /// and what the picture was cut to.
 fn title(profile: &Profile, options: &FlamegraphOptions, classes: &Classes<'_>) -> String {
-    let full = profiled_command(profile);
-    let (program, args) = full.split_once(' ').unwrap_or((&full, ""));
-    let program = program.rsplit('/').next().unwrap_or(program);
-    let mut command = format!("{program} {args}").trim_end().to_owned();
-    if command.chars().count() > TITLE_CHARS {
-        command = command.chars().take(TITLE_CHARS - 1).collect::<String>() + "…";
-    }
+    let mut command = super::short_command(&profiled_command(profile), TITLE_CHARS);
     if let Some(pass) = options.pass {
         command = format!("{command} — pass {}", classes.passes.name(pass));
     }

@@ -11,7 +11,7 @@ use super::round2;
 use super::table::{Cell, Column, Table, TextFormat, write_table};
 use crate::attribute::{
     Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, SampleFilter, UnwindStats,
-    percent, unwind_stats,
+    Utilization, percent, timeline, unwind_stats,
 };
 use crate::profile::Profile;
 
@@ -20,6 +20,8 @@ const TEXT_TOP: usize = 3;
 const JSON_TOP: usize = 10;
 /// Longest symbol name shown in the text table.
 const TEXT_SYMBOL_WIDTH: usize = 70;
+/// Time buckets behind the utilization figure of `--by thread`.
+const UTILIZATION_BUCKETS: usize = 200;
 
 /// What `report` was asked for.
 #[derive(Clone, Debug, Default)]
@@ -38,6 +40,8 @@ pub struct Breakdown<'a> {
     /// Rows sorted by self samples, then inclusive samples.
     order: Vec<RowKey>,
     unwind: UnwindStats,
+    /// With `--by thread`: how busy the threads were.
+    utilization: Option<Utilization>,
 }
 
 /// Groups the profile's samples as `options` say.
@@ -64,6 +68,9 @@ pub fn breakdown<'a>(
         (rb.self_samples, rb.inclusive_samples, a).cmp(&(ra.self_samples, ra.inclusive_samples, b))
     });
     let unwind = unwind_stats(profile, &options.filter).0;
+    let utilization = (options.grouping == Grouping::Thread)
+        .then(|| timeline(profile, classes, &options.filter, UTILIZATION_BUCKETS).utilization)
+        .flatten();
     Breakdown {
         profile,
         classes,
@@ -71,6 +78,7 @@ pub fn breakdown<'a>(
         grouped,
         order,
         unwind,
+        utilization,
     }
 }
 
@@ -174,7 +182,7 @@ impl Breakdown<'_> {
             );
             parts.join(", ")
         };
-        vec![
+        let mut lines = vec![
             format!("command: {}", profiled_command(profile)),
             format!(
                 "event: {}, {} samples over {:.2} s, {:.1}% of stacks unwound to a thread root",
@@ -191,7 +199,18 @@ impl Breakdown<'_> {
                     Attribution::Caller => "caller",
                 }
             ),
-        ]
+        ];
+        if let Some(utilization) = &self.utilization {
+            lines.push(format!(
+                "threads: on average {:.2} busy{}; {:.0}% of the time only one thread was busy",
+                utilization.mean_busy_threads,
+                utilization
+                    .cpus
+                    .map_or(String::new(), |cpus| format!(" of {cpus} CPUs")),
+                utilization.serial_share * 100.0
+            ));
+        }
+        lines
     }
 
     fn main_table(&self, top_width: usize) -> Table {
@@ -391,6 +410,7 @@ impl Breakdown<'_> {
             passes,
             in_pass_manager_samples: (self.options.grouping == Grouping::Pass)
                 .then_some(self.grouped.in_pass_manager),
+            utilization: self.utilization.map(Into::into),
             rows,
         }
     }
@@ -445,6 +465,9 @@ pub struct ReportJson {
     /// stack, the base of `inclusive_percent_of_pass_manager`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub in_pass_manager_samples: Option<u64>,
+    /// With `--by thread`: how busy the threads were over time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub utilization: Option<super::timeline::UtilizationJson>,
     /// With any other `--by` (and the buckets outside passes with `--by
     /// pass`): one entry per row.
     #[serde(skip_serializing_if = "Vec::is_empty")]

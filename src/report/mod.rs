@@ -7,6 +7,7 @@ pub mod collapse;
 pub mod rules;
 pub mod summary;
 pub mod table;
+pub mod timeline;
 pub mod top;
 
 /// `value` rounded to two decimals, as JSON reports print percentages.
