@@ -67,6 +67,10 @@ pub struct RecordArgs {
     /// machine has no hardware counters (VMs, containers).
     #[arg(long, value_name = "EVENT")]
     pub event: Option<String>,
+    /// Also sample page faults (`page-faults/period=64/`): the report then
+    /// shows memory first touched by category and by pass.
+    #[arg(long)]
+    pub memory: bool,
     /// Pass ARG on to `perf record`. Repeatable.
     #[arg(long = "perf-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub perf_args: Vec<String>,
@@ -424,6 +428,7 @@ impl Cli {
                     stack_size: args.stack_size,
                     event: args.event,
                     perf_args: args.perf_args,
+                    memory: args.memory,
                 }),
                 None,
                 args.rules.file,

@@ -100,13 +100,8 @@ pub fn run(config: &Config) -> Result<u8, Error> {
                 ColorChoice::Never => false,
                 ColorChoice::Auto => config.output == Output::Stdout && stdout_wants_color(),
             };
-            write_output(&config.output, |out| match format {
-                Some(format) => breakdown.write_text(*format, colors, out),
-                None => {
-                    serde_json::to_writer_pretty(&mut *out, &breakdown.to_json())?;
-                    writeln!(out)
-                }
-            })?;
+            let memory = memory_section(load_options(config), &profile, &rules, filter)?;
+            write_report(&config.output, &breakdown, memory, *format, colors)?;
             if let Some(svg) = flamegraph {
                 let request = FlamegraphRequest {
                     output: Output::File(svg.clone()),
@@ -206,13 +201,22 @@ fn report_recording(
     );
     let dir = recorded.dir.clone();
     let file = |name: &str| Output::File(dir.join(name));
-    write_output(&file("report.txt"), |out| {
-        breakdown.write_text(report::table::TextFormat::Table, false, out)
-    })?;
-    write_output(&file("report.json"), |out| {
-        serde_json::to_writer_pretty(&mut *out, &breakdown.to_json())?;
-        writeln!(out)
-    })?;
+    let memory = memory_section(&load, &profile, rules, &attribute::SampleFilter::default())?;
+    let table = Some(report::table::TextFormat::Table);
+    write_report(
+        &file("report.txt"),
+        &breakdown,
+        memory.clone(),
+        table,
+        false,
+    )?;
+    write_report(
+        &file("report.json"),
+        &breakdown,
+        memory.clone(),
+        None,
+        false,
+    )?;
     let mut outputs = vec!["report.txt", "report.json"];
     // The icicle of leaf callers splits into many thin frames: at 0.1 px an
     // iree-compile icicle is tens of MB, at 0.5 px about a hundred KB.
@@ -243,9 +247,13 @@ fn report_recording(
             Err(error) => return Err(error),
         }
     }
-    write_output(&Output::Stdout, |out| {
-        breakdown.write_text(report::table::TextFormat::Table, stdout_wants_color(), out)
-    })?;
+    write_report(
+        &Output::Stdout,
+        &breakdown,
+        memory,
+        table,
+        stdout_wants_color(),
+    )?;
     recorded
         .run
         .outputs
@@ -264,13 +272,68 @@ fn report_recording(
     })
 }
 
-/// Reads the recording of a command that has one (every command but `rules`).
-fn load_profile(config: &Config) -> Result<Profile, Error> {
-    let options = config
+/// Writes a report as text (`format`) or, without one, as JSON; the memory
+/// section follows when the recording has one.
+fn write_report(
+    output: &Output,
+    breakdown: &report::breakdown::Breakdown<'_>,
+    memory: Option<report::memory::MemoryJson>,
+    format: Option<report::table::TextFormat>,
+    colors: bool,
+) -> Result<(), Error> {
+    write_output(output, |out| match format {
+        Some(format) => {
+            breakdown.write_text(format, colors, out)?;
+            if let Some(memory) = &memory {
+                writeln!(out)?;
+                report::memory::write_text(memory, format, out)?;
+            }
+            Ok(())
+        }
+        None => {
+            let mut json = breakdown.to_json();
+            json.memory = memory;
+            serde_json::to_writer_pretty(&mut *out, &json)?;
+            writeln!(out)
+        }
+    })
+}
+
+/// The memory section, when the recording has a page-fault event: a second
+/// reading of the recording, for that event.
+fn memory_section(
+    load: &profile::LoadOptions,
+    profile: &Profile,
+    rules: &RuleTable,
+    filter: &attribute::SampleFilter,
+) -> Result<Option<report::memory::MemoryJson>, Error> {
+    let Some(event) = report::memory::fault_event(profile) else {
+        return Ok(None);
+    };
+    let faults = profile::load(&profile::LoadOptions {
+        event: Some(event),
+        ..load.clone()
+    })?;
+    let peak_rss = match &load.input {
+        perfdata::Input::Path(path) => report::memory::peak_rss_beside(path),
+        perfdata::Input::Stdin => None,
+    };
+    Ok(Some(report::memory::memory_report(
+        &faults, rules, filter, peak_rss,
+    )))
+}
+
+/// The recording a command reads (every command but `rules` has one).
+fn load_options(config: &Config) -> &profile::LoadOptions {
+    config
         .load
         .as_ref()
-        .expect("the command line gives every command but `rules` a recording");
-    profile::load(options)
+        .expect("the command line gives every command but `rules` a recording")
+}
+
+/// Reads the recording of a command that has one.
+fn load_profile(config: &Config) -> Result<Profile, Error> {
+    profile::load(load_options(config))
 }
 
 /// Frames narrower than this many pixels are left out of flamegraphs.

@@ -216,8 +216,7 @@ fn choose_event(info: &RecordingInfo, wanted: Option<&str>, input: &str) -> Resu
             .filter(|(_, event)| event.is_sampling)
     };
     let found = match wanted {
-        Some(name) => sampling()
-            .find(|(_, event)| event.name == name || event.name.split(':').next() == Some(name)),
+        Some(name) => sampling().find(|(_, event)| event.name == name || event.base_name() == name),
         None => sampling().next(),
     };
     found

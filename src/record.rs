@@ -23,6 +23,9 @@ use sha2::{Digest, Sha256};
 /// The hardware event tried first, and the software one used where it fails.
 const HARDWARE_EVENT: &str = "cycles";
 const FALLBACK_EVENT: &str = "cpu-clock";
+/// The page-fault event `--memory` adds: one sample per 64 faults (256 KiB
+/// of memory first touched) keeps a multi-GB compile's recording small.
+const MEMORY_EVENT: &str = "page-faults/period=64/";
 /// The file the `measure` wrapper writes its result to, in the run directory.
 const MEASURE_FILE: &str = ".measure.json";
 /// Inputs larger than this are listed without a hash.
@@ -57,6 +60,8 @@ pub struct RecordOptions {
     pub event: Option<String>,
     /// More arguments for `perf record`, passed through.
     pub perf_args: Vec<String>,
+    /// Also sample page faults, for memory by category and pass.
+    pub memory: bool,
 }
 
 /// Why recording could not start or finish.
@@ -282,9 +287,11 @@ pub fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
         },
         // -z drops the build-id table; MMAP2 records keep them instead.
         "--buildid-mmap".into(),
-        "-o".into(),
-        perf_data.clone().into(),
     ];
+    if options.memory {
+        perf_args.extend(["-e".into(), MEMORY_EVENT.into()]);
+    }
+    perf_args.extend(["-o".into(), perf_data.clone().into()]);
     perf_args.extend(options.perf_args.iter().map(OsString::from));
     perf_args.push("--".into());
     perf_args.push(wrapper.into());

@@ -1,10 +1,13 @@
-//! Live: pass attribution against the compiler's own timers. A real compile
-//! with `--iree-opt-const-eval=false --mlir-disable-threading` is recorded
-//! with `compile-perf record`, and run again with `--mlir-timing`. For every
-//! pass above 2% of mlir-timing's `root`, compile-perf's inclusive share of
-//! the samples inside the pass manager must agree within 5 percentage points
-//! or 30% relative, whichever is larger. The README explains the passes
-//! listed in [`EXPLAINED`], whose timers and stacks measure different things.
+//! Live: where inside the compiler. Pass attribution against the compiler's
+//! own timers: a real compile with `--iree-opt-const-eval=false
+//! --mlir-disable-threading` is recorded with `compile-perf record`, and run
+//! again with `--mlir-timing`. For every pass above 2% of mlir-timing's
+//! `root`, compile-perf's inclusive share of the samples inside the pass
+//! manager must agree within 5 percentage points or 30% relative, whichever
+//! is larger. The README explains the passes listed in [`EXPLAINED`], whose
+//! timers and stacks measure different things. The same recording then
+//! checks `report --by pass`, `flamegraph --pass`, threads and the timeline;
+//! a second, with `--memory`, the memory attribution.
 
 mod common;
 
@@ -14,6 +17,7 @@ use std::process::Command;
 
 use common::iree::{IREE_FLAGS, iree_live_prerequisites, live_lock, workload_at_scale};
 use common::{TempDir, compile_perf, iree_compile};
+use serde_json::Value;
 
 /// The flags that make mlir-timing comparable with CPU samples.
 const SERIAL: [&str; 2] = ["--iree-opt-const-eval=false", "--mlir-disable-threading"];
@@ -142,5 +146,231 @@ fn pass_shares_agree_with_mlir_timing() {
     assert!(
         failures.is_empty(),
         "passes disagreeing with mlir-timing: {failures:?}\n{table}"
+    );
+}
+
+/// Runs compile-perf on a recording and parses its JSON output.
+fn json_of(perf_data: &std::path::Path, args: &[&str]) -> Value {
+    let mut all: Vec<OsString> = vec![args[0].into(), perf_data.into(), "-q".into()];
+    all.extend(args[1..].iter().map(OsString::from));
+    let run = compile_perf(all);
+    run.expect_code(0, &args.join(" "));
+    run.json()
+}
+
+/// Checks that `text` is well-formed XML and returns how often `needle` occurs.
+fn well_formed_count(text: &str, needle: &str) -> usize {
+    let mut reader = quick_xml::Reader::from_str(text);
+    loop {
+        match reader.read_event().expect("well-formed XML") {
+            quick_xml::events::Event::Eof => break,
+            _ => continue,
+        }
+    }
+    text.matches(needle).count()
+}
+
+#[test]
+fn passes_threads_and_the_timeline_of_a_real_compile() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("timeline");
+    let input = workload_at_scale(&dir, "many-dispatches", "default");
+    let run_dir = dir.join("run");
+    let mut args: Vec<OsString> = vec![
+        "record".into(),
+        "-o".into(),
+        run_dir.clone().into(),
+        "--".into(),
+    ];
+    args.push(iree_compile().into());
+    args.extend(IREE_FLAGS.iter().map(OsString::from));
+    args.extend([input.into(), "-o".into(), dir.join("out.vmfb").into()]);
+    compile_perf(args).expect_code(0, "record");
+    let data = run_dir.join("perf.data");
+
+    // report --by pass: the contract, and passes nested in passes.
+    let passes = json_of(
+        &data,
+        &["report", "--by", "pass", "--compiler", "--format", "json"],
+    );
+    let list = passes["passes"].as_array().unwrap();
+    let names: Vec<&str> = list
+        .iter()
+        .map(|pass| pass["name"].as_str().unwrap())
+        .collect();
+    for expected in [
+        "TranslateAllExecutablesPass",
+        "LLVMCPULowerExecutableTargetPass",
+        "Canonicalizer",
+    ] {
+        assert!(names.contains(&expected), "{expected} is among {names:?}");
+    }
+    let translate = list
+        .iter()
+        .find(|pass| pass["name"] == "TranslateAllExecutablesPass")
+        .unwrap();
+    let lower = list
+        .iter()
+        .find(|pass| pass["name"] == "LLVMCPULowerExecutableTargetPass")
+        .unwrap();
+    assert!(
+        translate["inclusive_percent"].as_f64() >= lower["inclusive_percent"].as_f64(),
+        "the outer pass includes the nested one"
+    );
+    for pass in list {
+        let own = pass["self_percent"].as_f64().unwrap();
+        let split: f64 = pass["categories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["self_percent"].as_f64().unwrap())
+            .sum();
+        assert!(
+            (own - split).abs() < 0.1 * list.len() as f64,
+            "the pass x category split adds up for {}",
+            pass["name"]
+        );
+        assert!(
+            pass["inclusive_percent_of_pass_manager"].as_f64().unwrap()
+                >= pass["inclusive_percent"].as_f64().unwrap()
+        );
+    }
+    let buckets: Vec<&str> = passes["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["key"].as_str().unwrap())
+        .collect();
+    assert!(buckets.contains(&"(parsing the input)"), "{buckets:?}");
+
+    // flamegraph --pass: only that pass's stacks, rooted at it.
+    let folded = dir.join("pass.folded");
+    let run = compile_perf([
+        OsString::from("flamegraph"),
+        data.clone().into(),
+        "-q".into(),
+        "--pass".into(),
+        "LLVMCPULowerExecutableTargetPass".into(),
+        "-o".into(),
+        dir.join("pass.svg").into(),
+        "--folded-out".into(),
+        folded.clone().into(),
+    ]);
+    run.expect_code(0, "flamegraph --pass");
+    let folded = std::fs::read_to_string(folded).unwrap();
+    assert!(folded.lines().count() > 0);
+    for line in folded.lines() {
+        let second = line.split(';').nth(1).unwrap();
+        assert!(
+            second.contains("LLVMCPULowerExecutableTargetPass::runOnOperation()"),
+            "{line}"
+        );
+    }
+
+    // Threads, with the utilization figure.
+    let threads = json_of(
+        &data,
+        &["report", "--by", "thread", "--compiler", "--format", "json"],
+    );
+    let busy = threads["utilization"]["mean_busy_threads"]
+        .as_f64()
+        .unwrap();
+    let cpus = threads["utilization"]["cpus"].as_u64().unwrap_or(64) as f64;
+    assert!(busy > 0.3 && busy <= cpus + 0.5, "busy threads {busy}");
+    assert!(threads["rows"][0]["top_pass"].is_string());
+
+    // The timeline: the same samples, in buckets, with the compile's phases.
+    let timeline = json_of(
+        &data,
+        &["timeline", "--compiler", "--format", "json", "-o", "-"],
+    );
+    let bucketed: u64 = timeline["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["samples"].as_u64().unwrap())
+        .sum();
+    assert_eq!(bucketed, passes["samples"].as_u64().unwrap());
+    let phases: Vec<&str> = timeline["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["phase"].as_str().unwrap())
+        .collect();
+    for expected in ["flow", "codegen"] {
+        assert!(phases.contains(&expected), "{expected} among {phases:?}");
+    }
+    let svg_path = dir.join("timeline.svg");
+    compile_perf([
+        OsString::from("timeline"),
+        data.into(),
+        "-q".into(),
+        "-o".into(),
+        svg_path.clone().into(),
+    ])
+    .expect_code(0, "timeline");
+    let svg = std::fs::read_to_string(svg_path).unwrap();
+    assert!(well_formed_count(&svg, "class=\"phase\"") >= 2);
+    assert!(well_formed_count(&svg, "class=\"legend-entry\"") >= 5);
+}
+
+#[test]
+fn memory_first_touched_is_of_the_order_of_the_peak_rss() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("memory");
+    // Large constants: the compile allocates hundreds of MB.
+    let input = workload_at_scale(&dir, "hex-constants", "default");
+    let run_dir = dir.join("run");
+    let mut args: Vec<OsString> = vec![
+        "record".into(),
+        "--memory".into(),
+        "-o".into(),
+        run_dir.clone().into(),
+        "--".into(),
+    ];
+    args.push(iree_compile().into());
+    args.extend(IREE_FLAGS.iter().map(OsString::from));
+    args.extend([input.into(), "-o".into(), dir.join("out.vmfb").into()]);
+    compile_perf(args).expect_code(0, "record --memory");
+    let report = json_of(
+        &run_dir.join("perf.data"),
+        &["report", "--compiler", "--format", "json"],
+    );
+    let memory = &report["memory"];
+    let bytes = memory["bytes"].as_f64().unwrap();
+    let peak = memory["peak_rss_bytes"].as_f64().unwrap();
+    eprintln!(
+        "memory first touched {:.0} MB, peak RSS {:.0} MB",
+        bytes / 1e6,
+        peak / 1e6
+    );
+    assert!(peak > 300e6, "the workload is allocation-heavy: {peak}");
+    let ratio = bytes / peak;
+    assert!(
+        (0.2..=5.0).contains(&ratio),
+        "first-touched / peak RSS = {ratio:.2}"
+    );
+    let categories: Vec<&str> = memory["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["name"].as_str().unwrap())
+        .collect();
+    assert!(!categories.is_empty());
+    let passes: Vec<&str> = memory["passes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        passes.contains(&"(parsing the input)"),
+        "the parser touches the constants' memory: {passes:?}"
     );
 }

@@ -72,6 +72,16 @@ pub struct EventInfo {
     pub is_sampling: bool,
     /// Samples per second per busy thread, when sampled by frequency (`-F`).
     pub frequency: Option<u64>,
+    /// Events per sample, when sampled by a fixed period (`-c`, `/period=N/`).
+    pub period: Option<u64>,
+}
+
+impl EventInfo {
+    /// The name without modifiers and terms: `page-faults` for
+    /// `page-faults/period=64/`, `cpu-clock` for `cpu-clock:u`.
+    pub fn base_name(&self) -> &str {
+        self.name.split(['/', ':']).next().unwrap_or(&self.name)
+    }
 }
 
 /// A build id the recording's header states for a file.
@@ -450,6 +460,10 @@ fn recording_info(perf_file: &PerfFile, is_pipe: bool) -> RecordingInfo {
                     && !matches!(attr.attr.sampling_policy, SamplingPolicy::NoSampling),
                 frequency: match attr.attr.sampling_policy {
                     SamplingPolicy::Frequency(hz) if hz > 0 => Some(hz),
+                    _ => None,
+                },
+                period: match attr.attr.sampling_policy {
+                    SamplingPolicy::Period(period) => Some(period.get()),
                     _ => None,
                 },
             }

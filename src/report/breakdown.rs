@@ -411,6 +411,7 @@ impl Breakdown<'_> {
             in_pass_manager_samples: (self.options.grouping == Grouping::Pass)
                 .then_some(self.grouped.in_pass_manager),
             utilization: self.utilization.map(Into::into),
+            memory: None,
             rows,
         }
     }
@@ -468,6 +469,9 @@ pub struct ReportJson {
     /// With `--by thread`: how busy the threads were over time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub utilization: Option<super::timeline::UtilizationJson>,
+    /// When the recording has a page-fault event: memory by category and pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<super::memory::MemoryJson>,
     /// With any other `--by` (and the buckets outside passes with `--by
     /// pass`): one entry per row.
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -4,6 +4,7 @@
 
 pub mod breakdown;
 pub mod collapse;
+pub mod memory;
 pub mod rules;
 pub mod summary;
 pub mod table;

@@ -1,0 +1,167 @@
+//! Memory growth by category and by pass, from a `page-faults` event that
+//! `record --memory` adds: every fault first touches a 4 KiB page, so faults
+//! × the event's period × 4 KiB is the memory the compile touched, charged
+//! to the code that touched it. Shown beside the compile's peak RSS.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::table::{Cell, Column, Table, TextFormat, write_table};
+use crate::attribute::{Attribution, Classes, Grouping, RowKey, SampleFilter, group};
+use crate::categorize::RuleTable;
+use crate::profile::Profile;
+
+/// The page size of x86-64 Linux.
+pub const PAGE_SIZE: u64 = 4096;
+/// Base names of the page-fault events.
+const FAULT_EVENTS: [&str; 3] = ["page-faults", "faults", "minor-faults"];
+/// Rows shown per table.
+const ROWS: usize = 12;
+
+/// The page-fault event of a recording, other than the one being reported.
+pub fn fault_event(profile: &Profile) -> Option<String> {
+    profile
+        .info
+        .events
+        .iter()
+        .find(|event| {
+            event.is_sampling
+                && event.name != profile.event
+                && FAULT_EVENTS.contains(&event.base_name())
+        })
+        .map(|event| event.name.clone())
+}
+
+/// The peak RSS `record` wrote into `run.json` beside `perf_data`.
+pub fn peak_rss_beside(perf_data: &Path) -> Option<u64> {
+    let run = std::fs::read(perf_data.parent()?.join("run.json")).ok()?;
+    let json: serde_json::Value = serde_json::from_slice(&run).ok()?;
+    json["peak_rss_bytes"].as_u64()
+}
+
+/// Bytes first touched, in all and by category and pass.
+#[derive(Clone, Debug, Serialize)]
+pub struct MemoryJson {
+    pub event: String,
+    /// Faults each sample stands for.
+    pub period: u64,
+    pub page_size: u64,
+    pub samples: u64,
+    pub bytes: u64,
+    /// The compile's peak RSS, from run.json, when known.
+    pub peak_rss_bytes: Option<u64>,
+    pub categories: Vec<MemoryRow>,
+    pub passes: Vec<MemoryRow>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MemoryRow {
+    pub name: String,
+    pub bytes: u64,
+    pub percent: f64,
+}
+
+/// Groups the page-fault samples of `faults` (a profile of the fault event).
+pub fn memory_report(
+    faults: &Profile,
+    rules: &RuleTable,
+    filter: &SampleFilter,
+    peak_rss_bytes: Option<u64>,
+) -> MemoryJson {
+    let period = faults
+        .info
+        .events
+        .iter()
+        .find(|event| event.name == faults.event)
+        .and_then(|event| event.period)
+        .unwrap_or(1);
+    let bytes_per_sample = period * PAGE_SIZE;
+    let classes = Classes::new(faults, rules);
+    let rows = |grouping: Grouping| -> (u64, Vec<MemoryRow>) {
+        let grouped = group(faults, &classes, grouping, Attribution::Leaf, filter);
+        let mut rows: Vec<(RowKey, u64)> = grouped
+            .rows
+            .iter()
+            .filter(|(_, row)| row.self_samples > 0)
+            .map(|(key, row)| (*key, row.self_samples))
+            .collect();
+        rows.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
+        let total = grouped.samples;
+        let named = rows
+            .into_iter()
+            .map(|(key, samples)| MemoryRow {
+                name: match key {
+                    RowKey::Category(id) => rules.category(id).id.clone(),
+                    RowKey::Pass(id) => classes.passes.name(id).to_owned(),
+                    RowKey::Bucket(bucket) => bucket.name().to_owned(),
+                    _ => String::new(),
+                },
+                bytes: samples * bytes_per_sample,
+                percent: super::round2(crate::attribute::percent(samples, total)),
+            })
+            .collect();
+        (total, named)
+    };
+    let (samples, categories) = rows(Grouping::Category);
+    let (_, passes) = rows(Grouping::Pass);
+    MemoryJson {
+        event: faults.event.clone(),
+        period,
+        page_size: PAGE_SIZE,
+        samples,
+        bytes: samples * bytes_per_sample,
+        peak_rss_bytes,
+        categories,
+        passes,
+    }
+}
+
+fn megabytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}
+
+/// Writes the memory section as text or Markdown.
+pub fn write_text(
+    memory: &MemoryJson,
+    format: TextFormat,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "memory first touched: {} ({} {} samples x {} faults x {} B pages){}",
+        megabytes(memory.bytes),
+        memory.samples,
+        memory.event,
+        memory.period,
+        memory.page_size,
+        memory.peak_rss_bytes.map_or(String::new(), |peak| format!(
+            "; peak RSS of the compile: {}",
+            megabytes(peak)
+        ))
+    )?;
+    for (title, rows) in [("category", &memory.categories), ("pass", &memory.passes)] {
+        let table = Table {
+            columns: vec![
+                Column::left(title),
+                Column::right("touched"),
+                Column::right("share"),
+            ],
+            rows: rows
+                .iter()
+                .take(ROWS)
+                .map(|row| -> Vec<Cell> {
+                    vec![
+                        row.name.clone().into(),
+                        megabytes(row.bytes).into(),
+                        format!("{:.1}%", row.percent).into(),
+                    ]
+                })
+                .collect(),
+        };
+        writeln!(out)?;
+        write_table(&table, format, false, out)?;
+    }
+    Ok(())
+}
