@@ -7,9 +7,13 @@
 #   (c) with --top: target/release/compile-perf top FILE --format json
 #   (d) target/release/compile-perf report FILE --flamegraph OUT.svg
 #   (e) perf script -i FILE --no-inline | inferno-collapse-perf | inferno-flamegraph > OUT.svg
+#   (f) target/release/compile-perf report FILE                 (categories)
+#   (g) target/release/compile-perf report FILE --by pass       (pass attribution)
+#   (h) target/release/compile-perf timeline FILE -o OUT.svg    (the timeline)
 # and prints a Markdown table on stdout: file size, median wall time, peak RSS,
-# throughput, and the speed ratios b/a (folded stacks) and e/d (table and
-# flamegraph). Progress goes to stderr.
+# throughput, the speed ratios b/a (folded stacks) and e/d (table and
+# flamegraph), and what pass attribution and the timeline add to a report
+# (g/f, h/f). Progress goes to stderr.
 #
 # Without FILE it records one: the `many-dispatches` workload (scripts/workloads.py),
 # compiled by .venv/bin/iree-compile under
@@ -117,6 +121,10 @@ for ((i = 1; i <= runs; i++)); do
     log "run $i/$runs: perf script --no-inline | inferno-collapse-perf | inferno-flamegraph"
     /usr/bin/time -f '%e 0' -o "$tmp/t.svg" bash -c baseline_svg || die "the flamegraph pipeline failed"
     tail -n 1 "$tmp/t.svg" >> "$tmp/baseline_svg.times"
+    log "run $i/$runs: compile-perf report, report --by pass, timeline"
+    timed plain "$cp_bin" report "$file" -q > /dev/null
+    timed by_pass "$cp_bin" report "$file" --by pass -q > /dev/null
+    timed timeline "$cp_bin" timeline "$file" -o "$tmp/timeline.svg" -q
   fi
 done
 
@@ -148,4 +156,12 @@ if ((ours)); then
   echo
   awk -v a="$(median collapse)" -v b="$tb" 'BEGIN { printf "speed ratio, (b) wall / (a) wall: %.2fx (above 1: compile-perf is faster)\n", (a > 0) ? b / a : 0 }'
   awk -v d="$t" -v e="$te" 'BEGIN { printf "speed ratio, (e) wall / (d) wall: %.2fx\n", (d > 0) ? e / d : 0 }'
+  tf=$(median plain) tg=$(median by_pass) th=$(median timeline)
+  echo
+  echo "| command | wall s |"
+  echo "|---|---:|"
+  echo "| (f) compile-perf report | $tf |"
+  echo "| (g) compile-perf report --by pass | $tg |"
+  echo "| (h) compile-perf timeline | $th |"
+  awk -v f="$tf" -v g="$tg" -v h="$th" 'BEGIN { printf "pass attribution adds %+.0f%%, the timeline %+.0f%% to a report\n", (f > 0) ? (g / f - 1) * 100 : 0, (f > 0) ? (h / f - 1) * 100 : 0 }'
 fi
