@@ -15,7 +15,9 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::process::Command;
 
-use common::iree::{IREE_FLAGS, iree_live_prerequisites, live_lock, workload_at_scale};
+use common::iree::{
+    IREE_FLAGS, iree_live_prerequisites, live_lock, record_args, workload_at_scale,
+};
 use common::{TempDir, compile_perf, iree_compile};
 use serde_json::Value;
 
@@ -89,14 +91,7 @@ fn pass_shares_agree_with_mlir_timing() {
     assert!(timers.len() > 20, "mlir-timing printed its list");
 
     let run_dir = dir.join("run");
-    let mut args: Vec<OsString> = vec![
-        "record".into(),
-        "-o".into(),
-        run_dir.clone().into(),
-        "--".into(),
-    ];
-    args.extend(compile(&[]));
-    compile_perf(args).expect_code(0, "record");
+    compile_perf(record_args(&run_dir, &[], &input, &SERIAL)).expect_code(0, "record");
     let report = compile_perf([
         "report".into(),
         run_dir.join("perf.data").into_os_string(),
@@ -179,16 +174,7 @@ fn passes_threads_and_the_timeline_of_a_real_compile() {
     let dir = TempDir::new("timeline");
     let input = workload_at_scale(&dir, "many-dispatches", "default");
     let run_dir = dir.join("run");
-    let mut args: Vec<OsString> = vec![
-        "record".into(),
-        "-o".into(),
-        run_dir.clone().into(),
-        "--".into(),
-    ];
-    args.push(iree_compile().into());
-    args.extend(IREE_FLAGS.iter().map(OsString::from));
-    args.extend([input.into(), "-o".into(), dir.join("out.vmfb").into()]);
-    compile_perf(args).expect_code(0, "record");
+    compile_perf(record_args(&run_dir, &[], &input, &[])).expect_code(0, "record");
     let data = run_dir.join("perf.data");
 
     // report --by pass: the contract, and passes nested in passes.
@@ -327,17 +313,8 @@ fn memory_first_touched_is_of_the_order_of_the_peak_rss() {
     // Large constants: the compile allocates hundreds of MB.
     let input = workload_at_scale(&dir, "hex-constants", "default");
     let run_dir = dir.join("run");
-    let mut args: Vec<OsString> = vec![
-        "record".into(),
-        "--memory".into(),
-        "-o".into(),
-        run_dir.clone().into(),
-        "--".into(),
-    ];
-    args.push(iree_compile().into());
-    args.extend(IREE_FLAGS.iter().map(OsString::from));
-    args.extend([input.into(), "-o".into(), dir.join("out.vmfb").into()]);
-    compile_perf(args).expect_code(0, "record --memory");
+    compile_perf(record_args(&run_dir, &["--memory"], &input, &[]))
+        .expect_code(0, "record --memory");
     let report = json_of(
         &run_dir.join("perf.data"),
         &["report", "--compiler", "--format", "json"],

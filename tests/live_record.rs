@@ -9,22 +9,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use common::iree::{IREE_FLAGS, iree_live_prerequisites, live_lock, workload, workload_at_scale};
+use common::iree::{iree_live_prerequisites, live_lock, record_args, workload, workload_at_scale};
 use common::{TempDir, compile_perf, iree_compile};
 use serde_json::Value;
-
-/// `compile-perf record -o DIR -- iree-compile FLAGS INPUT -o DIR/out.vmfb`.
-fn record_args(run_dir: &Path, input: &Path, extra: &[&str]) -> Vec<OsString> {
-    let mut args: Vec<OsString> = vec!["record".into(), "-o".into(), run_dir.into()];
-    args.extend(extra.iter().map(OsString::from));
-    args.push("--".into());
-    args.push(iree_compile().into());
-    args.extend(IREE_FLAGS.iter().map(OsString::from));
-    args.push(input.into());
-    args.push("-o".into());
-    args.push(run_dir.with_extension("vmfb").into());
-    args
-}
 
 fn run_json(run_dir: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(run_dir.join("run.json")).expect("run.json exists"))
@@ -50,7 +37,7 @@ fn a_recorded_compile_leaves_a_complete_run_directory() {
     let dir = TempDir::new("record");
     let input = workload(&dir, "many-dispatches");
     let run_dir = dir.join("run");
-    let run = compile_perf(record_args(&run_dir, &input, &[]));
+    let run = compile_perf(record_args(&run_dir, &[], &input, &[]));
     run.expect_code(0, "record");
     assert!(
         run.stdout.contains("category"),
@@ -142,7 +129,7 @@ fn a_failing_compile_still_leaves_its_profile_and_passes_on_its_exit_code() {
     let input = dir.join("broken.mlir");
     std::fs::write(&input, "func.func @main( { this is not MLIR\n").unwrap();
     let run_dir = dir.join("run");
-    let run = compile_perf(record_args(&run_dir, &input, &[]));
+    let run = compile_perf(record_args(&run_dir, &[], &input, &[]));
     run.expect_code(1, "record of a failing compile");
     assert!(
         run.stderr.contains("error"),
@@ -167,7 +154,7 @@ fn record_refuses_an_existing_directory_and_a_missing_command() {
     std::fs::write(run_dir.join("keep.txt"), "mine").unwrap();
     let input = dir.join("unused.mlir");
     std::fs::write(&input, "").unwrap();
-    let run = compile_perf(record_args(&run_dir, &input, &[]));
+    let run = compile_perf(record_args(&run_dir, &[], &input, &[]));
     run.expect_code(22, "an existing run directory");
     assert!(run.stderr.contains("already exists") && run.stderr.contains("--force"));
     assert_eq!(
@@ -199,7 +186,7 @@ fn ctrl_c_stops_the_compile_and_keeps_what_was_recorded() {
     let input = workload_at_scale(&dir, "many-dispatches", "default");
     let run_dir = dir.join("run");
     let mut child = Command::new(common::bin())
-        .args(record_args(&run_dir, &input, &[]))
+        .args(record_args(&run_dir, &[], &input, &[]))
         .process_group(0)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

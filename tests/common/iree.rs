@@ -10,6 +10,31 @@ use std::time::Instant;
 
 use super::{TempDir, iree_compile, live_prerequisites, repo_root, run_ok};
 
+/// The arguments of `compile-perf record RECORD_FLAGS -o RUN_DIR -- iree-compile
+/// IREE_FLAGS COMPILE_FLAGS INPUT -o RUN_DIR.vmfb`.
+pub fn record_args(
+    run_dir: &Path,
+    record_flags: &[&str],
+    input: &Path,
+    compile_flags: &[&str],
+) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec!["record".into()];
+    args.extend(record_flags.iter().map(OsString::from));
+    args.extend([
+        "-o".into(),
+        run_dir.into(),
+        "--".into(),
+        iree_compile().into(),
+    ]);
+    args.extend(IREE_FLAGS.iter().chain(compile_flags).map(OsString::from));
+    args.extend([
+        input.into(),
+        "-o".into(),
+        run_dir.with_extension("vmfb").into(),
+    ]);
+    args
+}
+
 /// The flags every live iree-compile run uses: a CPU target that any x86-64 has.
 pub const IREE_FLAGS: [&str; 3] = [
     "--iree-hal-target-device=local",
