@@ -10,7 +10,7 @@
 
 use hashbrown::{HashMap, HashSet};
 
-use super::pass::{Bucket, PassId, Passes, bucket};
+use super::pass::{Bucket, Outside, PassId, Passes, bucket};
 use super::{SampleFilter, is_compiler};
 use crate::binary::DsoId;
 use crate::categorize::{CategoryId, FunctionRef, RuleTable};
@@ -158,8 +158,11 @@ pub fn facts(
             table,
             &classes.categories,
             &symbols,
-            in_compiler,
-            main_thread,
+            Outside {
+                in_compiler,
+                main_thread,
+                managed: classes.passes.managed(&symbols),
+            },
         )),
     };
     Facts {

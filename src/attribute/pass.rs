@@ -36,6 +36,9 @@ pub enum Bucket {
     ParsingInput,
     SerializationAndOutput,
     StartupAndPython,
+    /// The pass manager's own work between passes, above all verifying the
+    /// IR after each pass.
+    PassManager,
     /// Thread-pool tasks (parallel verification, parallel pattern runs…)
     /// whose stacks do not show the pass that started them.
     WorkerThreads,
@@ -48,6 +51,7 @@ impl Bucket {
             Bucket::ParsingInput => "(parsing the input)",
             Bucket::SerializationAndOutput => "(serialization and output)",
             Bucket::StartupAndPython => "(startup and Python)",
+            Bucket::PassManager => "(pass manager: verification, between passes)",
             Bucket::WorkerThreads => "(worker-thread tasks)",
             Bucket::Other => "(outside passes, other)",
         }
@@ -166,6 +170,13 @@ impl Passes {
         }
     }
 
+    /// True when the pass manager is on a stack given leaf first.
+    pub fn managed(&self, leaf_first: &[SymbolId]) -> bool {
+        leaf_first
+            .iter()
+            .any(|symbol| self.roles[symbol.0 as usize] == Role::Adaptor)
+    }
+
     /// The phase of a stack's passes: the innermost pass with a known phase.
     pub fn phase(&self, passes_outermost_first: &[PassId]) -> Option<Phase> {
         passes_outermost_first
@@ -175,14 +186,21 @@ impl Passes {
     }
 }
 
+/// Where a sample outside every pass ran.
+pub struct Outside {
+    pub in_compiler: bool,
+    pub main_thread: bool,
+    /// The pass manager is on the stack.
+    pub managed: bool,
+}
+
 /// The bucket of a sample outside every pass, from its stack's categories
-/// and whether it ran on the process's main thread.
+/// and where it ran.
 pub fn bucket(
     table: &RuleTable,
     categories: &[CategoryId],
     leaf_first: &[SymbolId],
-    in_compiler: bool,
-    main_thread: bool,
+    outside: Outside,
 ) -> Bucket {
     let has = |ids: &[&str]| {
         leaf_first.iter().any(|symbol| {
@@ -190,13 +208,15 @@ pub fn bucket(
             ids.contains(&id.as_str())
         })
     };
-    if !in_compiler || has(&["python", "startup"]) {
+    if !outside.in_compiler || has(&["python", "startup"]) {
         Bucket::StartupAndPython
+    } else if outside.managed {
+        Bucket::PassManager
     } else if has(&["lexer", "parser"]) {
         Bucket::ParsingInput
     } else if has(&["serialization"]) {
         Bucket::SerializationAndOutput
-    } else if !main_thread {
+    } else if !outside.main_thread {
         Bucket::WorkerThreads
     } else {
         Bucket::Other
