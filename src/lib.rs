@@ -59,10 +59,7 @@ pub fn run(config: &Config) -> Result<u8, Error> {
         Action::Collapse => {
             let profile = load_profile(config)?;
             write_output(&config.output, |out| {
-                report::collapse::write_lines(
-                    &report::collapse::folded_stacks(&profile, filter),
-                    out,
-                )
+                report::collapse::write_folded(&profile, filter, out)
             })?;
             finish(config, &profile)
         }
@@ -399,7 +396,10 @@ fn draw_flamegraph(
     })?;
     if let Some(path) = &request.folded_out {
         write_output(&Output::File(path.clone()), |out| {
-            report::collapse::write_lines(&rendered.folded, out)
+            rendered
+                .folded
+                .iter()
+                .try_for_each(|line| writeln!(out, "{line}"))
         })?;
     }
     write_output(&request.output, |out| out.write_all(&rendered.svg))

@@ -12,7 +12,7 @@ use crate::attribute::{Classes, PassId, SampleFilter, percent};
 use crate::categorize::{CategoryId, RuleTable};
 use crate::profile::Profile;
 use crate::report::breakdown::profiled_command;
-use crate::report::collapse::{FoldedStack, TRUNCATED_FRAME, fold, to_lines};
+use crate::report::collapse::{FoldedStack, TRUNCATED_FRAME, counted_lines, fold, sort_by_names};
 
 /// Colour of frames that are not functions: thread roots and `[truncated]`.
 const NEUTRAL_COLOR: &str = "#bdbdbd";
@@ -38,9 +38,9 @@ pub struct FlamegraphOptions {
     pub filter: SampleFilter,
 }
 
-/// The folded stacks drawn, and the SVG.
+/// The folded stacks drawn (`stack count` lines), and the SVG.
 pub struct Rendered {
-    pub folded: Vec<(String, u64)>,
+    pub folded: Vec<String>,
     pub svg: Vec<u8>,
 }
 
@@ -68,7 +68,8 @@ pub fn render(
     if stacks.is_empty() {
         return Err(std::io::Error::other("no samples to draw"));
     }
-    let folded = to_lines(profile, &stacks);
+    sort_by_names(profile, &mut stacks);
+    let folded = counted_lines(profile, &stacks);
 
     // inferno colours frames by name: every function's name gets its
     // category's colour (dimmed outside `--category`); thread roots, the
@@ -112,14 +113,10 @@ pub fn render(
         inferno_options.direction = Direction::Inverted;
         inferno_options.reverse_stack_order = true;
     }
-    let lines: Vec<String> = folded
-        .iter()
-        .map(|(line, count)| format!("{line} {count}"))
-        .collect();
     let mut svg = Vec::new();
     inferno::flamegraph::from_lines(
         &mut inferno_options,
-        lines.iter().map(String::as_str),
+        folded.iter().map(String::as_str),
         &mut svg,
     )?;
     let svg = add_legend(svg, table, &self_shares);

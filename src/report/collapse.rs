@@ -81,26 +81,46 @@ fn push_frame(line: &mut String, name: &str) {
     }
 }
 
-/// Folded lines with their counts, sorted.
-pub fn to_lines(profile: &Profile, stacks: &[(FoldedStack<'_>, u64)]) -> Vec<(String, u64)> {
-    let mut lines: Vec<(String, u64)> = stacks
-        .iter()
-        .map(|(stack, count)| (line(profile, stack), *count))
-        .collect();
-    lines.sort_unstable();
-    lines
+/// Sorts stacks by their frames' names (thread first), as their folded
+/// lines would sort frame by frame; no line is built to do it.
+pub fn sort_by_names<'a>(profile: &'a Profile, stacks: &mut [(FoldedStack<'a>, u64)]) {
+    fn names<'a>(profile: &'a Profile, stack: &FoldedStack<'a>) -> Vec<&'a str> {
+        let symbols = stack
+            .symbols
+            .iter()
+            .map(|&symbol| profile.symbols.get(symbol).name.as_str());
+        std::iter::once(stack.thread)
+            .chain(stack.truncated.then_some(TRUNCATED_FRAME))
+            .chain(symbols)
+            .collect()
+    }
+    stacks.sort_unstable_by(|(a, _), (b, _)| names(profile, a).cmp(&names(profile, b)));
 }
 
-/// The folded stacks of the samples `filter` keeps, sorted, with their counts.
-pub fn folded_stacks(profile: &Profile, filter: &SampleFilter) -> Vec<(String, u64)> {
-    to_lines(profile, &fold(profile, filter))
-}
-
-/// Writes folded stacks, one `stack count` line each.
-pub fn write_lines(stacks: &[(String, u64)], out: &mut dyn Write) -> std::io::Result<()> {
-    for (line, count) in stacks {
-        out.write_all(line.as_bytes())?;
+/// Writes the stacks `filter` keeps as folded lines, one `stack count` line
+/// each, sorted; lines are built one at a time, so memory stays flat.
+pub fn write_folded(
+    profile: &Profile,
+    filter: &SampleFilter,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let mut stacks = fold(profile, filter);
+    sort_by_names(profile, &mut stacks);
+    for (stack, count) in &stacks {
+        out.write_all(line(profile, stack).as_bytes())?;
         out.write_all(format!(" {count}\n").as_bytes())?;
     }
     Ok(())
+}
+
+/// Folded lines with their counts (`stack count`), in the order of `stacks`.
+pub fn counted_lines(profile: &Profile, stacks: &[(FoldedStack<'_>, u64)]) -> Vec<String> {
+    stacks
+        .iter()
+        .map(|(stack, count)| {
+            let mut text = line(profile, stack);
+            text.push_str(&format!(" {count}"));
+            text
+        })
+        .collect()
 }
