@@ -106,7 +106,8 @@ impl<'a> Classes<'a> {
 
 /// What one sample (or several with the same key) is.
 pub struct Facts {
-    /// The symbols of the stack, leaf first.
+    /// The symbols of the stack, leaf first, up to the thread-pool task
+    /// runner when the sample ran a task.
     pub symbols: Vec<SymbolId>,
     /// The leaf function.
     pub leaf: Option<SymbolId>,
@@ -131,6 +132,10 @@ pub fn facts(
     let mut symbols = Vec::new();
     for frame in profile.stacks.frames_leaf_first(key.stack) {
         symbols.extend_from_slice(profile.symbols.of_frame(frame));
+    }
+    let task_cut = classes.passes.task_cut(&symbols);
+    if let Some(cut) = task_cut {
+        symbols.truncate(cut);
     }
     let leaf = key.stack.map(|stack| {
         profile
@@ -160,7 +165,7 @@ pub fn facts(
             &symbols,
             Outside {
                 in_compiler,
-                main_thread,
+                in_task: task_cut.is_some() || !main_thread,
                 managed: classes.passes.managed(&symbols),
             },
         )),

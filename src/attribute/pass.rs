@@ -6,8 +6,10 @@
 //! (`mlir::detail::OpToOpPassAdaptor`). Nested pipelines give nested pass
 //! frames; the innermost is the sample's own pass. Samples outside every pass
 //! fall into explicit buckets (parsing the input, serialization and output,
-//! startup and Python, worker-thread tasks, other), decided by the
-//! categories on their stack and the thread they ran on.
+//! startup and Python, the pass manager, thread-pool tasks, other), decided
+//! by the categories on their stack and the thread they ran on. Stacks are
+//! cut above LLVM's thread-pool task runner: a thread that waits for its
+//! parallel work runs unrelated queued tasks on top of its own stack.
 
 use hashbrown::HashMap;
 
@@ -25,6 +27,8 @@ const RUN_METHODS: [&str; 3] = [
 ];
 /// Frames of the pass manager running passes and nested pipelines.
 const ADAPTOR: &str = "mlir::detail::OpToOpPassAdaptor::";
+/// The frame from which LLVM's thread pool runs a queued task.
+const TASK_RUNNER: &str = "llvm::StdThreadPool::processTasks(";
 
 /// Index of a pass name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -40,8 +44,8 @@ pub enum Bucket {
     /// IR after each pass.
     PassManager,
     /// Thread-pool tasks (parallel verification, parallel pattern runs…)
-    /// whose stacks do not show the pass that started them.
-    WorkerThreads,
+    /// whose stacks do not show the pass that queued them.
+    PoolTasks,
     Other,
 }
 
@@ -52,7 +56,7 @@ impl Bucket {
             Bucket::SerializationAndOutput => "(serialization and output)",
             Bucket::StartupAndPython => "(startup and Python)",
             Bucket::PassManager => "(pass manager: verification, between passes)",
-            Bucket::WorkerThreads => "(worker-thread tasks)",
+            Bucket::PoolTasks => "(thread-pool tasks)",
             Bucket::Other => "(outside passes, other)",
         }
     }
@@ -90,6 +94,9 @@ enum Role {
     Plain,
     Adaptor,
     Pass(PassId),
+    /// Runs thread-pool tasks: what is above it is a task, what is below a
+    /// thread that may only be waiting for something else.
+    TaskRunner,
 }
 
 /// The passes of a profile.
@@ -112,6 +119,9 @@ impl Passes {
             .map(|symbol| {
                 if symbol.name.starts_with(ADAPTOR) {
                     return Role::Adaptor;
+                }
+                if symbol.name.starts_with(TASK_RUNNER) {
+                    return Role::TaskRunner;
                 }
                 let Some(class) = pass_class(&symbol.name) else {
                     return Role::Plain;
@@ -170,6 +180,17 @@ impl Passes {
         }
     }
 
+    /// Where a stack given leaf first is cut for attribution: just outward of
+    /// the innermost thread-pool task runner. A thread waiting for its own
+    /// parallel work runs other, unrelated tasks on top of its stack; the
+    /// frames below the runner did not cause them. `None` when no task runs.
+    pub fn task_cut(&self, leaf_first: &[SymbolId]) -> Option<usize> {
+        leaf_first
+            .iter()
+            .position(|symbol| self.roles[symbol.0 as usize] == Role::TaskRunner)
+            .map(|runner| runner + 1)
+    }
+
     /// True when the pass manager is on a stack given leaf first.
     pub fn managed(&self, leaf_first: &[SymbolId]) -> bool {
         leaf_first
@@ -189,7 +210,8 @@ impl Passes {
 /// Where a sample outside every pass ran.
 pub struct Outside {
     pub in_compiler: bool,
-    pub main_thread: bool,
+    /// It ran a thread-pool task, or on a thread other than the main one.
+    pub in_task: bool,
     /// The pass manager is on the stack.
     pub managed: bool,
 }
@@ -216,8 +238,8 @@ pub fn bucket(
         Bucket::ParsingInput
     } else if has(&["serialization"]) {
         Bucket::SerializationAndOutput
-    } else if !outside.main_thread {
-        Bucket::WorkerThreads
+    } else if outside.in_task {
+        Bucket::PoolTasks
     } else {
         Bucket::Other
     }

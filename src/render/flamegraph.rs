@@ -98,7 +98,8 @@ pub fn render(
         palette.insert(stack.thread, neutral);
     }
     palette.insert(TRUNCATED_FRAME, neutral);
-    palette.insert("all", neutral);
+    // inferno's root frame ("all") has the empty name.
+    palette.insert("", neutral);
 
     let self_shares = category_shares(&stacks, categories);
     let mut inferno_options = Options::default();
@@ -156,24 +157,45 @@ fn cut_at_pass<'a>(
     merged.into_iter().collect()
 }
 
-/// Self share (percent) of every category among the drawn stacks, by their
-/// leaf functions, largest first.
-fn category_shares(
-    stacks: &[(FoldedStack<'_>, u64)],
-    categories: &[CategoryId],
-) -> Vec<(CategoryId, f64)> {
+/// A category present in the picture: its self share (by the drawn stacks'
+/// leaf functions) and its inclusive share (on a drawn stack at all).
+#[derive(Clone, Copy, Debug)]
+struct Share {
+    category: CategoryId,
+    self_percent: f64,
+    inclusive_percent: f64,
+}
+
+/// Every category with a frame in the drawn stacks, by self share, then
+/// inclusive share.
+fn category_shares(stacks: &[(FoldedStack<'_>, u64)], categories: &[CategoryId]) -> Vec<Share> {
     let total: u64 = stacks.iter().map(|(_, count)| count).sum();
-    let mut per_category: HashMap<CategoryId, u64> = HashMap::new();
+    let mut counts: HashMap<CategoryId, (u64, u64)> = HashMap::new();
+    let mut on_stack: HashSet<CategoryId> = HashSet::new();
     for (stack, count) in stacks {
         if let Some(leaf) = stack.leaf {
-            *per_category.entry(categories[leaf.0 as usize]).or_default() += count;
+            counts.entry(categories[leaf.0 as usize]).or_default().0 += count;
+        }
+        on_stack.clear();
+        on_stack.extend(
+            stack
+                .symbols
+                .iter()
+                .map(|symbol| categories[symbol.0 as usize]),
+        );
+        for category in &on_stack {
+            counts.entry(*category).or_default().1 += count;
         }
     }
-    let mut shares: Vec<(CategoryId, u64)> = per_category.into_iter().collect();
+    let mut shares: Vec<(CategoryId, (u64, u64))> = counts.into_iter().collect();
     shares.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
     shares
         .into_iter()
-        .map(|(id, count)| (id, percent(count, total)))
+        .map(|(category, (own, inclusive))| Share {
+            category,
+            self_percent: percent(own, total),
+            inclusive_percent: percent(inclusive, total),
+        })
         .collect()
 }
 
@@ -190,17 +212,24 @@ fn title(profile: &Profile, options: &FlamegraphOptions, classes: &Classes<'_>) 
     }
 }
 
-fn subtitle(table: &RuleTable, shares: &[(CategoryId, f64)]) -> String {
+fn subtitle(table: &RuleTable, shares: &[Share]) -> String {
     let top: Vec<String> = shares
         .iter()
+        .filter(|share| share.self_percent > 0.0)
         .take(4)
-        .map(|(id, share)| format!("{} {share:.1}%", table.category(*id).name))
+        .map(|share| {
+            format!(
+                "{} {:.1}%",
+                table.category(share.category).name,
+                share.self_percent
+            )
+        })
         .collect();
     format!("self time by category: {}", top.join(" · "))
 }
 
 /// Makes the SVG taller and draws the legend in the new space at the bottom.
-fn add_legend(svg: Vec<u8>, table: &RuleTable, shares: &[(CategoryId, f64)]) -> Vec<u8> {
+fn add_legend(svg: Vec<u8>, table: &RuleTable, shares: &[Share]) -> Vec<u8> {
     let text = String::from_utf8(svg).expect("inferno writes UTF-8");
     let Some(height) = outer_height(&text) else {
         return text.into_bytes();
@@ -210,12 +239,18 @@ fn add_legend(svg: Vec<u8>, table: &RuleTable, shares: &[(CategoryId, f64)]) -> 
     let legend_height = 12 + rows * LEGEND_ROW_HEIGHT;
     let new_height = height + legend_height;
     let mut legend = r#"<g id="legend" font-size="12"><title>category legend</title>"#.to_owned();
-    for (index, (id, share)) in shares.iter().enumerate() {
-        let category = table.category(*id);
+    for (index, share) in shares.iter().enumerate() {
+        let category = table.category(share.category);
+        // Self share; a category only on stacks (no leaf) shows its inclusive one.
+        let figure = if share.self_percent > 0.0 {
+            format!("{:.1}%", share.self_percent)
+        } else {
+            format!("0% self, {:.0}% incl", share.inclusive_percent)
+        };
         let x = 10 + (index % per_row) * LEGEND_COLUMN_WIDTH;
         let y = height + 6 + (index / per_row) * LEGEND_ROW_HEIGHT;
         legend.push_str(&format!(
-            r#"<g class="legend-entry" data-category="{id}"><rect x="{x}" y="{y}" width="12" height="12" fill="{color}"/><text x="{tx}" y="{ty}">{name} {share:.1}%</text></g>"#,
+            r#"<g class="legend-entry" data-category="{id}"><rect x="{x}" y="{y}" width="12" height="12" fill="{color}"/><text x="{tx}" y="{ty}">{name} {figure}</text></g>"#,
             id = xml_escape(&category.id),
             color = category.color,
             tx = x + 16,

@@ -4,12 +4,25 @@
 pub mod flamegraph;
 pub mod timeline;
 
-/// A command line for a picture's title: the program without its directory,
-/// cut to `max_chars` with `…`.
+/// A command line for a picture's title: paths without their directories,
+/// `--long` flags counted rather than listed (the inputs and the output stay
+/// visible), cut to `max_chars` with `…`.
 pub fn short_command(command: &str, max_chars: usize) -> String {
-    let (program, args) = command.split_once(' ').unwrap_or((command, ""));
-    let program = program.rsplit('/').next().unwrap_or(program);
-    let short = format!("{program} {args}").trim_end().to_owned();
+    let file_name = |word: &str| word.rsplit('/').next().unwrap_or(word).to_owned();
+    let mut words = command.split_whitespace();
+    let mut kept: Vec<String> = words.next().map(file_name).into_iter().collect();
+    let mut flags = 0;
+    for word in words {
+        if word.starts_with("--") {
+            flags += 1;
+        } else {
+            kept.push(file_name(word));
+        }
+    }
+    if flags > 0 {
+        kept.push(format!("[+{flags} flags]"));
+    }
+    let short = kept.join(" ");
     if short.chars().count() <= max_chars {
         return short;
     }
@@ -23,10 +36,13 @@ pub fn short_command(command: &str, max_chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn commands_lose_their_program_directory_and_are_cut() {
+    fn titles_keep_program_inputs_and_output_and_count_flags() {
         assert_eq!(
-            super::short_command("/a/b/iree-compile x.mlir", 40),
-            "iree-compile x.mlir"
+            super::short_command(
+                "/v/bin/iree-compile --a=1 --b /m/model.mlir -o /m/model.vmfb",
+                80
+            ),
+            "iree-compile model.mlir -o model.vmfb [+2 flags]"
         );
         assert_eq!(
             super::short_command("/a/b/iree-compile x.mlir", 10),

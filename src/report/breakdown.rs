@@ -227,6 +227,10 @@ impl Breakdown<'_> {
         let in_pass_manager = self.grouped.in_pass_manager;
         let rows = self
             .rows()
+            // Rows that would read 0 / 0.0% / 0.0% say nothing.
+            .filter(|(_, row)| {
+                row.self_samples > 0 || percent(row.inclusive_samples, samples) >= 0.05
+            })
             .map(|(key, row)| {
                 let (label, color) = self.label(key);
                 let top = self

@@ -162,7 +162,16 @@ fn ansi_swatch(color: &str) -> String {
 }
 
 fn write_markdown(table: &Table, out: &mut dyn Write) -> std::io::Result<()> {
-    let escape = |text: &str| text.replace('|', "\\|");
+    // Characters Markdown (and GitHub's HTML) would read as syntax.
+    let escape = |text: &str| {
+        text.replace('\\', "\\\\")
+            .replace('|', "\\|")
+            .replace('*', "\\*")
+            .replace('_', "\\_")
+            .replace('`', "\\`")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
     let headers: Vec<&str> = table.columns.iter().map(|column| column.header).collect();
     writeln!(out, "| {} |", headers.join(" | "))?;
     let rule: Vec<&str> = table
@@ -203,6 +212,7 @@ mod tests {
                     "12.5%".to_owned().into(),
                 ],
                 vec!["a|b, \"c\"".to_owned().into(), "1.0%".to_owned().into()],
+                vec!["f<int>_*".to_owned().into(), "0.5%".to_owned().into()],
             ],
         }
     }
@@ -217,16 +227,16 @@ mod tests {
     fn every_format_renders_the_same_rows() {
         assert_eq!(
             render(TextFormat::Table, false),
-            "category  self%\n■ Lexer   12.5%\na|b, \"c\"   1.0%\n"
+            "category  self%\n■ Lexer   12.5%\na|b, \"c\"   1.0%\nf<int>_*   0.5%\n"
         );
         assert!(render(TextFormat::Table, true).contains("\x1b[38;2;31;119;180m■\x1b[0m Lexer"));
         assert_eq!(
             render(TextFormat::Markdown, false),
-            "| category | self% |\n|---|---:|\n| Lexer | 12.5% |\n| a\\|b, \"c\" | 1.0% |\n"
+            "| category | self% |\n|---|---:|\n| Lexer | 12.5% |\n| a\\|b, \"c\" | 1.0% |\n| f&lt;int&gt;\\_\\* | 0.5% |\n"
         );
         assert_eq!(
             render(TextFormat::Csv, false),
-            "category,self%\nLexer,12.5%\n\"a|b, \"\"c\"\"\",1.0%\n"
+            "category,self%\nLexer,12.5%\n\"a|b, \"\"c\"\"\",1.0%\nf<int>_*,0.5%\n"
         );
     }
 }
