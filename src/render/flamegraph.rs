@@ -244,8 +244,10 @@ fn add_legend(svg: Vec<u8>, table: &RuleTable, shares: &[Share]) -> Vec<u8> {
         // Self share; a category only on stacks (no leaf) shows its inclusive one.
         let figure = if share.self_percent > 0.0 {
             format!("{:.1}%", share.self_percent)
+        } else if share.inclusive_percent >= 1.0 {
+            format!("({:.0}% incl)", share.inclusive_percent)
         } else {
-            format!("0% self, {:.0}% incl", share.inclusive_percent)
+            "(<1% incl)".to_owned()
         };
         let x = 10 + (index % per_row) * LEGEND_COLUMN_WIDTH;
         let y = height + 6 + (index / per_row) * LEGEND_ROW_HEIGHT;
