@@ -258,6 +258,7 @@ fn add_legend(svg: Vec<u8>, table: &RuleTable, shares: &[Share]) -> Vec<u8> {
             tx = x + 16,
             ty = y + 10,
             name = xml_escape(&category.name),
+            figure = xml_escape(&figure),
         ));
     }
     legend.push_str("</g>");
