@@ -208,3 +208,32 @@ fn ctrl_c_stops_the_compile_and_keeps_what_was_recorded() {
     assert!(json["notes"][0].as_str().unwrap().contains("Ctrl-C"));
     assert!(run_dir.join("report.json").is_file());
 }
+
+#[test]
+fn record_names_the_package_when_perf_is_missing_and_refuses_an_unwritable_directory() {
+    // No perf on PATH: an empty directory stands for a machine without it.
+    let dir = TempDir::new("record-no-perf");
+    let empty = dir.join("empty-path");
+    std::fs::create_dir_all(&empty).unwrap();
+    let output = Command::new(common::bin())
+        .args(["record", "-o"])
+        .arg(dir.join("run"))
+        .args(["--", "/bin/true"])
+        .env("PATH", &empty)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(20));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("apt-get install linux-perf"), "{err}");
+    assert!(!dir.join("run").exists(), "nothing is recorded half-way");
+
+    if !common::live_prerequisite("perf") {
+        return;
+    }
+    let run = compile_perf(["record", "-o", "/proc/compile-perf/run", "--", "/bin/true"]);
+    run.expect_code(23, "an output directory that cannot be made");
+    assert!(
+        run.stderr
+            .contains("cannot write the run directory /proc/compile-perf/run")
+    );
+}
