@@ -449,6 +449,8 @@ fn load_rules(file: Option<&Path>) -> Result<RuleTable, Error> {
 /// Hands `write` a buffered writer for `output`, and flushes it. A file is
 /// written under a temporary name and renamed into place when complete, so a
 /// failed run never leaves a half-written file under the requested name.
+/// There is no fsync: the rename protects against a failed run, and waiting
+/// for the disk would cost more than the whole analysis for a large output.
 fn write_output(
     output: &Output,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
@@ -468,9 +470,8 @@ fn write_output(
             let result = File::create(&partial).and_then(|file| {
                 let mut out = BufWriter::new(file);
                 write(&mut out)?;
-                out.into_inner()
-                    .map_err(|error| error.into_error())?
-                    .sync_all()?;
+                out.flush()?;
+                drop(out);
                 std::fs::rename(&partial, path)
             });
             result.map_err(|source| {

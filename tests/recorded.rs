@@ -264,6 +264,29 @@ fn threads_are_named_and_rooted() {
 }
 
 #[test]
+fn folded_lines_are_unique_and_sorted_frame_by_frame() {
+    for recording in ["fake-dwarf.perf.data", "fake-fp.perf.data"] {
+        let path = fixture(recording);
+        let output = compile_perf(&["collapse", path.to_str().unwrap()]);
+        assert_usable(&output);
+        let text = String::from_utf8(output.stdout).unwrap();
+        let stacks: Vec<Vec<&str>> = text
+            .lines()
+            .map(|line| line.rsplit_once(' ').unwrap().0.split(';').collect())
+            .collect();
+        assert!(stacks.len() >= 5, "{recording}: {} lines", stacks.len());
+        for pair in stacks.windows(2) {
+            assert!(
+                pair[0] < pair[1],
+                "{recording}: {:?} before {:?}",
+                pair[0],
+                pair[1]
+            );
+        }
+    }
+}
+
+#[test]
 fn frame_pointer_stacks_of_code_without_frame_pointers_are_marked_truncated() {
     let top = top_json("fake-fp.perf.data", &[]);
     assert_eq!(top["samples"], 248);

@@ -82,19 +82,47 @@ fn push_frame(line: &mut String, name: &str) {
 }
 
 /// Sorts stacks by their frames' names (thread first), as their folded
-/// lines would sort frame by frame; no line is built to do it.
+/// lines would sort frame by frame; no line is built to do it. Each name is
+/// ranked once, so comparing two deep stacks compares integers.
 pub fn sort_by_names<'a>(profile: &'a Profile, stacks: &mut [(FoldedStack<'a>, u64)]) {
-    fn names<'a>(profile: &'a Profile, stack: &FoldedStack<'a>) -> Vec<&'a str> {
-        let symbols = stack
-            .symbols
-            .iter()
-            .map(|&symbol| profile.symbols.get(symbol).name.as_str());
-        std::iter::once(stack.thread)
-            .chain(stack.truncated.then_some(TRUNCATED_FRAME))
-            .chain(symbols)
-            .collect()
+    let mut symbols: Vec<SymbolId> = stacks
+        .iter()
+        .flat_map(|(stack, _)| stack.symbols.iter().copied())
+        .collect();
+    symbols.sort_unstable();
+    symbols.dedup();
+    let mut symbol_rank = vec![0u32; symbols.last().map_or(0, |last| last.0 as usize + 1)];
+    let mut frames: Vec<(&str, Option<SymbolId>)> = symbols
+        .into_iter()
+        .map(|symbol| (profile.symbols.get(symbol).name.as_str(), Some(symbol)))
+        .collect();
+    frames.push((TRUNCATED_FRAME, None));
+    frames.sort_unstable();
+    let mut truncated_rank = 0;
+    let mut rank = 0;
+    for (index, &(name, symbol)) in frames.iter().enumerate() {
+        if index > 0 && frames[index - 1].0 != name {
+            rank += 1;
+        }
+        match symbol {
+            Some(symbol) => symbol_rank[symbol.0 as usize] = rank,
+            None => truncated_rank = rank,
+        }
     }
-    stacks.sort_unstable_by(|(a, _), (b, _)| names(profile, a).cmp(&names(profile, b)));
+    stacks.sort_by_cached_key(|(stack, _)| {
+        let ranks: Vec<u32> = stack
+            .truncated
+            .then_some(truncated_rank)
+            .into_iter()
+            .chain(
+                stack
+                    .symbols
+                    .iter()
+                    .map(|symbol| symbol_rank[symbol.0 as usize]),
+            )
+            .collect();
+        (stack.thread, ranks)
+    });
 }
 
 /// Writes the stacks `filter` keeps as folded lines, one `stack count` line
