@@ -182,21 +182,30 @@ pub fn facts(
     }
 }
 
-/// The category of every symbol, indexed by [`SymbolId`]; each classified once.
+/// The category of every symbol, indexed by [`SymbolId`]; each classified
+/// once, the symbols split between the cores.
 pub fn classify_symbols(profile: &Profile, table: &RuleTable) -> Vec<CategoryId> {
-    profile
-        .symbols
-        .symbols
-        .iter()
-        .map(|symbol| {
-            let dso = profile.store.get(symbol.dso);
-            table.classify(FunctionRef {
-                name: &symbol.name,
-                dso: &dso.name,
-                kernel: dso.kind == crate::binary::DsoKind::Kernel,
-            })
+    let symbols = &profile.symbols.symbols;
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    let chunk = symbols.len().div_ceil(workers).max(1);
+    let classify = |symbol: &crate::symbolize::Symbol| {
+        let dso = profile.store.get(symbol.dso);
+        table.classify(FunctionRef {
+            name: &symbol.name,
+            dso: &dso.name,
+            kernel: dso.kind == crate::binary::DsoKind::Kernel,
         })
-        .collect()
+    };
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = symbols
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(classify).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|handle| handle.join().expect("classification workers do not panic"))
+            .collect()
+    })
 }
 
 /// Groups the samples `filter` keeps into rows of `grouping`.
