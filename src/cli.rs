@@ -310,6 +310,14 @@ impl Output {
             _ => Output::Stdout,
         }
     }
+
+    /// The name used in messages: the path, or `stdout`.
+    pub fn name(&self) -> String {
+        match self {
+            Output::Stdout => "stdout".to_owned(),
+            Output::File(path) => path.display().to_string(),
+        }
+    }
 }
 
 /// What to do, resolved from the command line.

@@ -389,11 +389,15 @@ fn draw_flamegraph(
         min_width: request.min_width,
         filter: filter.clone(),
     };
-    let rendered = render::flamegraph::render(profile, classes, &options).map_err(|error| {
-        Error::NothingToDraw {
-            reason: format!("{error} (check --category, --pid, --process and --compiler)"),
-        }
-    })?;
+    let rendered = render::flamegraph::render(profile, classes, &options)
+        .map_err(|source| Error::Output {
+            target: request.output.name(),
+            source,
+        })?
+        .ok_or_else(|| Error::NothingToDraw {
+            reason: "no samples to draw (check --category, --pid, --process and --compiler)"
+                .to_owned(),
+        })?;
     if let Some(path) = &request.folded_out {
         write_output(&Output::File(path.clone()), |out| {
             rendered
@@ -446,43 +450,45 @@ fn load_rules(file: Option<&Path>) -> Result<RuleTable, Error> {
     )?)
 }
 
-/// Hands `write` a buffered writer for `output`, and flushes it. A file is
-/// written under a temporary name and renamed into place when complete, so a
-/// failed run never leaves a half-written file under the requested name.
-/// There is no fsync: the rename protects against a failed run, and waiting
-/// for the disk would cost more than the whole analysis for a large output.
+/// Hands `write` a buffered writer for `output`, and flushes it.
 fn write_output(
     output: &Output,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), Error> {
-    match output {
+    let result = match output {
         Output::Stdout => {
             let mut out = BufWriter::new(std::io::stdout().lock());
-            write(&mut out)
-                .and_then(|()| out.flush())
-                .map_err(|source| Error::Output {
-                    target: "stdout".to_owned(),
-                    source,
-                })
+            write(&mut out).and_then(|()| out.flush())
         }
-        Output::File(path) => {
-            let partial = partial_path(path);
-            let result = File::create(&partial).and_then(|file| {
-                let mut out = BufWriter::new(file);
-                write(&mut out)?;
-                out.flush()?;
-                drop(out);
-                std::fs::rename(&partial, path)
-            });
-            result.map_err(|source| {
-                let _ = std::fs::remove_file(&partial);
-                Error::Output {
-                    target: path.display().to_string(),
-                    source,
-                }
-            })
-        }
+        Output::File(path) => write_file_atomically(path, write),
+    };
+    result.map_err(|source| Error::Output {
+        target: output.name(),
+        source,
+    })
+}
+
+/// Writes `path` under a temporary name beside it and renames it into place
+/// when complete, so a failed run never leaves a half-written file under the
+/// requested name. There is no fsync: the rename protects against a failed
+/// run, and waiting for the disk would cost more than the whole analysis for
+/// a large output.
+pub(crate) fn write_file_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let partial = partial_path(path);
+    let result = File::create(&partial).and_then(|file| {
+        let mut out = BufWriter::new(file);
+        write(&mut out)?;
+        out.flush()?;
+        drop(out);
+        std::fs::rename(&partial, path)
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&partial);
     }
+    result
 }
 
 /// `dir/.name.partial-PID` beside `path`.

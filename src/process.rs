@@ -1,5 +1,7 @@
-//! The processes and threads of a recording, rebuilt from COMM, FORK, EXIT and
-//! MMAP records: who is who, what each was called, and what code each mapped.
+//! The processes and threads of a recording, rebuilt from COMM, FORK and MMAP
+//! records: who is who, what each was called, and what code each mapped.
+//! EXIT records change nothing here: a pid or tid used again after an exit
+//! arrives with a FORK, which starts a new image or thread.
 //!
 //! A process that execs becomes a new [`ProcessImage`] under the same pid, so
 //! the Python launcher of `iree-compile` and the native compiler it execs are

@@ -157,14 +157,12 @@ pub fn load(options: &LoadOptions) -> Result<Profile, Error> {
             ppid,
             tid,
             parent_tid,
-            ..
         } => {
             processes.on_fork(pid, ppid, tid, parent_tid);
             if pid == tid {
                 unwinders.on_fork(pid, ppid);
             }
         }
-        Record::Exit { .. } => {}
         Record::Mmap(mapping) => {
             let path = String::from_utf8_lossy(mapping.path);
             if mapping.is_kernel {

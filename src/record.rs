@@ -407,13 +407,12 @@ fn read_measured(path: &Path) -> Option<Measured> {
 
 fn write_run_json(dir: &Path, run: &RunRecord) -> Result<(), RecordError> {
     let text = serde_json::to_vec_pretty(run).expect("run.json serializes");
-    let partial = dir.join(".run.json.partial");
-    std::fs::write(&partial, text)
-        .and_then(|()| std::fs::rename(&partial, dir.join("run.json")))
-        .map_err(|source| RecordError::OutputNotWritable {
+    crate::write_file_atomically(&dir.join("run.json"), |out| out.write_all(&text)).map_err(
+        |source| RecordError::OutputNotWritable {
             dir: dir.to_owned(),
             source,
-        })
+        },
+    )
 }
 
 /// True when `program` is a path to a file, or a name found on `PATH`.

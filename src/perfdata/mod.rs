@@ -170,12 +170,6 @@ pub enum Record<'a> {
         ppid: i32,
         tid: i32,
         parent_tid: i32,
-        time: u64,
-    },
-    Exit {
-        pid: i32,
-        tid: i32,
-        time: u64,
     },
     Mmap(Mapping<'a>),
     /// The kernel dropped `count` records because perf could not keep up.
@@ -617,12 +611,6 @@ fn convert(event_index: usize, event: EventRecord<'_>, time: u64) -> Option<Reco
             ppid: fork.ppid,
             tid: fork.tid,
             parent_tid: fork.ptid,
-            time: fork.timestamp,
-        },
-        EventRecord::Exit(exit) => Record::Exit {
-            pid: exit.pid,
-            tid: exit.tid,
-            time: exit.timestamp,
         },
         EventRecord::Mmap(mmap) if mmap.is_executable => Record::Mmap(Mapping {
             pid: mmap.pid,

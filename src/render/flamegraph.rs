@@ -8,6 +8,7 @@ use hashbrown::{HashMap, HashSet};
 use inferno::flamegraph::color::{PaletteMap, parse_hex_color};
 use inferno::flamegraph::{Direction, Options};
 
+use super::{TITLE_CHARS, short_command, xml_escape};
 use crate::attribute::{Classes, PassId, SampleFilter, percent};
 use crate::categorize::{CategoryId, RuleTable};
 use crate::profile::Profile;
@@ -20,8 +21,6 @@ const NEUTRAL_COLOR: &str = "#bdbdbd";
 const LEGEND_ROW_HEIGHT: usize = 18;
 const LEGEND_COLUMN_WIDTH: usize = 236;
 const IMAGE_WIDTH: usize = 1200;
-/// Titles longer than this are cut.
-const TITLE_CHARS: usize = 110;
 
 /// What to draw.
 #[derive(Clone, Debug)]
@@ -44,12 +43,12 @@ pub struct Rendered {
     pub svg: Vec<u8>,
 }
 
-/// Renders the flamegraph of `profile`.
+/// Renders the flamegraph of `profile`; `None` when no stack is left to draw.
 pub fn render(
     profile: &Profile,
     classes: &Classes<'_>,
     options: &FlamegraphOptions,
-) -> std::io::Result<Rendered> {
+) -> std::io::Result<Option<Rendered>> {
     let table = classes.table;
     let categories = &classes.categories;
     let mut stacks: Vec<_> = fold(profile, &options.filter)
@@ -66,7 +65,7 @@ pub fn render(
         stacks = cut_at_pass(stacks, classes, pass);
     }
     if stacks.is_empty() {
-        return Err(std::io::Error::other("no samples to draw"));
+        return Ok(None);
     }
     sort_by_names(profile, &mut stacks);
     let folded = counted_lines(profile, &stacks);
@@ -121,7 +120,7 @@ pub fn render(
         &mut svg,
     )?;
     let svg = add_legend(svg, table, &self_shares);
-    Ok(Rendered { folded, svg })
+    Ok(Some(Rendered { folded, svg }))
 }
 
 /// A colour mixed two thirds of the way to white.
@@ -202,7 +201,7 @@ fn category_shares(stacks: &[(FoldedStack<'_>, u64)], categories: &[CategoryId])
 /// The profiled command with its program's directory dropped, cut to fit,
 /// and what the picture was cut to.
 fn title(profile: &Profile, options: &FlamegraphOptions, classes: &Classes<'_>) -> String {
-    let mut command = super::short_command(&profiled_command(profile), TITLE_CHARS);
+    let mut command = short_command(&profiled_command(profile), TITLE_CHARS);
     if let Some(pass) = options.pass {
         command = format!("{command} — pass {}", classes.passes.name(pass));
     }
@@ -288,11 +287,4 @@ fn outer_height(svg: &str) -> Option<usize> {
     let at = tag.find(" height=\"")? + " height=\"".len();
     let digits: String = tag[at..].chars().take_while(char::is_ascii_digit).collect();
     digits.parse().ok()
-}
-
-fn xml_escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }

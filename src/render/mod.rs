@@ -4,6 +4,17 @@
 pub mod flamegraph;
 pub mod timeline;
 
+/// Titles longer than this are cut.
+const TITLE_CHARS: usize = 110;
+
+/// `text` made safe inside SVG text and attribute values.
+fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
 /// A command line for a picture's title: paths without their directories,
 /// `--long` flags counted rather than listed (the inputs and the output stay
 /// visible), cut to `max_chars` with `…`.

@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use hashbrown::HashMap;
 
+use super::{TITLE_CHARS, short_command, xml_escape};
 use crate::attribute::{Phase, Timeline};
 use crate::categorize::{CategoryId, RuleTable};
 
@@ -33,19 +34,9 @@ fn phase_color(phase: Phase) -> &'static str {
     }
 }
 
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// Titles longer than this are cut.
-const TITLE_CHARS: usize = 110;
-
 /// Draws `timeline`, titled with the profiled `command`.
 pub fn render(timeline: &Timeline, table: &RuleTable, command: &str) -> String {
-    let title = super::short_command(command, TITLE_CHARS);
+    let title = short_command(command, TITLE_CHARS);
     let plot_width = WIDTH - LEFT - RIGHT;
     let count = timeline.buckets.len().max(1);
     let column = plot_width / count as f64;
@@ -77,7 +68,7 @@ pub fn render(timeline: &Timeline, table: &RuleTable, command: &str) -> String {
 <text x="{}" y="22" font-size="16" text-anchor="middle">{}</text>
 "##,
         WIDTH / 2.0,
-        escape(&title)
+        xml_escape(&title)
     );
     let subtitle = match &timeline.utilization {
         Some(use_) => format!(
@@ -94,7 +85,7 @@ pub fn render(timeline: &Timeline, table: &RuleTable, command: &str) -> String {
         svg,
         r##"<text x="{}" y="44" text-anchor="middle" fill="#555555">{}</text>"##,
         WIDTH / 2.0,
-        escape(&subtitle)
+        xml_escape(&subtitle)
     );
 
     // The phase band and the boundaries between phases.
@@ -144,7 +135,7 @@ pub fn render(timeline: &Timeline, table: &RuleTable, command: &str) -> String {
                 info.color,
                 bucket.start_seconds,
                 bucket.start_seconds + timeline.bucket_seconds,
-                escape(&info.name),
+                xml_escape(&info.name),
                 share * 100.0,
             );
         }
@@ -230,11 +221,11 @@ pub fn render(timeline: &Timeline, table: &RuleTable, command: &str) -> String {
         let _ = writeln!(
             svg,
             r#"<g class="legend-entry" data-category="{}"><rect x="{x}" y="{y}" width="12" height="12" fill="{}"/><text x="{}" y="{}">{} {:.1}%</text></g>"#,
-            escape(&info.id),
+            xml_escape(&info.id),
             info.color,
             x + 16.0,
             y + 10.0,
-            escape(&info.name),
+            xml_escape(&info.name),
             *samples as f64 * 100.0 / all.max(1) as f64
         );
     }
