@@ -10,9 +10,9 @@ use crate::binary::{SearchPaths, Store};
 use crate::error::Error;
 use crate::perfdata::{Input, InputEnd, Record, Recording, RecordingInfo};
 use crate::process::{MappedCode, Processes};
-use crate::stacks::{SampleKey, StackTable};
+use crate::stacks::{SampleKey, StackId, StackTable};
 use crate::symbolize::{
-    KernelSymbols, KernelSymbolsUnavailable, RecordedKernel, Symbols, symbolize,
+    KernelSymbols, KernelSymbolsUnavailable, RecordedKernel, SymbolId, Symbols, symbolize,
 };
 use crate::unwind::{FrameKey, Unwinders, mapping_bias};
 
@@ -86,6 +86,23 @@ impl Profile {
                     )
             })
             .map(|(key, &count)| (key, count))
+    }
+
+    /// Appends the symbols of `stack` to `symbols`, leaf first; a frame's
+    /// inlined functions come before the function they are inlined into.
+    pub fn symbols_leaf_first(&self, stack: Option<StackId>, symbols: &mut Vec<SymbolId>) {
+        for frame in self.stacks.frames_leaf_first(stack) {
+            symbols.extend_from_slice(self.symbols.of_frame(frame));
+        }
+    }
+
+    /// The function the sampled instruction of `stack` is in, as `perf
+    /// report --no-inline` counts self time.
+    pub fn leaf_function(&self, stack: Option<StackId>) -> Option<SymbolId> {
+        stack.map(|stack| {
+            self.symbols
+                .function_of_frame(self.stacks.node(stack).frame)
+        })
     }
 }
 

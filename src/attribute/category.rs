@@ -130,18 +130,12 @@ pub fn facts(
     key: &SampleKey,
 ) -> Facts {
     let mut symbols = Vec::new();
-    for frame in profile.stacks.frames_leaf_first(key.stack) {
-        symbols.extend_from_slice(profile.symbols.of_frame(frame));
-    }
+    profile.symbols_leaf_first(key.stack, &mut symbols);
     let task_cut = classes.passes.task_cut(&symbols);
     if let Some(cut) = task_cut {
         symbols.truncate(cut);
     }
-    let leaf = key.stack.map(|stack| {
-        profile
-            .symbols
-            .function_of_frame(profile.stacks.node(stack).frame)
-    });
+    let leaf = profile.leaf_function(key.stack);
     let table = classes.table;
     let self_category = leaf.map_or(table.other(), |leaf| {
         let category = classes.category_of(leaf);

@@ -118,17 +118,11 @@ pub fn symbol_totals(profile: &Profile, filter: &SampleFilter) -> SymbolTotals {
     let mut totals = SymbolTotals::default();
     let mut on_stack: Vec<SymbolId> = Vec::new();
     for (key, count) in profile.samples(filter) {
-        let mut frames = profile.stacks.frames_leaf_first(key.stack).peekable();
-        if let Some(&leaf) = frames.peek() {
-            *totals
-                .self_samples
-                .entry(profile.symbols.function_of_frame(leaf))
-                .or_default() += count;
+        if let Some(leaf) = profile.leaf_function(key.stack) {
+            *totals.self_samples.entry(leaf).or_default() += count;
         }
         on_stack.clear();
-        for frame in frames {
-            on_stack.extend_from_slice(profile.symbols.of_frame(frame));
-        }
+        profile.symbols_leaf_first(key.stack, &mut on_stack);
         on_stack.sort_unstable();
         on_stack.dedup();
         for &symbol in &on_stack {

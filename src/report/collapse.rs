@@ -32,20 +32,13 @@ pub fn fold<'a>(profile: &'a Profile, filter: &SampleFilter) -> Vec<(FoldedStack
     let mut merged: HashMap<FoldedStack<'a>, u64> = HashMap::new();
     for (key, count) in profile.samples(filter) {
         let mut symbols = Vec::new();
-        for frame in profile.stacks.frames_leaf_first(key.stack) {
-            // A frame's symbols are innermost first; leaf-first order keeps that.
-            symbols.extend_from_slice(profile.symbols.of_frame(frame));
-        }
+        profile.symbols_leaf_first(key.stack, &mut symbols);
         symbols.reverse();
         let stack = FoldedStack {
             thread: &profile.processes.thread(key.thread).name,
             truncated: !reaches_root(profile, key),
             symbols,
-            leaf: key.stack.map(|stack| {
-                profile
-                    .symbols
-                    .function_of_frame(profile.stacks.node(stack).frame)
-            }),
+            leaf: profile.leaf_function(key.stack),
         };
         *merged.entry(stack).or_insert(0) += count;
     }
