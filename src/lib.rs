@@ -477,13 +477,13 @@ pub(crate) fn write_file_atomically(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let partial = partial_path(path);
+    let partial = sibling_path(path, "partial");
     let result = File::create(&partial).and_then(|file| {
-        let mut out = BufWriter::new(file);
+        let mut out = BufWriter::with_capacity(OUTPUT_BUFFER_BYTES, file);
         write(&mut out)?;
         out.flush()?;
         drop(out);
-        std::fs::rename(&partial, path)
+        move_into_place(&partial, path)
     });
     if result.is_err() {
         let _ = std::fs::remove_file(&partial);
@@ -491,11 +491,84 @@ pub(crate) fn write_file_atomically(
     result
 }
 
-/// `dir/.name.partial-PID` beside `path`.
-fn partial_path(path: &Path) -> PathBuf {
+/// Large writes: a folded file of a big recording is tens of megabytes.
+const OUTPUT_BUFFER_BYTES: usize = 1 << 20;
+
+/// Renames the complete file `partial` to `path`. A regular file already at
+/// `path` is moved aside first and removed after: renaming over an existing
+/// file makes ext4 (`auto_da_alloc`) start writing the new file to disk
+/// inside `rename`, 25 ms for a 32 MB folded file. If the second rename
+/// fails, the old file is put back.
+fn move_into_place(partial: &Path, path: &Path) -> std::io::Result<()> {
+    let replaces_file = std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_file());
+    if !replaces_file {
+        return std::fs::rename(partial, path);
+    }
+    let aside = sibling_path(path, "old");
+    std::fs::rename(path, &aside)?;
+    if let Err(error) = std::fs::rename(partial, path) {
+        let _ = std::fs::rename(&aside, path);
+        return Err(error);
+    }
+    std::fs::remove_file(&aside)
+}
+
+/// `dir/.name.KIND-PID` beside `path`.
+fn sibling_path(path: &Path, kind: &str) -> PathBuf {
     let name = path.file_name().map_or_else(
         || "output".into(),
         |name| name.to_string_lossy().into_owned(),
     );
-    path.with_file_name(format!(".{name}.partial-{}", std::process::id()))
+    path.with_file_name(format!(".{name}.{kind}-{}", std::process::id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("compile-perf-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn names_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn an_existing_output_is_replaced_and_nothing_else_is_left() {
+        let dir = scratch_dir("replace");
+        let path = dir.join("out.folded");
+        std::fs::write(&path, "old contents\n").unwrap();
+        write_file_atomically(&path, |out| out.write_all(b"new contents\n")).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new contents\n");
+        assert_eq!(names_in(&dir), ["out.folded"]);
+
+        let failed = write_file_atomically(&path, |out| {
+            out.write_all(b"half")?;
+            Err(std::io::Error::other("the writer failed"))
+        });
+        assert!(failed.is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new contents\n");
+        assert_eq!(names_in(&dir), ["out.folded"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_directory_in_the_way_is_not_replaced() {
+        let dir = scratch_dir("directory");
+        let path = dir.join("out.svg");
+        std::fs::create_dir(&path).unwrap();
+        assert!(write_file_atomically(&path, |out| out.write_all(b"<svg/>")).is_err());
+        assert!(path.is_dir());
+        assert_eq!(names_in(&dir), ["out.svg"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
