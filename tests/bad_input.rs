@@ -89,14 +89,16 @@ fn a_nonexistent_path_cannot_be_opened() {
 
 #[test]
 fn a_file_truncated_anywhere_is_reported_truncated() {
-    let full = std::fs::read(fixture("fake-dwarf.perf.data")).unwrap();
-    let step = full.len() / 97;
-    for cut in (1..full.len())
-        .step_by(step)
-        .chain([8, 16, 104, full.len() - 1])
-    {
-        let path = scratch_file("cut.data", &full[..cut]);
-        assert_error(&top(&path), 6, "truncated");
+    for name in ["fake-dwarf.perf.data", "fake-rounds.perf.data"] {
+        let full = std::fs::read(fixture(name)).unwrap();
+        let step = full.len() / 97;
+        for cut in (1..full.len())
+            .step_by(step)
+            .chain([8, 16, 104, full.len() - 1])
+        {
+            let path = scratch_file("cut.data", &full[..cut]);
+            assert_error(&top(&path), 6, "truncated");
+        }
     }
 }
 
@@ -179,6 +181,7 @@ fn mutated_recordings_never_panic_or_abort() {
         "fake-dwarf.perf.data",
         "fake-pipe.perf.data",
         "fake-fp.perf.data",
+        "fake-rounds.perf.data",
     ] {
         let original = std::fs::read(fixture(name)).unwrap();
         for _ in 0..60 {

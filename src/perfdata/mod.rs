@@ -6,6 +6,7 @@
 //! library's records into the few plain [`Record`]s the pipeline needs. It
 //! knows nothing about processes, unwinding or symbols.
 
+mod mapped;
 mod pipe_guard;
 mod validate;
 
@@ -20,12 +21,13 @@ use linux_perf_data::linux_perf_event_reader::constants::{
     PERF_CONTEXT_MAX, PERF_RECORD_MISC_MMAP_BUILD_ID,
 };
 use linux_perf_data::linux_perf_event_reader::{
-    CpuMode, EventRecord, Mmap2FileId, PerfEventType, RawData, RawDataU64, RecordType,
-    SamplingPolicy, SoftwareCounterType,
+    CpuMode, EventRecord, Mmap2FileId, PerfEventType, RawData, RawDataU64, RawEventRecord,
+    RecordType, SamplingPolicy, SoftwareCounterType,
 };
 use linux_perf_data::{DsoKey, PerfFile, PerfFileReader, PerfFileRecord, PerfRecordIter};
 
 use crate::error::Error;
+use mapped::MappedRecords;
 use pipe_guard::{PipeGuard, StreamEnd};
 
 /// x86-64 `perf_regs` indexes of the registers the unwinder needs.
@@ -196,6 +198,7 @@ pub struct Recording {
 
 enum Reader {
     File(Box<PerfFile>, PerfRecordIter<BufReader<File>>),
+    Mapped(MappedRecords),
     Pipe(
         Box<PerfFile>,
         PerfRecordIter<BufReader<PipeGuard<Box<dyn Read>>>>,
@@ -283,8 +286,8 @@ impl Recording {
         if preamble.header_size == 16 {
             return Self::open_stream(Box::new(file), name);
         }
-        validate::check_file_structure(&mut file, len, preamble.big_endian).map_err(|problem| {
-            match problem {
+        let data = validate::check_file_structure(&mut file, len, preamble.big_endian).map_err(
+            |problem| match problem {
                 validate::Problem::Truncated(reason) => Error::Truncated {
                     input: name.clone(),
                     reason,
@@ -293,18 +296,25 @@ impl Recording {
                     input: name.clone(),
                     reason,
                 },
-            }
-        })?;
+            },
+        )?;
         file.seek(SeekFrom::Start(0))
             .map_err(|error| corrupt(&name, error))?;
+        let copy = file.try_clone().map_err(|error| corrupt(&name, error))?;
         let reader = guarded(&name, || {
-            PerfFileReader::parse_file(BufReader::with_capacity(READ_BUFFER, file))
+            PerfFileReader::parse_file(BufReader::with_capacity(READ_BUFFER, copy))
         })?;
         let info = recording_info(&reader.perf_file, false);
+        let mapped = MappedRecords::new(&file, data, &reader.perf_file)
+            .map_err(|error| corrupt(&name, error))?;
+        let reader = match mapped {
+            Some(mapped) => Reader::Mapped(mapped),
+            None => Reader::File(Box::new(reader.perf_file), reader.record_iter),
+        };
         Ok(Recording {
             info,
             input: name,
-            reader: Reader::File(Box::new(reader.perf_file), reader.record_iter),
+            reader,
         })
     }
 
@@ -362,6 +372,12 @@ impl Recording {
         match &mut self.reader {
             Reader::File(perf_file, records) => {
                 drain(perf_file, records, &input, &mut handle)?;
+                Ok(InputEnd::Complete)
+            }
+            Reader::Mapped(records) => {
+                records.for_each(&input, |attr_index, record| {
+                    deliver(attr_index, &record, &input, &mut handle)
+                })?;
                 Ok(InputEnd::Complete)
             }
             Reader::Pipe(perf_file, records, end) => {
@@ -531,29 +547,40 @@ fn drain<R: Read>(
         let PerfFileRecord::EventRecord { attr_index, record } = record else {
             continue;
         };
-        if record.record_type == RecordType::MMAP2
-            && !mmap2_build_id_is_valid(&record.data, record.misc)
-        {
+        deliver(attr_index, &record, input, handle)?;
+    }
+}
+
+/// Decodes one event record and hands it to `handle` if the pipeline uses it.
+fn deliver(
+    attr_index: usize,
+    record: &RawEventRecord<'_>,
+    input: &str,
+    handle: &mut impl FnMut(Record<'_>),
+) -> Result<(), Error> {
+    if record.record_type == RecordType::MMAP2
+        && !mmap2_build_id_is_valid(&record.data, record.misc)
+    {
+        return Err(corrupt(
+            input,
+            "an MMAP2 record states a build id longer than 20 bytes",
+        ));
+    }
+    let parsed = catch_unwind(AssertUnwindSafe(|| record.parse()));
+    let event = match parsed {
+        Ok(Ok(event)) => event,
+        Ok(Err(error)) => return Err(corrupt(input, format!("undecodable record: {error}"))),
+        Err(_) => {
             return Err(corrupt(
                 input,
-                "an MMAP2 record states a build id longer than 20 bytes",
+                "the perf.data parser rejected a malformed record",
             ));
         }
-        let parsed = catch_unwind(AssertUnwindSafe(|| record.parse()));
-        let event = match parsed {
-            Ok(Ok(event)) => event,
-            Ok(Err(error)) => return Err(corrupt(input, format!("undecodable record: {error}"))),
-            Err(_) => {
-                return Err(corrupt(
-                    input,
-                    "the perf.data parser rejected a malformed record",
-                ));
-            }
-        };
-        if let Some(record) = convert(attr_index, event, record.timestamp().unwrap_or(0)) {
-            handle(record);
-        }
+    };
+    if let Some(record) = convert(attr_index, event, record.timestamp().unwrap_or(0)) {
+        handle(record);
     }
+    Ok(())
 }
 
 /// linux-perf-data asserts on this field, so it is checked before parsing.

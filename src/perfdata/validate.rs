@@ -8,6 +8,7 @@
 //! offset, size and count against the file's real length first.
 
 use std::io::{Read, Seek, SeekFrom};
+use std::ops::Range;
 
 /// Size of the fixed part of a file-mode header (`struct perf_file_header`).
 pub const FILE_HEADER_SIZE: u64 = 104;
@@ -75,13 +76,14 @@ impl ByteOrder {
     }
 }
 
-/// Checks the file-mode perf.data in `file`, which is `file_len` bytes long.
-/// On success the file position is unspecified; callers seek back.
+/// Checks the file-mode perf.data in `file`, which is `file_len` bytes long,
+/// and returns where its records lie. On success the file position is
+/// unspecified; callers seek back.
 pub fn check_file_structure<R: Read + Seek>(
     file: &mut R,
     file_len: u64,
     big_endian: bool,
-) -> Result<(), Problem> {
+) -> Result<Range<u64>, Problem> {
     let order = ByteOrder { big_endian };
     if file_len < FILE_HEADER_SIZE {
         return Err(Problem::Truncated(format!(
@@ -157,7 +159,7 @@ pub fn check_file_structure<R: Read + Seek>(
             Problem::Corrupt(format!("feature section {feature} has inconsistent counts"))
         })?;
     }
-    Ok(())
+    Ok(data.offset..data.end().expect("checked by check_bounds"))
 }
 
 fn read_at<R: Read + Seek>(file: &mut R, offset: u64, buf: &mut [u8]) -> Result<(), Problem> {
