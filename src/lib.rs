@@ -82,39 +82,44 @@ pub fn run(config: &Config) -> Result<u8, Error> {
             color,
             flamegraph,
         } => {
-            // Rules compile before the recording is read: a bad file fails fast.
-            let rules = load_rules(config.rules_file.as_deref())?;
-            let profile = load_profile(config)?;
+            let (rules, profile) = rules_and_profile(config)?;
             let classes = attribute::Classes::new(&profile, &rules);
-            let options = report::breakdown::ReportOptions {
-                grouping: *grouping,
-                attribution: *attribution,
-                filter: filter.clone(),
-            };
-            let breakdown = report::breakdown::breakdown(&profile, &classes, options);
             let colors = match color {
                 ColorChoice::Always => true,
                 ColorChoice::Never => false,
                 ColorChoice::Auto => config.output == Output::Stdout && stdout_wants_color(),
             };
-            let memory = memory_section(load_options(config), &profile, &rules, filter)?;
-            write_report(&config.output, &breakdown, memory, *format, colors)?;
-            if let Some(svg) = flamegraph {
-                let request = FlamegraphRequest {
-                    output: Output::File(svg.clone()),
-                    category: None,
-                    pass: None,
-                    inverted: false,
-                    min_width: DEFAULT_MIN_WIDTH,
-                    folded_out: None,
+            // The flamegraph is drawn on the other core while the table is
+            // built and written.
+            std::thread::scope(|scope| {
+                let drawing = flamegraph.as_ref().map(|svg| {
+                    let request = FlamegraphRequest {
+                        output: Output::File(svg.clone()),
+                        category: None,
+                        pass: None,
+                        inverted: false,
+                        min_width: DEFAULT_MIN_WIDTH,
+                        folded_out: None,
+                    };
+                    let (profile, classes) = (&profile, &classes);
+                    scope.spawn(move || draw_flamegraph(&request, filter, profile, classes))
+                });
+                let options = report::breakdown::ReportOptions {
+                    grouping: *grouping,
+                    attribution: *attribution,
+                    filter: filter.clone(),
                 };
-                draw_flamegraph(&request, filter, &profile, &classes)?;
-            }
+                let breakdown = report::breakdown::breakdown(&profile, &classes, options);
+                let memory = memory_section(load_options(config), &profile, &rules, filter)?;
+                write_report(&config.output, &breakdown, memory, *format, colors)?;
+                drawing.map_or(Ok(()), |drawing| {
+                    drawing.join().expect("drawing a flamegraph does not panic")
+                })
+            })?;
             finish(config, &profile)
         }
         Action::Timeline { json, buckets } => {
-            let rules = load_rules(config.rules_file.as_deref())?;
-            let profile = load_profile(config)?;
+            let (rules, profile) = rules_and_profile(config)?;
             let classes = attribute::Classes::new(&profile, &rules);
             let timeline = attribute::timeline(&profile, &classes, filter, *buckets);
             if timeline.buckets.is_empty() {
@@ -141,8 +146,7 @@ pub fn run(config: &Config) -> Result<u8, Error> {
             min_width,
             folded_out,
         } => {
-            let rules = load_rules(config.rules_file.as_deref())?;
-            let profile = load_profile(config)?;
+            let (rules, profile) = rules_and_profile(config)?;
             let request = FlamegraphRequest {
                 output: config.output.clone(),
                 category: category.clone(),
@@ -433,6 +437,18 @@ fn finish(config: &Config, profile: &Profile) -> Result<u8, Error> {
         });
     }
     Ok(shown.exit_code)
+}
+
+/// The rule table and the recording. The rules compile on another core
+/// while the recording loads; a bad rules file is the error reported, once
+/// the load is over.
+fn rules_and_profile(config: &Config) -> Result<(RuleTable, Profile), Error> {
+    std::thread::scope(|scope| {
+        let rules = scope.spawn(|| load_rules(config.rules_file.as_deref()));
+        let profile = load_profile(config);
+        let rules = rules.join().expect("compiling the rules does not panic")?;
+        Ok((rules, profile?))
+    })
 }
 
 /// The built-in rule table, extended by `file` when given.

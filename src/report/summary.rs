@@ -127,7 +127,8 @@ pub fn summarize(profile: &Profile) -> Summary {
             "kernel frames show as [kernel]: {}",
             match reason {
                 KernelSymbolsUnavailable::OtherKernel =>
-                    "the running kernel is not the recorded one",
+                    "the running kernel is not the recorded one, and perf's build-id cache \
+                     has no kallsyms for it",
                 KernelSymbolsUnavailable::Hidden =>
                     "/proc/kallsyms hides addresses (run as root or lower kernel.kptr_restrict)",
                 KernelSymbolsUnavailable::Unverifiable =>

@@ -1,11 +1,15 @@
-//! Kernel symbols from `/proc/kallsyms`, used only when the running kernel is
-//! the one that was recorded.
+//! Kernel symbols: the copy of kallsyms perf keeps in its build-id cache for
+//! the recorded kernel, else `/proc/kallsyms` when the running kernel is the
+//! recorded one.
 //!
-//! The recording's kernel build id is compared with the running kernel's
-//! (`/sys/kernel/notes`); KASLR is undone with the `_text` address perf wrote
+//! The cache copy is named by the recorded kernel's build id, so it is the
+//! right kernel by construction, and reads in a millisecond where
+//! `/proc/kallsyms` costs tens. The running kernel's build id comes from
+//! `/sys/kernel/notes`. KASLR is undone with the `_text` address perf wrote
 //! into its kernel mapping record.
 
-use std::path::Path;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
 
 /// `NT_GNU_BUILD_ID`.
 const NT_GNU_BUILD_ID: u32 = 3;
@@ -21,10 +25,12 @@ pub enum KernelSymbolsUnavailable {
     Unverifiable,
 }
 
-/// The running kernel's text symbols, shifted to the recording's addresses.
+/// The kernel's text symbols, shifted to the recording's addresses.
 pub struct KernelSymbols {
-    /// (recorded address, name), sorted by address.
-    entries: Vec<(u64, String)>,
+    /// The kallsyms text the names are read from.
+    text: String,
+    /// (recorded address, the name's bytes in `text`), sorted by address.
+    entries: Vec<(u64, Range<u32>)>,
 }
 
 /// What is known about the recorded kernel.
@@ -37,8 +43,16 @@ pub struct RecordedKernel {
 }
 
 impl KernelSymbols {
-    /// Loads `/proc/kallsyms` if it matches `recorded`.
+    /// Loads the kernel symbols of `recorded`: perf's cached copy for its
+    /// build id, else `/proc/kallsyms` if the running kernel is the same.
     pub fn load(recorded: &RecordedKernel) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
+        let cached = recorded
+            .build_id
+            .as_deref()
+            .and_then(|build_id| std::fs::read_to_string(cached_kallsyms_path(build_id)?).ok());
+        if let Some(text) = cached {
+            return Self::parse(text, recorded.text_address);
+        }
         let running_id = std::fs::read("/sys/kernel/notes")
             .ok()
             .and_then(|notes| gnu_build_id(&notes));
@@ -56,17 +70,21 @@ impl KernelSymbols {
         }
         let text = std::fs::read_to_string("/proc/kallsyms")
             .map_err(|_| KernelSymbolsUnavailable::Hidden)?;
-        Self::parse(&text, recorded.text_address)
+        Self::parse(text, recorded.text_address)
     }
 
     /// Parses kallsyms text; `recorded_text` is `_text` at recording time.
     pub fn parse(
-        kallsyms: &str,
+        text: String,
         recorded_text: Option<u64>,
     ) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
         let mut entries = Vec::new();
         let mut running_text = None;
-        for line in kallsyms.lines() {
+        let mut line_start = 0;
+        for line in text.split_inclusive('\n') {
+            let start = line_start;
+            line_start += line.len();
+            // "ffffffff81000000 T _text" or "… t name\t[module]"
             let mut fields = line.split_ascii_whitespace();
             let (Some(address), Some(kind), Some(name)) =
                 (fields.next(), fields.next(), fields.next())
@@ -80,7 +98,14 @@ impl KernelSymbols {
                 running_text = Some(address);
             }
             if matches!(kind, "t" | "T" | "w" | "W") {
-                entries.push((address, name.to_owned()));
+                let name_start = start + (name.as_ptr() as usize - line.as_ptr() as usize);
+                let (Ok(from), Ok(to)) = (
+                    u32::try_from(name_start),
+                    u32::try_from(name_start + name.len()),
+                ) else {
+                    break;
+                };
+                entries.push((address, from..to));
             }
         }
         if entries.iter().all(|(address, _)| *address == 0) {
@@ -94,14 +119,26 @@ impl KernelSymbols {
             entry.0 = entry.0.wrapping_add(shift);
         }
         entries.sort_unstable_by_key(|entry| entry.0);
-        Ok(KernelSymbols { entries })
+        Ok(KernelSymbols { text, entries })
     }
 
     /// The name of the kernel function at `address`.
     pub fn lookup(&self, address: u64) -> Option<&str> {
         let after = self.entries.partition_point(|(start, _)| *start <= address);
-        self.entries[..after].last().map(|(_, name)| name.as_str())
+        self.entries[..after]
+            .last()
+            .map(|(_, name)| &self.text[name.start as usize..name.end as usize])
     }
+}
+
+/// Where perf's build-id cache keeps kallsyms for the kernel `build_id`:
+/// `$PERF_BUILDID_DIR` or `~/.debug`, then `[kernel.kallsyms]/<id>/kallsyms`.
+fn cached_kallsyms_path(build_id: &[u8]) -> Option<PathBuf> {
+    let root = std::env::var_os("PERF_BUILDID_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".debug")))?;
+    let hex: String = build_id.iter().map(|byte| format!("{byte:02x}")).collect();
+    Some(root.join("[kernel.kallsyms]").join(hex).join("kallsyms"))
 }
 
 fn running_release() -> Option<String> {
@@ -137,16 +174,35 @@ mod tests {
     #[test]
     fn kaslr_shift_is_undone_with_the_recorded_text_address() {
         let kallsyms = "ffffffff81000000 T _text\nffffffff81000100 T clear_page_erms\nffffffff81000200 t next\n";
-        let symbols = KernelSymbols::parse(kallsyms, Some(0xffffffff90000000)).unwrap();
+        let symbols = KernelSymbols::parse(kallsyms.to_owned(), Some(0xffffffff90000000)).unwrap();
         assert_eq!(symbols.lookup(0xffffffff90000150), Some("clear_page_erms"));
         assert_eq!(symbols.lookup(0xffffffff81000150), None);
+    }
+
+    #[test]
+    fn module_symbols_and_data_symbols_are_told_apart() {
+        let kallsyms = "ffffffff81000000 T _text\nffffffff81000100 D some_data\n\
+                        ffffffffc0000000 t ext4_fill_super\t[ext4]\nffffffffc0000100 T ext4_iget\t[ext4]\n";
+        let symbols = KernelSymbols::parse(kallsyms.to_owned(), None).unwrap();
+        assert_eq!(symbols.lookup(0xffffffff81000150), Some("_text"));
+        assert_eq!(symbols.lookup(0xffffffffc0000050), Some("ext4_fill_super"));
+        assert_eq!(symbols.lookup(0xffffffffc0000200), Some("ext4_iget"));
+    }
+
+    #[test]
+    fn the_cache_copy_is_named_by_build_id() {
+        let path = cached_kallsyms_path(&[0x48, 0xdc, 0x05]).unwrap();
+        assert!(
+            path.ends_with("[kernel.kallsyms]/48dc05/kallsyms"),
+            "{path:?}"
+        );
     }
 
     #[test]
     fn zeroed_addresses_mean_hidden() {
         let kallsyms = "0000000000000000 T _text\n0000000000000000 T clear_page_erms\n";
         assert_eq!(
-            KernelSymbols::parse(kallsyms, None).err(),
+            KernelSymbols::parse(kallsyms.to_owned(), None).err(),
             Some(KernelSymbolsUnavailable::Hidden)
         );
     }
