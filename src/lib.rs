@@ -83,7 +83,16 @@ pub fn run(config: &Config) -> Result<u8, Error> {
             flamegraph,
         } => {
             let (rules, profile) = rules_and_profile(config)?;
-            let classes = attribute::Classes::new(&profile, &rules);
+            // The flamegraph's stacks need no categories: they are made
+            // while the symbols are classified.
+            let (classes, prepared) = rayon::join(
+                || attribute::Classes::new(&profile, &rules),
+                || {
+                    flamegraph
+                        .is_some()
+                        .then(|| render::flamegraph::all_stacks(&profile, filter))
+                },
+            );
             let colors = match color {
                 ColorChoice::Always => true,
                 ColorChoice::Never => false,
@@ -102,7 +111,9 @@ pub fn run(config: &Config) -> Result<u8, Error> {
                         folded_out: None,
                     };
                     let (profile, classes) = (&profile, &classes);
-                    scope.spawn(move || draw_flamegraph(&request, filter, profile, classes))
+                    scope.spawn(move || {
+                        draw_flamegraph(&request, filter, profile, classes, prepared)
+                    })
                 });
                 let options = report::breakdown::ReportOptions {
                     grouping: *grouping,
@@ -155,8 +166,12 @@ pub fn run(config: &Config) -> Result<u8, Error> {
                 min_width: *min_width,
                 folded_out: folded_out.clone(),
             };
-            let classes = attribute::Classes::new(&profile, &rules);
-            draw_flamegraph(&request, filter, &profile, &classes)?;
+            let drawn_whole = category.is_none() && pass.is_none();
+            let (classes, prepared) = rayon::join(
+                || attribute::Classes::new(&profile, &rules),
+                || drawn_whole.then(|| render::flamegraph::all_stacks(&profile, filter)),
+            );
+            draw_flamegraph(&request, filter, &profile, &classes, prepared)?;
             finish(config, &profile)
         }
     }
@@ -239,7 +254,7 @@ fn report_recording(
             compiler_only,
             ..attribute::SampleFilter::default()
         };
-        match draw_flamegraph(&request, &filter, &profile, &classes) {
+        match draw_flamegraph(&request, &filter, &profile, &classes, None) {
             Ok(()) => outputs.push(name),
             Err(Error::NothingToDraw { reason }) => recorded
                 .run
@@ -351,11 +366,14 @@ struct FlamegraphRequest {
     folded_out: Option<PathBuf>,
 }
 
+/// Draws `request`. `prepared` holds every stack `filter` keeps, made
+/// beforehand; it is used unless the request names a category or a pass.
 fn draw_flamegraph(
     request: &FlamegraphRequest,
     filter: &attribute::SampleFilter,
     profile: &Profile,
     classes: &attribute::Classes<'_>,
+    prepared: Option<render::flamegraph::Drawable<'_>>,
 ) -> Result<(), Error> {
     let rules = classes.table;
     let category = request
@@ -393,15 +411,19 @@ fn draw_flamegraph(
         min_width: request.min_width,
         filter: filter.clone(),
     };
-    let rendered = render::flamegraph::render(profile, classes, &options)
-        .map_err(|source| Error::Output {
-            target: request.output.name(),
-            source,
-        })?
-        .ok_or_else(|| Error::NothingToDraw {
-            reason: "no samples to draw (check --category, --pid, --process and --compiler)"
-                .to_owned(),
-        })?;
+    let rendered = match prepared {
+        Some(drawable) if options.category.is_none() && options.pass.is_none() => {
+            render::flamegraph::render_drawable(profile, classes, &options, drawable)
+        }
+        _ => render::flamegraph::render(profile, classes, &options),
+    }
+    .map_err(|source| Error::Output {
+        target: request.output.name(),
+        source,
+    })?
+    .ok_or_else(|| Error::NothingToDraw {
+        reason: "no samples to draw (check --category, --pid, --process and --compiler)".to_owned(),
+    })?;
     if let Some(path) = &request.folded_out {
         write_output(&Output::File(path.clone()), |out| {
             rendered

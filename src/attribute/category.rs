@@ -9,6 +9,7 @@
 //! process and pass.
 
 use hashbrown::{HashMap, HashSet};
+use rayon::prelude::*;
 
 use super::pass::{Bucket, Outside, PassId, Passes, bucket};
 use super::{SampleFilter, is_compiler};
@@ -177,29 +178,21 @@ pub fn facts(
 }
 
 /// The category of every symbol, indexed by [`SymbolId`]; each classified
-/// once, the symbols split between the cores.
+/// once, spread over the cores.
 pub fn classify_symbols(profile: &Profile, table: &RuleTable) -> Vec<CategoryId> {
-    let symbols = &profile.symbols.symbols;
-    let workers = std::thread::available_parallelism().map_or(1, usize::from);
-    let chunk = symbols.len().div_ceil(workers).max(1);
-    let classify = |symbol: &crate::symbolize::Symbol| {
-        let dso = profile.store.get(symbol.dso);
-        table.classify(FunctionRef {
-            name: &symbol.name,
-            dso: &dso.name,
-            kernel: dso.kind == crate::binary::DsoKind::Kernel,
+    profile
+        .symbols
+        .symbols
+        .par_iter()
+        .map(|symbol| {
+            let dso = profile.store.get(symbol.dso);
+            table.classify(FunctionRef {
+                name: &symbol.name,
+                dso: &dso.name,
+                kernel: dso.kind == crate::binary::DsoKind::Kernel,
+            })
         })
-    };
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = symbols
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(classify).collect::<Vec<_>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|handle| handle.join().expect("classification workers do not panic"))
-            .collect()
-    })
+        .collect()
 }
 
 /// Groups the samples `filter` keeps into rows of `grouping`.

@@ -19,7 +19,9 @@ use linux_perf_data::linux_perf_event_reader::{
     RawData, RawEventRecord, RecordParseInfo, RecordType,
 };
 use linux_perf_data::{Endianness, Feature, PerfFile};
-use memmap2::{Mmap, UncheckedAdvice};
+use std::sync::mpsc::{Receiver, Sender, channel};
+
+use memmap2::{Advice, Mmap, UncheckedAdvice};
 
 use super::corrupt;
 use crate::error::Error;
@@ -31,12 +33,20 @@ const FINISHED_ROUND: u32 = 68;
 const COMPRESSED_TYPES: [u32; 2] = [81, 83];
 /// Size of `struct perf_event_header`.
 const HEADER_SIZE: usize = 8;
-/// Read pages are dropped from memory in steps of this many bytes.
-const RELEASE_STEP: usize = 16 << 20;
+/// Pages are mapped ahead of the reader, and dropped behind it, in steps of
+/// this many bytes.
+const PAGE_STEP: usize = 8 << 20;
 
 /// A record's place in perf's order: its time (records without one first),
 /// then its position in the file.
 type SortKey = (Option<u64>, usize);
+
+/// Where the reader is, as offsets in the mapping: it has reached
+/// `reached`, and needs nothing before `needed`.
+struct ReaderAt {
+    reached: usize,
+    needed: usize,
+}
 
 /// A record read but not yet handed on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -164,11 +174,24 @@ impl MappedRecords {
     pub fn for_each(
         &self,
         input: &str,
+        handle: impl FnMut(usize, RawEventRecord<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        std::thread::scope(|scope| {
+            let (tell, told) = channel();
+            scope.spawn(move || self.keep_pages_near_reader(told));
+            self.read_records(input, handle, tell)
+        })
+    }
+
+    fn read_records(
+        &self,
+        input: &str,
         mut handle: impl FnMut(usize, RawEventRecord<'_>) -> Result<(), Error>,
+        tell_pages: Sender<ReaderAt>,
     ) -> Result<(), Error> {
         let data = &self.map[self.data.clone()];
         let mut order = RoundOrder::default();
-        let mut released = 0;
+        let mut next_step = PAGE_STEP;
         let mut offset = 0;
         while offset < data.len() {
             let (record_type, misc, size) = self
@@ -178,7 +201,15 @@ impl MappedRecords {
                 for record in order.finish_round() {
                     handle(record.attr_index, self.record_at(data, &record))?;
                 }
-                released = self.release_before(order.oldest_offset().unwrap_or(offset), released);
+                if offset >= next_step {
+                    next_step = offset + PAGE_STEP;
+                    let needed = order.oldest_offset().unwrap_or(offset);
+                    // The page keeper stops only when this function returns.
+                    let _ = tell_pages.send(ReaderAt {
+                        reached: self.data.start + offset,
+                        needed: self.data.start + needed,
+                    });
+                }
             } else if COMPRESSED_TYPES.contains(&record_type) {
                 return Err(corrupt(
                     input,
@@ -211,6 +242,43 @@ impl MappedRecords {
             handle(record.attr_index, self.record_at(data, &record))?;
         }
         Ok(())
+    }
+
+    /// Runs beside the reader: maps the next steps of pages before the
+    /// reader gets there, so it does not fault them in one at a time, and
+    /// drops the pages it no longer needs, so a large file never stays
+    /// resident (they stay in the page cache). Ends when the reader does.
+    fn keep_pages_near_reader(&self, told: Receiver<ReaderAt>) {
+        let mut mapped = self.data.start;
+        let mut released = 0;
+        let mut map_ahead = |reached: usize| {
+            let end = (reached + 2 * PAGE_STEP).min(self.data.end);
+            if end > mapped {
+                // Best effort: kernels before 5.14 lack MADV_POPULATE_READ.
+                let _ = self
+                    .map
+                    .advise_range(Advice::PopulateRead, mapped, end - mapped);
+                mapped = end;
+            }
+        };
+        map_ahead(self.data.start);
+        for at in told {
+            map_ahead(at.reached);
+            let end = at.needed & !(PAGE_STEP - 1);
+            if end > released {
+                // SAFETY: MADV_DONTNEED on a read-only file mapping only
+                // drops page table entries; a later read faults the same
+                // file contents back in.
+                let _ = unsafe {
+                    self.map.unchecked_advise_range(
+                        UncheckedAdvice::DontNeed,
+                        released,
+                        end - released,
+                    )
+                };
+                released = end;
+            }
+        }
     }
 
     /// The type, misc field and size of the record at `offset`.
@@ -272,23 +340,6 @@ impl MappedRecords {
             RawData::Single(&data[offset + HEADER_SIZE..offset + size]),
             self.parse_infos[pending.attr_index],
         )
-    }
-
-    /// Drops the mapped pages before data offset `needed` (rounded down to a
-    /// release step) from memory; `released` is where the last call stopped.
-    /// Returns the new release point. The pages stay in the page cache.
-    fn release_before(&self, needed: usize, released: usize) -> usize {
-        let end = (self.data.start + needed) & !(RELEASE_STEP - 1);
-        if end <= released {
-            return released;
-        }
-        // SAFETY: MADV_DONTNEED on a read-only file mapping only drops page
-        // table entries; a later read faults the same file contents back in.
-        let _ = unsafe {
-            self.map
-                .unchecked_advise_range(UncheckedAdvice::DontNeed, released, end - released)
-        };
-        end
     }
 }
 

@@ -43,13 +43,34 @@ pub struct Rendered {
     pub svg: Vec<u8>,
 }
 
+/// Stacks ready to draw: merged, with their folded lines in byte order.
+pub struct Drawable<'a> {
+    stacks: Vec<(FoldedStack<'a>, u64)>,
+    lines: Vec<String>,
+}
+
+/// Every stack `filter` keeps, ready to draw. It needs no categories, so it
+/// can be made while the symbols are classified.
+pub fn all_stacks<'a>(profile: &'a Profile, filter: &SampleFilter) -> Drawable<'a> {
+    drawable(profile, fold(profile, filter))
+}
+
+fn drawable<'a>(profile: &'a Profile, mut stacks: Vec<(FoldedStack<'a>, u64)>) -> Drawable<'a> {
+    sort_by_names(profile, &mut stacks);
+    let mut lines = counted_lines(profile, &stacks);
+    // Byte order, which inferno needs: stacks sorted by their names are
+    // nearly in it already, so this stable sort is a few merges, and inferno
+    // need not sort again.
+    lines.sort();
+    Drawable { stacks, lines }
+}
+
 /// Renders the flamegraph of `profile`; `None` when no stack is left to draw.
 pub fn render(
     profile: &Profile,
     classes: &Classes<'_>,
     options: &FlamegraphOptions,
 ) -> std::io::Result<Option<Rendered>> {
-    let table = classes.table;
     let categories = &classes.categories;
     let mut stacks: Vec<_> = fold(profile, &options.filter)
         .into_iter()
@@ -64,11 +85,24 @@ pub fn render(
     if let Some(pass) = options.pass {
         stacks = cut_at_pass(stacks, classes, pass);
     }
+    render_drawable(profile, classes, options, drawable(profile, stacks))
+}
+
+/// Renders `drawable`, which must hold the stacks `options` selects (as
+/// [`all_stacks`] does when it names no category and no pass); `None` when
+/// there is no stack to draw.
+pub fn render_drawable(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    options: &FlamegraphOptions,
+    drawable: Drawable<'_>,
+) -> std::io::Result<Option<Rendered>> {
+    let Drawable { stacks, lines } = drawable;
     if stacks.is_empty() {
         return Ok(None);
     }
-    sort_by_names(profile, &mut stacks);
-    let folded = counted_lines(profile, &stacks);
+    let table = classes.table;
+    let categories = &classes.categories;
 
     // inferno colours frames by name: every function's name gets its
     // category's colour (dimmed outside `--category`); thread roots, the
@@ -112,15 +146,17 @@ pub fn render(
     if options.inverted {
         inferno_options.direction = Direction::Inverted;
         inferno_options.reverse_stack_order = true;
+    } else {
+        inferno_options.no_sort = true;
     }
     let mut svg = Vec::new();
     inferno::flamegraph::from_lines(
         &mut inferno_options,
-        folded.iter().map(String::as_str),
+        lines.iter().map(String::as_str),
         &mut svg,
     )?;
     let svg = add_legend(svg, table, &self_shares);
-    Ok(Some(Rendered { folded, svg }))
+    Ok(Some(Rendered { folded: lines, svg }))
 }
 
 /// A colour mixed two thirds of the way to white.

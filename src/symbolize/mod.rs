@@ -10,9 +10,8 @@ mod inline;
 mod kernel;
 mod symtab;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use hashbrown::HashMap;
+use rayon::prelude::*;
 
 pub use demangle::demangle;
 pub use kernel::{KernelSymbols, KernelSymbolsUnavailable, RecordedKernel};
@@ -117,12 +116,15 @@ impl Named {
     }
 }
 
+/// A binary and the indexes of its frames.
+type FrameGroup = (DsoId, Vec<usize>);
+
 /// Resolves every frame in `frames` (indexed by [`FrameId`]). Kernel frames
 /// use `kernel`, which is `None` when no kernel symbols were asked for.
 ///
-/// Binaries are resolved in parallel, one per worker at a time, largest
-/// first; ids are then assigned in binary order, so the result does not
-/// depend on the number of threads.
+/// Binaries are resolved in parallel, largest first, and the names of a
+/// large one are demangled in parallel; ids are then assigned in binary
+/// order, so the result does not depend on the number of threads.
 pub fn symbolize(
     frames: &[FrameKey],
     store: &Store,
@@ -132,10 +134,10 @@ pub fn symbolize(
     for (index, frame) in frames.iter().enumerate() {
         by_dso.entry(frame.dso).or_default().push(index);
     }
-    let mut groups: Vec<(DsoId, Vec<usize>)> = by_dso.into_iter().collect();
+    let mut groups: Vec<FrameGroup> = by_dso.into_iter().collect();
     groups.sort_unstable_by_key(|(dso, indexes)| (std::cmp::Reverse(indexes.len()), *dso));
 
-    let resolve_group = |(dso, indexes): &(DsoId, Vec<usize>)| -> Vec<Vec<Named>> {
+    let resolve_group = |(dso, indexes): &FrameGroup| -> Vec<Vec<Named>> {
         let lookups = indexes.iter().map(|&index| frames[index].lookup);
         match store.get(*dso).kind {
             DsoKind::Kernel => resolve_kernel(lookups, kernel.as_ref()),
@@ -145,41 +147,22 @@ pub fn symbolize(
             DsoKind::Vdso | DsoKind::File => resolve_in_file(*dso, lookups.collect(), store),
         }
     };
-    let workers = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(groups.len())
-        .max(1);
-    let next = AtomicUsize::new(0);
-    let mut resolved: Vec<(usize, Vec<Vec<Named>>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let at = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(group) = groups.get(at) else {
-                            return done;
-                        };
-                        done.push((at, resolve_group(group)));
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|handle| handle.join().expect("symbolization workers do not panic"))
-            .collect()
-    });
-    resolved.sort_unstable_by_key(|(at, _)| groups[*at].0);
+    // Larger binaries start first; rayon balances the rest, including the
+    // demangling inside a binary. Ids are then assigned in binary order.
+    let mut resolved: Vec<(&FrameGroup, Vec<Vec<Named>>)> = groups
+        .par_iter()
+        .with_max_len(1)
+        .map(|group| (group, resolve_group(group)))
+        .collect();
+    resolved.sort_unstable_by_key(|((dso, _), _)| *dso);
 
     let mut interner = Interner::default();
     let mut frame_symbols = vec![Vec::new(); frames.len()];
-    for (at, names) in resolved {
-        let dso = groups[at].0;
-        for (&index, chain) in groups[at].1.iter().zip(names) {
+    for ((dso, indexes), names) in resolved {
+        for (&index, chain) in indexes.iter().zip(names) {
             frame_symbols[index] = chain
                 .into_iter()
-                .map(|named| interner.intern(dso, named.name, named.mangled, named.resolved))
+                .map(|named| interner.intern(*dso, named.name, named.mangled, named.resolved))
                 .collect();
         }
     }
@@ -234,7 +217,34 @@ fn resolve_in_file(dso: DsoId, lookups: Vec<u64>, store: &Store) -> Vec<Vec<Name
         .or(debug);
     let inline = dwarf_image.and_then(|image| InlineInfo::load(image));
 
-    let mut outer_by_start: HashMap<u64, Named> = HashMap::new();
+    // Each function is named once; demangling is spread over the cores.
+    let mut functions: Vec<(u64, &[u8])> = hits
+        .iter()
+        .flatten()
+        .map(|hit| (hit.start, hit.name))
+        .collect();
+    functions.sort_unstable_by_key(|(start, _)| *start);
+    functions.dedup_by_key(|(start, _)| *start);
+    let function_names: Vec<Named> = functions
+        .par_iter()
+        .map(|(_, raw)| {
+            let raw = String::from_utf8_lossy(raw);
+            let name = demangle(&raw);
+            let mangled = (name != raw).then(|| raw.into_owned());
+            Named {
+                name,
+                mangled,
+                resolved: true,
+            }
+        })
+        .collect();
+    let function_at = |start: u64| -> Named {
+        let at = functions
+            .binary_search_by_key(&start, |(function_start, _)| *function_start)
+            .expect("every hit's function was named");
+        function_names[at].clone()
+    };
+
     let resolved_sorted: Vec<Vec<Named>> = sorted
         .iter()
         .zip(&hits)
@@ -253,19 +263,7 @@ fn resolve_in_file(dso: DsoId, lookups: Vec<u64>, store: &Store) -> Vec<Vec<Name
                     None => Named::unresolved(format!("{}+{:#x}", entry.name, address)),
                 }];
             };
-            let outer = outer_by_start
-                .entry(hit.start)
-                .or_insert_with(|| {
-                    let raw = String::from_utf8_lossy(hit.name);
-                    let name = demangle(&raw);
-                    let mangled = (name != raw).then(|| raw.into_owned());
-                    Named {
-                        name,
-                        mangled,
-                        resolved: true,
-                    }
-                })
-                .clone();
+            let outer = function_at(hit.start);
             let mut chain: Vec<Named> = inline
                 .as_ref()
                 .map(|info| {
