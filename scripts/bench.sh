@@ -79,11 +79,17 @@ bytes=$(stat -L -c %s "$file")
 mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
 ((bytes >= 200000000)) || log "warning: $file is only $mb MB (the benchmark wants >= 200 MB)"
 
-# timed LABEL CMD...: run CMD under /usr/bin/time, append "wall rss_kb" to $tmp/LABEL.times.
+# Seconds from $1 to $2 (bash $EPOCHREALTIME values), to the millisecond:
+# /usr/bin/time rounds wall time to 10 ms, too coarse for runs of 0.1 s.
+seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+
+# timed LABEL CMD...: run CMD under /usr/bin/time (for its peak RSS), append
+# "wall rss_kb" to $tmp/LABEL.times.
 timed() {
   local label=$1; shift
-  /usr/bin/time -f '%e %M' -o "$tmp/t" "$@" || die "$label failed (see above)"
-  tail -n 1 "$tmp/t" >> "$tmp/$label.times"
+  local start=$EPOCHREALTIME
+  /usr/bin/time -f '%M' -o "$tmp/t" "$@" || die "$label failed (see above)"
+  echo "$(seconds "$start" "$EPOCHREALTIME") $(tail -n 1 "$tmp/t")" >> "$tmp/$label.times"
 }
 
 # The pipeline: wall time of the whole; RSS of each side (they run at once, so add them).
@@ -107,10 +113,12 @@ for ((i = 1; i <= runs; i++)); do
     timed collapse "$cp_bin" collapse "$file" -o "$tmp/out1.folded"
   fi
   log "run $i/$runs: perf script --no-inline | inferno-collapse-perf"
-  /usr/bin/time -f '%e' -o "$tmp/t.all" bash -c baseline || die "perf script | inferno-collapse-perf failed: $(tail -n 3 "$tmp/perf-script.err")"
+  start=$EPOCHREALTIME
+  bash -c baseline || die "perf script | inferno-collapse-perf failed: $(tail -n 3 "$tmp/perf-script.err")"
+  wall=$(seconds "$start" "$EPOCHREALTIME")
   script_kb=$(tail -n 1 "$tmp/t.script" | cut -d' ' -f2)
   inferno_kb=$(tail -n 1 "$tmp/t.inferno" | cut -d' ' -f2)
-  echo "$(tail -n 1 "$tmp/t.all") $((script_kb + inferno_kb))" >> "$tmp/baseline.times"
+  echo "$wall $((script_kb + inferno_kb))" >> "$tmp/baseline.times"
   if ((top)); then
     log "run $i/$runs: compile-perf top --format json"
     timed top "$cp_bin" top "$file" --format json > "$tmp/top.json"
@@ -119,8 +127,9 @@ for ((i = 1; i <= runs; i++)); do
     log "run $i/$runs: compile-perf report --flamegraph"
     timed report "$cp_bin" report "$file" --flamegraph "$tmp/out1.svg" -q > "$tmp/report.txt"
     log "run $i/$runs: perf script --no-inline | inferno-collapse-perf | inferno-flamegraph"
-    /usr/bin/time -f '%e 0' -o "$tmp/t.svg" bash -c baseline_svg || die "the flamegraph pipeline failed"
-    tail -n 1 "$tmp/t.svg" >> "$tmp/baseline_svg.times"
+    start=$EPOCHREALTIME
+    bash -c baseline_svg || die "the flamegraph pipeline failed"
+    echo "$(seconds "$start" "$EPOCHREALTIME") 0" >> "$tmp/baseline_svg.times"
     log "run $i/$runs: compile-perf report, report --by pass, timeline"
     timed plain "$cp_bin" report "$file" -q > /dev/null
     timed by_pass "$cp_bin" report "$file" --by pass -q > /dev/null

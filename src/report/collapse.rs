@@ -7,6 +7,7 @@
 use std::io::Write;
 
 use hashbrown::HashMap;
+use rayon::prelude::*;
 
 use crate::attribute::{SampleFilter, reaches_root};
 use crate::profile::Profile;
@@ -134,10 +135,11 @@ pub fn write_folded(
     Ok(())
 }
 
-/// Folded lines with their counts (`stack count`), in the order of `stacks`.
+/// Folded lines with their counts (`stack count`), in the order of
+/// `stacks`, built on all cores.
 pub fn counted_lines(profile: &Profile, stacks: &[(FoldedStack<'_>, u64)]) -> Vec<String> {
     stacks
-        .iter()
+        .par_iter()
         .map(|(stack, count)| {
             let mut text = line(profile, stack);
             text.push_str(&format!(" {count}"));

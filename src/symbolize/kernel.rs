@@ -28,7 +28,7 @@ pub enum KernelSymbolsUnavailable {
 /// The kernel's text symbols, shifted to the recording's addresses.
 pub struct KernelSymbols {
     /// The kallsyms text the names are read from.
-    text: String,
+    text: Vec<u8>,
     /// (recorded address, the name's bytes in `text`), sorted by address.
     entries: Vec<(u64, Range<u32>)>,
 }
@@ -49,7 +49,7 @@ impl KernelSymbols {
         let cached = recorded
             .build_id
             .as_deref()
-            .and_then(|build_id| std::fs::read_to_string(cached_kallsyms_path(build_id)?).ok());
+            .and_then(|build_id| std::fs::read(cached_kallsyms_path(build_id)?).ok());
         if let Some(text) = cached {
             return Self::parse(text, recorded.text_address);
         }
@@ -68,41 +68,43 @@ impl KernelSymbols {
         if !same_kernel {
             return Err(KernelSymbolsUnavailable::OtherKernel);
         }
-        let text = std::fs::read_to_string("/proc/kallsyms")
-            .map_err(|_| KernelSymbolsUnavailable::Hidden)?;
+        let text = std::fs::read("/proc/kallsyms").map_err(|_| KernelSymbolsUnavailable::Hidden)?;
         Self::parse(text, recorded.text_address)
     }
 
     /// Parses kallsyms text; `recorded_text` is `_text` at recording time.
+    /// Lines are `ffffffff81000000 T _text`, a module's end in `\t[name]`.
     pub fn parse(
-        text: String,
+        text: Vec<u8>,
         recorded_text: Option<u64>,
     ) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
         let mut entries = Vec::new();
         let mut running_text = None;
         let mut line_start = 0;
-        for line in text.split_inclusive('\n') {
-            let start = line_start;
-            line_start += line.len();
-            // "ffffffff81000000 T _text" or "… t name\t[module]"
-            let mut fields = line.split_ascii_whitespace();
-            let (Some(address), Some(kind), Some(name)) =
-                (fields.next(), fields.next(), fields.next())
-            else {
+        while line_start < text.len() {
+            let line_end =
+                memchr::memchr(b'\n', &text[line_start..]).map_or(text.len(), |at| line_start + at);
+            let line = &text[line_start..line_end];
+            let name_start = line_start;
+            line_start = line_end + 1;
+            let Some(space) = memchr::memchr(b' ', line) else {
                 continue;
             };
-            let Ok(address) = u64::from_str_radix(address, 16) else {
+            let (Some(address), Some(&kind), Some(rest)) = (
+                parse_hex(&line[..space]),
+                line.get(space + 1),
+                line.get(space + 3..),
+            ) else {
                 continue;
             };
-            if name == "_text" {
+            let name = &rest[..memchr::memchr(b'\t', rest).unwrap_or(rest.len())];
+            if name == b"_text" {
                 running_text = Some(address);
             }
-            if matches!(kind, "t" | "T" | "w" | "W") {
-                let name_start = start + (name.as_ptr() as usize - line.as_ptr() as usize);
-                let (Ok(from), Ok(to)) = (
-                    u32::try_from(name_start),
-                    u32::try_from(name_start + name.len()),
-                ) else {
+            if matches!(kind, b't' | b'T' | b'w' | b'W') {
+                let from = name_start + space + 3;
+                let (Ok(from), Ok(to)) = (u32::try_from(from), u32::try_from(from + name.len()))
+                else {
                     break;
                 };
                 entries.push((address, from..to));
@@ -125,9 +127,9 @@ impl KernelSymbols {
     /// The name of the kernel function at `address`.
     pub fn lookup(&self, address: u64) -> Option<&str> {
         let after = self.entries.partition_point(|(start, _)| *start <= address);
-        self.entries[..after]
-            .last()
-            .map(|(_, name)| &self.text[name.start as usize..name.end as usize])
+        self.entries[..after].last().and_then(|(_, name)| {
+            std::str::from_utf8(&self.text[name.start as usize..name.end as usize]).ok()
+        })
     }
 }
 
@@ -139,6 +141,16 @@ fn cached_kallsyms_path(build_id: &[u8]) -> Option<PathBuf> {
         .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".debug")))?;
     let hex: String = build_id.iter().map(|byte| format!("{byte:02x}")).collect();
     Some(root.join("[kernel.kallsyms]").join(hex).join("kallsyms"))
+}
+
+/// A hexadecimal number without prefix.
+fn parse_hex(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() || digits.len() > 16 {
+        return None;
+    }
+    digits.iter().try_fold(0u64, |value, &digit| {
+        Some(value << 4 | u64::from(char::from(digit).to_digit(16)?))
+    })
 }
 
 fn running_release() -> Option<String> {
@@ -174,7 +186,7 @@ mod tests {
     #[test]
     fn kaslr_shift_is_undone_with_the_recorded_text_address() {
         let kallsyms = "ffffffff81000000 T _text\nffffffff81000100 T clear_page_erms\nffffffff81000200 t next\n";
-        let symbols = KernelSymbols::parse(kallsyms.to_owned(), Some(0xffffffff90000000)).unwrap();
+        let symbols = KernelSymbols::parse(kallsyms.into(), Some(0xffffffff90000000)).unwrap();
         assert_eq!(symbols.lookup(0xffffffff90000150), Some("clear_page_erms"));
         assert_eq!(symbols.lookup(0xffffffff81000150), None);
     }
@@ -183,7 +195,7 @@ mod tests {
     fn module_symbols_and_data_symbols_are_told_apart() {
         let kallsyms = "ffffffff81000000 T _text\nffffffff81000100 D some_data\n\
                         ffffffffc0000000 t ext4_fill_super\t[ext4]\nffffffffc0000100 T ext4_iget\t[ext4]\n";
-        let symbols = KernelSymbols::parse(kallsyms.to_owned(), None).unwrap();
+        let symbols = KernelSymbols::parse(kallsyms.into(), None).unwrap();
         assert_eq!(symbols.lookup(0xffffffff81000150), Some("_text"));
         assert_eq!(symbols.lookup(0xffffffffc0000050), Some("ext4_fill_super"));
         assert_eq!(symbols.lookup(0xffffffffc0000200), Some("ext4_iget"));
@@ -202,7 +214,7 @@ mod tests {
     fn zeroed_addresses_mean_hidden() {
         let kallsyms = "0000000000000000 T _text\n0000000000000000 T clear_page_erms\n";
         assert_eq!(
-            KernelSymbols::parse(kallsyms.to_owned(), None).err(),
+            KernelSymbols::parse(kallsyms.into(), None).err(),
             Some(KernelSymbolsUnavailable::Hidden)
         );
     }
