@@ -195,8 +195,9 @@ pub struct FlamegraphArgs {
     /// Draw an icicle of leaf callers: the hot functions on top, their callers below.
     #[arg(long)]
     pub inverted: bool,
-    /// Leave out frames narrower than this many pixels.
-    #[arg(long, value_name = "PIXELS", default_value_t = 0.1)]
+    /// Leave out frames narrower than this percentage of the picture's width
+    /// (inferno's test: 0.1 leaves out frames under 1/1000 of the samples).
+    #[arg(long, value_name = "PERCENT", default_value_t = 0.1)]
     pub min_width: f64,
     /// Also write the folded stacks drawn to FILE.
     #[arg(long, value_name = "FILE")]

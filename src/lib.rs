@@ -88,9 +88,9 @@ pub fn run(config: &Config) -> Result<u8, Error> {
             let (classes, prepared) = rayon::join(
                 || attribute::Classes::new(&profile, &rules),
                 || {
-                    flamegraph
-                        .is_some()
-                        .then(|| render::flamegraph::all_stacks(&profile, filter))
+                    flamegraph.is_some().then(|| {
+                        render::flamegraph::all_stacks(&profile, filter, DEFAULT_MIN_WIDTH)
+                    })
                 },
             );
             let colors = match color {
@@ -166,10 +166,14 @@ pub fn run(config: &Config) -> Result<u8, Error> {
                 min_width: *min_width,
                 folded_out: folded_out.clone(),
             };
-            let drawn_whole = category.is_none() && pass.is_none();
+            let drawn_whole = category.is_none() && pass.is_none() && !inverted;
             let (classes, prepared) = rayon::join(
                 || attribute::Classes::new(&profile, &rules),
-                || drawn_whole.then(|| render::flamegraph::all_stacks(&profile, filter)),
+                || {
+                    drawn_whole.then(|| {
+                        render::flamegraph::all_stacks(&profile, filter, DEFAULT_MIN_WIDTH)
+                    })
+                },
             );
             draw_flamegraph(&request, filter, &profile, &classes, prepared)?;
             finish(config, &profile)
@@ -352,7 +356,7 @@ fn load_profile(config: &Config) -> Result<Profile, Error> {
     profile::load(load_options(config))
 }
 
-/// Frames narrower than this many pixels are left out of flamegraphs.
+/// Frames narrower than this percentage of the width are left out of flamegraphs.
 pub const DEFAULT_MIN_WIDTH: f64 = 0.1;
 
 /// One flamegraph to draw.
@@ -367,7 +371,7 @@ struct FlamegraphRequest {
 }
 
 /// Draws `request`. `prepared` holds every stack `filter` keeps, made
-/// beforehand; it is used unless the request names a category or a pass.
+/// beforehand; it is used when it suits the request.
 fn draw_flamegraph(
     request: &FlamegraphRequest,
     filter: &attribute::SampleFilter,
@@ -409,10 +413,11 @@ fn draw_flamegraph(
         pass,
         inverted: request.inverted,
         min_width: request.min_width,
+        keep_folded: request.folded_out.is_some(),
         filter: filter.clone(),
     };
     let rendered = match prepared {
-        Some(drawable) if options.category.is_none() && options.pass.is_none() => {
+        Some(drawable) if drawable.suits(&options) => {
             render::flamegraph::render_drawable(profile, classes, &options, drawable)
         }
         _ => render::flamegraph::render(profile, classes, &options),

@@ -32,37 +32,173 @@ pub struct FlamegraphOptions {
     pub pass: Option<PassId>,
     /// An icicle of leaf callers: leaves on top, their callers below.
     pub inverted: bool,
-    /// Frames narrower than this many pixels are left out.
+    /// Frames narrower than this, in percent of the width, are left out.
     pub min_width: f64,
+    /// Keep the folded lines of every stack drawn, uncut, in [`Rendered`].
+    pub keep_folded: bool,
     pub filter: SampleFilter,
 }
 
-/// The folded stacks drawn (`stack count` lines), and the SVG.
+/// The SVG, and the folded stacks drawn (`stack count` lines, in byte
+/// order) when [`FlamegraphOptions::keep_folded`] asks for them.
 pub struct Rendered {
     pub folded: Vec<String>,
     pub svg: Vec<u8>,
 }
 
-/// Stacks ready to draw: merged, with their folded lines in byte order.
+/// Stacks ready to draw.
 pub struct Drawable<'a> {
+    /// Every stack selected, merged: shares and colours are counted on these.
     stacks: Vec<(FoldedStack<'a>, u64)>,
+    /// What inferno reads: the stacks cut where inferno stops drawing them,
+    /// as folded lines in byte order.
     lines: Vec<String>,
+    /// The narrowest frame drawn, in percent of the width, and whether the
+    /// picture is an icicle: what the cut depends on.
+    min_width: f64,
+    inverted: bool,
 }
 
-/// Every stack `filter` keeps, ready to draw. It needs no categories, so it
-/// can be made while the symbols are classified.
-pub fn all_stacks<'a>(profile: &'a Profile, filter: &SampleFilter) -> Drawable<'a> {
-    drawable(profile, fold(profile, filter))
+impl Drawable<'_> {
+    /// True when these stacks, cut as they are, draw what `options` asks for.
+    pub fn suits(&self, options: &FlamegraphOptions) -> bool {
+        options.category.is_none()
+            && options.pass.is_none()
+            && options.inverted == self.inverted
+            && options.min_width == self.min_width
+    }
 }
 
-fn drawable<'a>(profile: &'a Profile, mut stacks: Vec<(FoldedStack<'a>, u64)>) -> Drawable<'a> {
+/// Every stack `filter` keeps, ready for a flamegraph with frames at least
+/// `min_width` percent wide. It needs no categories, so it can be made while
+/// the symbols are classified.
+pub fn all_stacks<'a>(profile: &'a Profile, filter: &SampleFilter, min_width: f64) -> Drawable<'a> {
+    drawable(profile, fold(profile, filter), min_width, false)
+}
+
+fn drawable<'a>(
+    profile: &'a Profile,
+    mut stacks: Vec<(FoldedStack<'a>, u64)>,
+    min_width: f64,
+    inverted: bool,
+) -> Drawable<'a> {
     sort_by_names(profile, &mut stacks);
-    let mut lines = counted_lines(profile, &stacks);
+    // An icicle is cut by inferno from the leaves; it reads every line.
+    let mut lines = if inverted {
+        counted_lines(profile, &stacks)
+    } else {
+        counted_lines(profile, &cut_narrow_frames(profile, &stacks, min_width))
+    };
     // Byte order, which inferno needs: stacks sorted by their names are
     // nearly in it already, so this stable sort is a few merges, and inferno
     // need not sort again.
     lines.sort();
-    Drawable { stacks, lines }
+    Drawable {
+        stacks,
+        lines,
+        min_width,
+        inverted,
+    }
+}
+
+/// The stacks as inferno draws them: inferno leaves out a frame narrower
+/// than `min_width` percent of the picture, and so everything above it.
+/// Each stack is cut a frame above its first such frame, and cut stacks
+/// that become equal are merged. No sample is dropped and the lines sort as
+/// before, so every frame drawn keeps its place and width: the picture is
+/// the same, and inferno has far less to read.
+/// `stacks` must be sorted by their frames' names, so that stacks sharing
+/// frames from the root are adjacent.
+fn cut_narrow_frames<'a>(
+    profile: &'a Profile,
+    stacks: &[(FoldedStack<'a>, u64)],
+    min_width: f64,
+) -> Vec<(FoldedStack<'a>, u64)> {
+    let keep = frames_to_keep(
+        stacks.len(),
+        |index, names| {
+            let (stack, _) = &stacks[index];
+            names.push(stack.thread);
+            if stack.truncated {
+                names.push(TRUNCATED_FRAME);
+            }
+            names.extend(
+                stack
+                    .symbols
+                    .iter()
+                    .map(|&symbol| profile.symbols.get(symbol).name.as_str()),
+            );
+        },
+        |index| stacks[index].1,
+        min_width,
+    );
+    let mut merged: HashMap<FoldedStack<'a>, u64> = HashMap::new();
+    for ((stack, count), kept) in stacks.iter().zip(keep) {
+        let marker = usize::from(stack.truncated);
+        let symbols = kept.saturating_sub(1 + marker).min(stack.symbols.len());
+        let cut = FoldedStack {
+            thread: stack.thread,
+            truncated: stack.truncated && kept > 1,
+            symbols: stack.symbols[..symbols].to_vec(),
+            leaf: None,
+        };
+        *merged.entry(cut).or_insert(0) += count;
+    }
+    merged.into_iter().collect()
+}
+
+/// How many frames from the root of each of `len` stacks inferno needs to
+/// draw them at `min_width`: up to the first frame it leaves out and one
+/// more (`usize::MAX` for all). `names(index, out)` appends a stack's frame
+/// names, root first; stacks sharing frames from the root must be adjacent.
+fn frames_to_keep<'n>(
+    len: usize,
+    names: impl Fn(usize, &mut Vec<&'n str>),
+    samples: impl Fn(usize) -> u64,
+    min_width: f64,
+) -> Vec<usize> {
+    let total: u64 = (0..len).map(&samples).sum();
+    // inferno's own test (`flamegraph::from_lines`), to the same rounding.
+    let narrow = |samples: u64| (samples as f64) < min_width / (100.0 / total as f64);
+    // `open` holds, per depth, the first stack and the samples of the frame
+    // at that depth shared by the stacks since.
+    let mut keep = vec![usize::MAX; len];
+    let mut open: Vec<(usize, u64)> = Vec::new();
+    let (mut previous, mut current): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
+    for index in 0..=len {
+        current.clear();
+        if index < len {
+            names(index, &mut current);
+        }
+        let shared = previous
+            .iter()
+            .zip(&current)
+            .take_while(|(a, b)| a == b)
+            .count();
+        while open.len() > shared {
+            let depth = open.len() - 1;
+            let (first, frame_samples) = open.pop().expect("open is longer than shared");
+            if narrow(frame_samples) {
+                // The frame and one above it stay: what follows a drawn
+                // frame's sibling in its line (`;` or the count) decides
+                // their order, and so where the drawn frames sit. Fewer
+                // samples than the threshold means a handful of stacks.
+                for kept in &mut keep[first..index] {
+                    *kept = (*kept).min(depth + 2);
+                }
+            }
+        }
+        if index == len {
+            break;
+        }
+        open.resize(current.len(), (index, 0));
+        let count = samples(index);
+        for (_, frame_samples) in &mut open {
+            *frame_samples += count;
+        }
+        std::mem::swap(&mut previous, &mut current);
+    }
+    keep
 }
 
 /// Renders the flamegraph of `profile`; `None` when no stack is left to draw.
@@ -85,19 +221,19 @@ pub fn render(
     if let Some(pass) = options.pass {
         stacks = cut_at_pass(stacks, classes, pass);
     }
-    render_drawable(profile, classes, options, drawable(profile, stacks))
+    let drawable = drawable(profile, stacks, options.min_width, options.inverted);
+    render_drawable(profile, classes, options, drawable)
 }
 
-/// Renders `drawable`, which must hold the stacks `options` selects (as
-/// [`all_stacks`] does when it names no category and no pass); `None` when
-/// there is no stack to draw.
+/// Renders `drawable`, which must hold the stacks `options` selects, cut
+/// for them (see [`Drawable::suits`]); `None` when there is no stack to draw.
 pub fn render_drawable(
     profile: &Profile,
     classes: &Classes<'_>,
     options: &FlamegraphOptions,
     drawable: Drawable<'_>,
 ) -> std::io::Result<Option<Rendered>> {
-    let Drawable { stacks, lines } = drawable;
+    let Drawable { stacks, lines, .. } = drawable;
     if stacks.is_empty() {
         return Ok(None);
     }
@@ -156,7 +292,14 @@ pub fn render_drawable(
         &mut svg,
     )?;
     let svg = add_legend(svg, table, &self_shares);
-    Ok(Some(Rendered { folded: lines, svg }))
+    let folded = if options.keep_folded {
+        let mut all = counted_lines(profile, &stacks);
+        all.sort();
+        all
+    } else {
+        Vec::new()
+    };
+    Ok(Some(Rendered { folded, svg }))
 }
 
 /// A colour mixed two thirds of the way to white.
@@ -323,4 +466,92 @@ fn outer_height(svg: &str) -> Option<usize> {
     let at = tag.find(" height=\"")? + " height=\"".len();
     let digits: String = tag[at..].chars().take_while(char::is_ascii_digit).collect();
     digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// inferno's picture of folded `lines`.
+    fn inferno_svg(lines: &[String], min_width: f64) -> Vec<u8> {
+        let mut options = Options::default();
+        options.min_width = min_width;
+        options.deterministic = true;
+        let mut svg = Vec::new();
+        inferno::flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), &mut svg)
+            .unwrap();
+        svg
+    }
+
+    /// Stacks whose sibling names are prefixes of one another (`f`, `f(int)`,
+    /// `f2`), where the character after a name decides the order inferno
+    /// draws them in, with a deterministic spread of sample counts.
+    fn stacks() -> Vec<(Vec<&'static str>, u64)> {
+        let names = ["f", "f(int)", "f2", "g", "g::h", "h"];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        };
+        let mut stacks: Vec<(Vec<&str>, u64)> = (0..400)
+            .map(|_| {
+                let depth = 1 + next(7) as usize;
+                let frames = std::iter::once(if next(4) == 0 { "worker" } else { "main" })
+                    .chain((0..depth).map(|_| names[next(names.len() as u64) as usize]))
+                    .collect();
+                (frames, 1 + next(30) * next(2) * next(2))
+            })
+            .collect();
+        stacks.sort();
+        stacks.dedup_by(|(later, later_count), (first, first_count)| {
+            let same = later == first;
+            if same {
+                *first_count += *later_count;
+            }
+            same
+        });
+        stacks
+    }
+
+    fn lines(stacks: &[(Vec<&str>, u64)]) -> Vec<String> {
+        let mut merged: HashMap<String, u64> = HashMap::new();
+        for (frames, count) in stacks {
+            *merged.entry(frames.join(";")).or_insert(0) += count;
+        }
+        let mut lines: Vec<String> = merged
+            .into_iter()
+            .map(|(stack, count)| format!("{stack} {count}"))
+            .collect();
+        lines.sort();
+        lines
+    }
+
+    #[test]
+    fn cutting_narrow_frames_leaves_the_picture_byte_for_byte_the_same() {
+        let stacks = stacks();
+        for min_width in [0.1, 0.5, 2.0, 5.0] {
+            let keep = frames_to_keep(
+                stacks.len(),
+                |index, names| names.extend(&stacks[index].0),
+                |index| stacks[index].1,
+                min_width,
+            );
+            let cut: Vec<(Vec<&str>, u64)> = stacks
+                .iter()
+                .zip(&keep)
+                .map(|((frames, count), &kept)| (frames[..kept.min(frames.len())].to_vec(), *count))
+                .collect();
+            let (full, short) = (lines(&stacks), lines(&cut));
+            assert!(
+                short.iter().map(String::len).sum::<usize>() < full.iter().map(String::len).sum(),
+                "at {min_width}% something is cut"
+            );
+            assert!(
+                inferno_svg(&short, min_width) == inferno_svg(&full, min_width),
+                "at {min_width}% the picture is the same"
+            );
+        }
+    }
 }
