@@ -83,10 +83,15 @@ mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
 # /usr/bin/time rounds wall time to 10 ms, too coarse for runs of 0.1 s.
 seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 
+# Before each timed command: write out what the last one wrote, so that the
+# kernel's writeback of its output does not take a core from the next one.
+settle() { sync; }
+
 # timed LABEL CMD...: run CMD under /usr/bin/time (for its peak RSS), append
 # "wall rss_kb" to $tmp/LABEL.times.
 timed() {
   local label=$1; shift
+  settle
   local start=$EPOCHREALTIME
   /usr/bin/time -f '%M' -o "$tmp/t" "$@" || die "$label failed (see above)"
   echo "$(seconds "$start" "$EPOCHREALTIME") $(tail -n 1 "$tmp/t")" >> "$tmp/$label.times"
@@ -113,6 +118,7 @@ for ((i = 1; i <= runs; i++)); do
     timed collapse "$cp_bin" collapse "$file" -o "$tmp/out1.folded"
   fi
   log "run $i/$runs: perf script --no-inline | inferno-collapse-perf"
+  settle
   start=$EPOCHREALTIME
   bash -c baseline || die "perf script | inferno-collapse-perf failed: $(tail -n 3 "$tmp/perf-script.err")"
   wall=$(seconds "$start" "$EPOCHREALTIME")
@@ -127,6 +133,7 @@ for ((i = 1; i <= runs; i++)); do
     log "run $i/$runs: compile-perf report --flamegraph"
     timed report "$cp_bin" report "$file" --flamegraph "$tmp/out1.svg" -q > "$tmp/report.txt"
     log "run $i/$runs: perf script --no-inline | inferno-collapse-perf | inferno-flamegraph"
+    settle
     start=$EPOCHREALTIME
     bash -c baseline_svg || die "the flamegraph pipeline failed"
     echo "$(seconds "$start" "$EPOCHREALTIME") 0" >> "$tmp/baseline_svg.times"

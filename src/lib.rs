@@ -98,10 +98,12 @@ pub fn run(config: &Config) -> Result<u8, Error> {
                 ColorChoice::Never => false,
                 ColorChoice::Auto => config.output == Output::Stdout && stdout_wants_color(),
             };
-            // The flamegraph is drawn on the other core while the table is
-            // built and written.
-            std::thread::scope(|scope| {
-                let drawing = flamegraph.as_ref().map(|svg| {
+            // The flamegraph is drawn on a thread of its own while the table
+            // is built and written, and while the recording's memory is
+            // given back.
+            let drawing = flamegraph
+                .as_ref()
+                .map(|svg| {
                     let request = FlamegraphRequest {
                         output: Output::File(svg.clone()),
                         category: None,
@@ -110,11 +112,14 @@ pub fn run(config: &Config) -> Result<u8, Error> {
                         min_width: DEFAULT_MIN_WIDTH,
                         folded_out: None,
                     };
-                    let (profile, classes) = (&profile, &classes);
-                    scope.spawn(move || {
-                        draw_flamegraph(&request, filter, profile, classes, prepared)
-                    })
-                });
+                    let picture =
+                        flamegraph_picture(&request, filter, &profile, &classes, prepared)?;
+                    Ok::<_, Error>(std::thread::spawn(move || {
+                        save_flamegraph(&request, picture)
+                    }))
+                })
+                .transpose()?;
+            let reported = (|| {
                 let options = report::breakdown::ReportOptions {
                     grouping: *grouping,
                     attribution: *attribution,
@@ -123,11 +128,17 @@ pub fn run(config: &Config) -> Result<u8, Error> {
                 let breakdown = report::breakdown::breakdown(&profile, &classes, options);
                 let memory = memory_section(load_options(config), &profile, &rules, filter)?;
                 write_report(&config.output, &breakdown, memory, *format, colors)?;
-                drawing.map_or(Ok(()), |drawing| {
-                    drawing.join().expect("drawing a flamegraph does not panic")
-                })
-            })?;
-            finish(config, &profile)
+                finish(config, &profile)
+            })();
+            drop(classes);
+            drop(profile);
+            drop(rules);
+            let drawn = drawing.map_or(Ok(()), |drawing| {
+                drawing.join().expect("drawing a flamegraph does not panic")
+            });
+            let code = reported?;
+            drawn?;
+            Ok(code)
         }
         Action::Timeline { json, buckets } => {
             let (rules, profile) = rules_and_profile(config)?;
@@ -370,8 +381,8 @@ struct FlamegraphRequest {
     folded_out: Option<PathBuf>,
 }
 
-/// Draws `request`. `prepared` holds every stack `filter` keeps, made
-/// beforehand; it is used when it suits the request.
+/// Draws `request` and writes it. `prepared` holds every stack `filter`
+/// keeps, made beforehand; it is used when it suits the request.
 fn draw_flamegraph(
     request: &FlamegraphRequest,
     filter: &attribute::SampleFilter,
@@ -379,6 +390,18 @@ fn draw_flamegraph(
     classes: &attribute::Classes<'_>,
     prepared: Option<render::flamegraph::Drawable<'_>>,
 ) -> Result<(), Error> {
+    let picture = flamegraph_picture(request, filter, profile, classes, prepared)?;
+    save_flamegraph(request, picture)
+}
+
+/// What `request` draws, ready for inferno (see [`draw_flamegraph`]).
+fn flamegraph_picture(
+    request: &FlamegraphRequest,
+    filter: &attribute::SampleFilter,
+    profile: &Profile,
+    classes: &attribute::Classes<'_>,
+    prepared: Option<render::flamegraph::Drawable<'_>>,
+) -> Result<render::flamegraph::Picture, Error> {
     let rules = classes.table;
     let category = request
         .category
@@ -416,18 +439,25 @@ fn draw_flamegraph(
         keep_folded: request.folded_out.is_some(),
         filter: filter.clone(),
     };
-    let rendered = match prepared {
+    match prepared {
         Some(drawable) if drawable.suits(&options) => {
-            render::flamegraph::render_drawable(profile, classes, &options, drawable)
+            render::flamegraph::picture_of(profile, classes, &options, drawable)
         }
-        _ => render::flamegraph::render(profile, classes, &options),
+        _ => render::flamegraph::picture(profile, classes, &options),
     }
-    .map_err(|source| Error::Output {
-        target: request.output.name(),
-        source,
-    })?
     .ok_or_else(|| Error::NothingToDraw {
         reason: "no samples to draw (check --category, --pid, --process and --compiler)".to_owned(),
+    })
+}
+
+/// Draws `picture` and writes it, and its folded stacks, where `request` says.
+fn save_flamegraph(
+    request: &FlamegraphRequest,
+    picture: render::flamegraph::Picture,
+) -> Result<(), Error> {
+    let rendered = picture.draw().map_err(|source| Error::Output {
+        target: request.output.name(),
+        source,
     })?;
     if let Some(path) = &request.folded_out {
         write_output(&Output::File(path.clone()), |out| {

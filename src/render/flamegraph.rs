@@ -40,7 +40,7 @@ pub struct FlamegraphOptions {
 }
 
 /// The SVG, and the folded stacks drawn (`stack count` lines, in byte
-/// order) when [`FlamegraphOptions::keep_folded`] asks for them.
+/// order) when [`FlamegraphOptions::keep_folded`] asked for them.
 pub struct Rendered {
     pub folded: Vec<String>,
     pub svg: Vec<u8>,
@@ -201,12 +201,12 @@ fn frames_to_keep<'n>(
     keep
 }
 
-/// Renders the flamegraph of `profile`; `None` when no stack is left to draw.
-pub fn render(
+/// The flamegraph of `profile`, ready to draw; `None` when no stack is left.
+pub fn picture(
     profile: &Profile,
     classes: &Classes<'_>,
     options: &FlamegraphOptions,
-) -> std::io::Result<Option<Rendered>> {
+) -> Option<Picture> {
     let categories = &classes.categories;
     let mut stacks: Vec<_> = fold(profile, &options.filter)
         .into_iter()
@@ -222,20 +222,42 @@ pub fn render(
         stacks = cut_at_pass(stacks, classes, pass);
     }
     let drawable = drawable(profile, stacks, options.min_width, options.inverted);
-    render_drawable(profile, classes, options, drawable)
+    picture_of(profile, classes, options, drawable)
 }
 
-/// Renders `drawable`, which must hold the stacks `options` selects, cut
-/// for them (see [`Drawable::suits`]); `None` when there is no stack to draw.
-pub fn render_drawable(
+/// Everything inferno needs for one flamegraph, owned, so that it can be
+/// drawn on a thread of its own while the run goes on.
+pub struct Picture {
+    lines: Vec<String>,
+    palette: PaletteMap,
+    title: String,
+    subtitle: String,
+    min_width: f64,
+    inverted: bool,
+    legend: Vec<LegendEntry>,
+    folded: Vec<String>,
+}
+
+/// One category in the legend.
+struct LegendEntry {
+    id: String,
+    name: String,
+    color: String,
+    /// The self share, or the inclusive one for a category only on stacks.
+    figure: String,
+}
+
+/// The picture of `drawable`, which must hold the stacks `options` selects,
+/// cut for them (see [`Drawable::suits`]); `None` when there is no stack.
+pub fn picture_of(
     profile: &Profile,
     classes: &Classes<'_>,
     options: &FlamegraphOptions,
     drawable: Drawable<'_>,
-) -> std::io::Result<Option<Rendered>> {
+) -> Option<Picture> {
     let Drawable { stacks, lines, .. } = drawable;
     if stacks.is_empty() {
-        return Ok(None);
+        return None;
     }
     let table = classes.table;
     let categories = &classes.categories;
@@ -271,27 +293,6 @@ pub fn render_drawable(
     palette.insert("", neutral);
 
     let self_shares = category_shares(&stacks, categories);
-    let mut inferno_options = Options::default();
-    inferno_options.title = title(profile, options, classes);
-    inferno_options.subtitle = Some(subtitle(table, &self_shares));
-    inferno_options.count_name = "samples".to_owned();
-    inferno_options.image_width = Some(IMAGE_WIDTH);
-    inferno_options.min_width = options.min_width;
-    inferno_options.deterministic = true;
-    inferno_options.palette_map = Some(&mut palette);
-    if options.inverted {
-        inferno_options.direction = Direction::Inverted;
-        inferno_options.reverse_stack_order = true;
-    } else {
-        inferno_options.no_sort = true;
-    }
-    let mut svg = Vec::new();
-    inferno::flamegraph::from_lines(
-        &mut inferno_options,
-        lines.iter().map(String::as_str),
-        &mut svg,
-    )?;
-    let svg = add_legend(svg, table, &self_shares);
     let folded = if options.keep_folded {
         let mut all = counted_lines(profile, &stacks);
         all.sort();
@@ -299,7 +300,46 @@ pub fn render_drawable(
     } else {
         Vec::new()
     };
-    Ok(Some(Rendered { folded, svg }))
+    Some(Picture {
+        lines,
+        palette,
+        title: title(profile, options, classes),
+        subtitle: subtitle(table, &self_shares),
+        min_width: options.min_width,
+        inverted: options.inverted,
+        legend: legend_entries(table, &self_shares),
+        folded,
+    })
+}
+
+impl Picture {
+    /// Draws the picture with inferno and adds the legend.
+    pub fn draw(mut self) -> std::io::Result<Rendered> {
+        let mut inferno_options = Options::default();
+        inferno_options.title = std::mem::take(&mut self.title);
+        inferno_options.subtitle = Some(std::mem::take(&mut self.subtitle));
+        inferno_options.count_name = "samples".to_owned();
+        inferno_options.image_width = Some(IMAGE_WIDTH);
+        inferno_options.min_width = self.min_width;
+        inferno_options.deterministic = true;
+        inferno_options.palette_map = Some(&mut self.palette);
+        if self.inverted {
+            inferno_options.direction = Direction::Inverted;
+            inferno_options.reverse_stack_order = true;
+        } else {
+            inferno_options.no_sort = true;
+        }
+        let mut svg = Vec::new();
+        inferno::flamegraph::from_lines(
+            &mut inferno_options,
+            self.lines.iter().map(String::as_str),
+            &mut svg,
+        )?;
+        Ok(Rendered {
+            folded: self.folded,
+            svg: add_legend(svg, &self.legend),
+        })
+    }
 }
 
 /// A colour mixed two thirds of the way to white.
@@ -407,36 +447,51 @@ fn subtitle(table: &RuleTable, shares: &[Share]) -> String {
 }
 
 /// Makes the SVG taller and draws the legend in the new space at the bottom.
-fn add_legend(svg: Vec<u8>, table: &RuleTable, shares: &[Share]) -> Vec<u8> {
+/// The legend's entries: every category present, by self share.
+fn legend_entries(table: &RuleTable, shares: &[Share]) -> Vec<LegendEntry> {
+    shares
+        .iter()
+        .map(|share| {
+            let category = table.category(share.category);
+            // Self share; a category only on stacks (no leaf) shows its inclusive one.
+            let figure = if share.self_percent > 0.0 {
+                format!("{:.1}%", share.self_percent)
+            } else if share.inclusive_percent >= 1.0 {
+                format!("({:.0}% incl)", share.inclusive_percent)
+            } else {
+                "(<1% incl)".to_owned()
+            };
+            LegendEntry {
+                id: category.id.clone(),
+                name: category.name.clone(),
+                color: category.color.clone(),
+                figure,
+            }
+        })
+        .collect()
+}
+
+fn add_legend(svg: Vec<u8>, entries: &[LegendEntry]) -> Vec<u8> {
     let text = String::from_utf8(svg).expect("inferno writes UTF-8");
     let Some(height) = outer_height(&text) else {
         return text.into_bytes();
     };
     let per_row = IMAGE_WIDTH / LEGEND_COLUMN_WIDTH;
-    let rows = shares.len().div_ceil(per_row);
+    let rows = entries.len().div_ceil(per_row);
     let legend_height = 12 + rows * LEGEND_ROW_HEIGHT;
     let new_height = height + legend_height;
     let mut legend = r#"<g id="legend" font-size="12"><title>category legend</title>"#.to_owned();
-    for (index, share) in shares.iter().enumerate() {
-        let category = table.category(share.category);
-        // Self share; a category only on stacks (no leaf) shows its inclusive one.
-        let figure = if share.self_percent > 0.0 {
-            format!("{:.1}%", share.self_percent)
-        } else if share.inclusive_percent >= 1.0 {
-            format!("({:.0}% incl)", share.inclusive_percent)
-        } else {
-            "(<1% incl)".to_owned()
-        };
+    for (index, entry) in entries.iter().enumerate() {
         let x = 10 + (index % per_row) * LEGEND_COLUMN_WIDTH;
         let y = height + 6 + (index / per_row) * LEGEND_ROW_HEIGHT;
         legend.push_str(&format!(
             r#"<g class="legend-entry" data-category="{id}"><rect x="{x}" y="{y}" width="12" height="12" fill="{color}"/><text x="{tx}" y="{ty}">{name} {figure}</text></g>"#,
-            id = xml_escape(&category.id),
-            color = category.color,
+            id = xml_escape(&entry.id),
+            color = entry.color,
             tx = x + 16,
             ty = y + 10,
-            name = xml_escape(&category.name),
-            figure = xml_escape(&figure),
+            name = xml_escape(&entry.name),
+            figure = xml_escape(&entry.figure),
         ));
     }
     legend.push_str("</g>");
