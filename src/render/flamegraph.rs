@@ -4,7 +4,7 @@
 //! legend of every category present. inferno's search and zoom still work.
 //! It can be cut to one category's stacks or to one MLIR pass.
 
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashMap;
 use inferno::flamegraph::color::{PaletteMap, parse_hex_color};
 use inferno::flamegraph::{Direction, Options};
 
@@ -269,9 +269,9 @@ pub fn picture_of(
     let neutral = parse_hex_color(NEUTRAL_COLOR).expect("a valid colour");
     // Only functions drawn get a colour; a name two binaries share (`_start`
     // of the Python launcher and of the compiler) takes the first one drawn.
-    let mut coloured = HashSet::new();
+    let mut coloured = vec![false; categories.len()];
     for symbol in stacks.iter().flat_map(|(stack, _)| &stack.symbols) {
-        if !coloured.insert(*symbol) {
+        if std::mem::replace(&mut coloured[symbol.0 as usize], true) {
             continue;
         }
         let category = categories[symbol.0 as usize];
@@ -389,20 +389,22 @@ struct Share {
 fn category_shares(stacks: &[(FoldedStack<'_>, u64)], categories: &[CategoryId]) -> Vec<Share> {
     let total: u64 = stacks.iter().map(|(_, count)| count).sum();
     let mut counts: HashMap<CategoryId, (u64, u64)> = HashMap::new();
-    let mut on_stack: HashSet<CategoryId> = HashSet::new();
+    // Categories are few: a stack's set of them is a list of flags.
+    let mut on_stack: Vec<bool> = Vec::new();
     for (stack, count) in stacks {
         if let Some(leaf) = stack.leaf {
             counts.entry(categories[leaf.0 as usize]).or_default().0 += count;
         }
         on_stack.clear();
-        on_stack.extend(
-            stack
-                .symbols
-                .iter()
-                .map(|symbol| categories[symbol.0 as usize]),
-        );
-        for category in &on_stack {
-            counts.entry(*category).or_default().1 += count;
+        for symbol in &stack.symbols {
+            let category = usize::from(categories[symbol.0 as usize].0);
+            if category >= on_stack.len() {
+                on_stack.resize(category + 1, false);
+            }
+            on_stack[category] = true;
+        }
+        for (category, _) in on_stack.iter().enumerate().filter(|(_, on)| **on) {
+            counts.entry(CategoryId(category as u16)).or_default().1 += count;
         }
     }
     let mut shares: Vec<(CategoryId, (u64, u64))> = counts.into_iter().collect();
