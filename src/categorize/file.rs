@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use regex::bytes::{Regex, RegexBuilder};
+use super::NamePattern;
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -140,21 +140,17 @@ pub fn parse_table(
                     ),
                 )
             })?;
-        let compile = |pattern: &Option<Spanned<String>>| -> Result<Option<Regex>, RulesError> {
-            pattern
-                .as_ref()
-                .map(|pattern| {
-                    // Function names are ASCII: byte-level classes (`\w`, `.`)
-                    // compile to automata a hundred times smaller than Unicode ones.
-                    RegexBuilder::new(pattern.get_ref())
-                        .unicode(false)
-                        .build()
-                        .map_err(|error| {
+        let compile =
+            |pattern: &Option<Spanned<String>>| -> Result<Option<NamePattern>, RulesError> {
+                pattern
+                    .as_ref()
+                    .map(|pattern| {
+                        NamePattern::new(pattern.get_ref()).map_err(|error| {
                             error_at(Some(pattern.span()), format!("bad regex: {error}"))
                         })
-                })
-                .transpose()
-        };
+                    })
+                    .transpose()
+            };
         let (line, _) = line_and_column(text, entry.category.span().start);
         rules.push(Rule {
             category: super::CategoryId(category as u16),

@@ -6,10 +6,10 @@
 //! first match wins; a function no rule matches is in `other`.
 
 mod file;
-
-use regex::bytes::Regex;
+mod pattern;
 
 pub use file::RulesError;
+pub use pattern::NamePattern;
 
 /// The built-in rule table, as written in `rules.toml`.
 pub const BUILTIN_RULES: &str = include_str!("rules.toml");
@@ -50,9 +50,9 @@ pub enum Space {
 pub struct Rule {
     pub category: CategoryId,
     /// Regex on the demangled function name; `None` matches every name.
-    pub symbol: Option<Regex>,
+    pub symbol: Option<NamePattern>,
     /// Regex on the binary's file name; `None` matches every binary.
-    pub dso: Option<Regex>,
+    pub dso: Option<NamePattern>,
     pub space: Option<Space>,
     /// Real function names (from real recordings) the rule is meant for.
     pub examples: Vec<String>,
