@@ -10,8 +10,10 @@
 #   (f) target/release/compile-perf report FILE                 (categories)
 #   (g) target/release/compile-perf report FILE --by pass       (pass attribution)
 #   (h) target/release/compile-perf timeline FILE -o OUT.svg    (the timeline)
-# and prints a Markdown table on stdout: file size, median wall time, peak RSS,
-# throughput, the speed ratios b/a (folded stacks) and e/d (table and
+# and prints a Markdown table on stdout: file size, median wall time (to the
+# millisecond; the page cache is synced before each command), peak RSS,
+# throughput, the size of the folded output (a pipeline that unwinds less
+# writes less), the speed ratios b/a (folded stacks) and e/d (table and
 # flamegraph), and what pass attribution and the timeline add to a report
 # (g/f, h/f). Progress goes to stderr.
 #
@@ -148,11 +150,12 @@ done
 median() { cut -d' ' -f1 "$tmp/$1.times" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 rss_mb() { cut -d' ' -f2 "$tmp/$1.times" | sort -n | tail -n 1 | awk '{ printf "%.0f", $1 / 1024 }'; }
 rate() { awk -v b="$bytes" -v s="$1" 'BEGIN { printf "%.1f", (s > 0) ? b / 1e6 / s : 0 }'; }
-lines() { wc -l < "$1" | tr -d ' '; }
+# "LINES / MB" of an output file.
+lines() { awk -v b="$(stat -c %s "$1")" -v l="$(wc -l < "$1")" 'BEGIN { printf "%d / %.1f", l, b / 1e6 }'; }
 
 echo "perf.data: \`$file\`, $mb MB; $runs run(s), median wall time"
 echo
-echo "| command | wall s | peak RSS MB | MB/s | output lines |"
+echo "| command | wall s | peak RSS MB | MB/s | output lines / MB |"
 echo "|---|---:|---:|---:|---:|"
 if ((ours)); then
   t=$(median collapse)
