@@ -186,7 +186,8 @@ pub fn run(config: &Config) -> Result<u8, Error> {
                     })
                 },
             );
-            draw_flamegraph(&request, filter, &profile, &classes, prepared)?;
+            let picture = flamegraph_picture(&request, filter, &profile, &classes, prepared)?;
+            save_flamegraph(&request, picture)?;
             finish(config, &profile)
         }
     }
@@ -269,7 +270,9 @@ fn report_recording(
             compiler_only,
             ..attribute::SampleFilter::default()
         };
-        match draw_flamegraph(&request, &filter, &profile, &classes, None) {
+        let drawn = flamegraph_picture(&request, &filter, &profile, &classes, None)
+            .and_then(|picture| save_flamegraph(&request, picture));
+        match drawn {
             Ok(()) => outputs.push(name),
             Err(Error::NothingToDraw { reason }) => recorded
                 .run
@@ -381,20 +384,8 @@ struct FlamegraphRequest {
     folded_out: Option<PathBuf>,
 }
 
-/// Draws `request` and writes it. `prepared` holds every stack `filter`
-/// keeps, made beforehand; it is used when it suits the request.
-fn draw_flamegraph(
-    request: &FlamegraphRequest,
-    filter: &attribute::SampleFilter,
-    profile: &Profile,
-    classes: &attribute::Classes<'_>,
-    prepared: Option<render::flamegraph::Drawable<'_>>,
-) -> Result<(), Error> {
-    let picture = flamegraph_picture(request, filter, profile, classes, prepared)?;
-    save_flamegraph(request, picture)
-}
-
-/// What `request` draws, ready for inferno (see [`draw_flamegraph`]).
+/// What `request` draws, ready for inferno. `prepared` holds every stack
+/// `filter` keeps, made beforehand; it is used when it suits the request.
 fn flamegraph_picture(
     request: &FlamegraphRequest,
     filter: &attribute::SampleFilter,
