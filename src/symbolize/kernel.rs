@@ -44,14 +44,16 @@ pub struct RecordedKernel {
 
 impl KernelSymbols {
     /// Loads the kernel symbols of `recorded`: perf's cached copy for its
-    /// build id, else `/proc/kallsyms` if the running kernel is the same.
+    /// build id, else (no usable copy) `/proc/kallsyms` if the running
+    /// kernel is the same.
     pub fn load(recorded: &RecordedKernel) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
         let cached = recorded
             .build_id
             .as_deref()
-            .and_then(|build_id| std::fs::read(cached_kallsyms_path(build_id)?).ok());
-        if let Some(text) = cached {
-            return Self::parse(text, recorded.text_address);
+            .and_then(|build_id| std::fs::read(cached_kallsyms_path(build_id)?).ok())
+            .and_then(|text| Self::parse(text, recorded.text_address).ok());
+        if let Some(symbols) = cached {
+            return Ok(symbols);
         }
         let running_id = std::fs::read("/sys/kernel/notes")
             .ok()
