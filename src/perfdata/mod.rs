@@ -1,5 +1,6 @@
 //! Reads a recording: a file-mode perf.data or a pipe-mode stream, plain or
-//! zstd-compressed, through linux-perf-data.
+//! zstd-compressed, through linux-perf-data; an uncompressed file's records
+//! are read in place from a memory map (`mapped`).
 //!
 //! This is the only module that reads the recording. It validates the
 //! structure before the library parses it, detects the format, and turns the
