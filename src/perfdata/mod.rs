@@ -306,8 +306,11 @@ impl Recording {
             PerfFileReader::parse_file(BufReader::with_capacity(READ_BUFFER, copy))
         })?;
         let info = recording_info(&reader.perf_file, false);
+        // A file that cannot be mapped (some FUSE or network file systems)
+        // is read by linux-perf-data as a stream instead.
         let mapped = MappedRecords::new(&file, data, &reader.perf_file)
-            .map_err(|error| corrupt(&name, error))?;
+            .ok()
+            .flatten();
         let reader = match mapped {
             Some(mapped) => Reader::Mapped(mapped),
             None => Reader::File(Box::new(reader.perf_file), reader.record_iter),
