@@ -24,6 +24,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use memmap2::{Advice, Mmap, UncheckedAdvice};
 
 use super::corrupt;
+use super::validate::ByteOrder;
 use crate::error::Error;
 
 /// `PERF_RECORD_FINISHED_ROUND` (perf's `tools/perf/util/event.h`): no record
@@ -53,6 +54,15 @@ struct ReaderAt {
 struct Pending {
     key: SortKey,
     attr_index: usize,
+    header: Header,
+}
+
+/// A record's `struct perf_event_header`, checked against the data section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Header {
+    record_type: u32,
+    misc: u16,
+    size: usize,
 }
 
 /// Puts records in perf's time order. perf writes each CPU's buffer in
@@ -100,7 +110,7 @@ impl RoundOrder {
 pub struct MappedRecords {
     map: Mmap,
     data: Range<usize>,
-    big_endian: bool,
+    order: ByteOrder,
     /// Per event, how its records are laid out.
     parse_infos: Vec<RecordParseInfo>,
     /// Which event a record id belongs to; empty with a single event.
@@ -162,7 +172,9 @@ impl MappedRecords {
         Ok(Some(MappedRecords {
             map,
             data: start..end,
-            big_endian: endian == Endianness::BigEndian,
+            order: ByteOrder {
+                big_endian: endian == Endianness::BigEndian,
+            },
             parse_infos,
             event_of_id,
         }))
@@ -194,9 +206,12 @@ impl MappedRecords {
         let mut next_step = PAGE_STEP;
         let mut offset = 0;
         while offset < data.len() {
-            let (record_type, misc, size) = self
+            let header = self
                 .header(data, offset)
                 .map_err(|problem| corrupt(input, problem))?;
+            let Header {
+                record_type, size, ..
+            } = header;
             if record_type == FINISHED_ROUND {
                 for record in order.finish_round() {
                     handle(record.attr_index, self.record_at(data, &record))?;
@@ -219,21 +234,12 @@ impl MappedRecords {
                     ),
                 ));
             } else if !RecordType(record_type).is_user_type() {
-                let body = &data[offset + HEADER_SIZE..offset + size];
-                let raw = RawEventRecord::new(
-                    RecordType(record_type),
-                    misc,
-                    RawData::Single(body),
-                    self.parse_infos[0],
-                );
-                let attr_index = self.event_of(&raw);
-                let raw = RawEventRecord {
-                    parse_info: self.parse_infos[attr_index],
-                    ..raw
-                };
+                let attr_index = self.event_of(&self.record(data, offset, header, 0));
+                let time = self.record(data, offset, header, attr_index).timestamp();
                 order.push(Pending {
-                    key: (raw.timestamp(), offset),
+                    key: (time, offset),
                     attr_index,
+                    header,
                 });
             }
             offset += size;
@@ -281,29 +287,16 @@ impl MappedRecords {
         }
     }
 
-    /// The type, misc field and size of the record at `offset`.
-    fn header(&self, data: &[u8], offset: usize) -> Result<(u32, u16, usize), String> {
-        let header: [u8; HEADER_SIZE] = data
-            .get(offset..offset + HEADER_SIZE)
-            .and_then(|bytes| bytes.try_into().ok())
-            .ok_or_else(|| {
-                format!("the record header at data offset {offset} runs past the end of the data section")
-            })?;
-        let [t0, t1, t2, t3, m0, m1, s0, s1] = header;
-        let (record_type, misc, size) = if self.big_endian {
-            (
-                u32::from_be_bytes([t0, t1, t2, t3]),
-                u16::from_be_bytes([m0, m1]),
-                u16::from_be_bytes([s0, s1]),
+    /// The header of the record at `offset`.
+    fn header(&self, data: &[u8], offset: usize) -> Result<Header, String> {
+        let header = data.get(offset..offset + HEADER_SIZE).ok_or_else(|| {
+            format!(
+                "the record header at data offset {offset} runs past the end of the data section"
             )
-        } else {
-            (
-                u32::from_le_bytes([t0, t1, t2, t3]),
-                u16::from_le_bytes([m0, m1]),
-                u16::from_le_bytes([s0, s1]),
-            )
-        };
-        let size = usize::from(size);
+        })?;
+        let field = |at| self.order.u16(header, at).expect("inside the header");
+        let record_type = self.order.u32(header, 0).expect("inside the header");
+        let (misc, size) = (field(4), usize::from(field(6)));
         if size < HEADER_SIZE {
             return Err(format!(
                 "the record at data offset {offset} states a size of {size} bytes"
@@ -314,7 +307,11 @@ impl MappedRecords {
                 "the record at data offset {offset} runs past the end of the data section"
             ));
         }
-        Ok((record_type, misc, size))
+        Ok(Header {
+            record_type,
+            misc,
+            size,
+        })
     }
 
     /// The event `record` belongs to, by its id; the first when it has none.
@@ -328,18 +325,25 @@ impl MappedRecords {
             .unwrap_or(0)
     }
 
-    /// The record `pending` refers to, parsed in place again.
-    fn record_at<'a>(&self, data: &'a [u8], pending: &Pending) -> RawEventRecord<'a> {
-        let offset = pending.key.1;
-        let (record_type, misc, size) = self
-            .header(data, offset)
-            .expect("a pending record was checked when it was read");
+    /// The record at `offset`, parsed in place as one of event `attr_index`.
+    fn record<'a>(
+        &self,
+        data: &'a [u8],
+        offset: usize,
+        header: Header,
+        attr_index: usize,
+    ) -> RawEventRecord<'a> {
         RawEventRecord::new(
-            RecordType(record_type),
-            misc,
-            RawData::Single(&data[offset + HEADER_SIZE..offset + size]),
-            self.parse_infos[pending.attr_index],
+            RecordType(header.record_type),
+            header.misc,
+            RawData::Single(&data[offset + HEADER_SIZE..offset + header.size]),
+            self.parse_infos[attr_index],
         )
+    }
+
+    /// The record `pending` refers to.
+    fn record_at<'a>(&self, data: &'a [u8], pending: &Pending) -> RawEventRecord<'a> {
+        self.record(data, pending.key.1, pending.header, pending.attr_index)
     }
 }
 
@@ -431,6 +435,11 @@ mod tests {
             order.push(Pending {
                 key: (Some(time), offset),
                 attr_index: 0,
+                header: Header {
+                    record_type: 9,
+                    misc: 0,
+                    size: 8,
+                },
             });
         };
         let times = |records: Vec<Pending>| -> Vec<u64> {

@@ -45,12 +45,21 @@ impl Section {
 
 /// Reads integers of the file's byte order out of a byte slice.
 #[derive(Clone, Copy)]
-struct ByteOrder {
-    big_endian: bool,
+pub(super) struct ByteOrder {
+    pub(super) big_endian: bool,
 }
 
 impl ByteOrder {
-    fn u32(self, bytes: &[u8], at: usize) -> Option<u32> {
+    pub(super) fn u16(self, bytes: &[u8], at: usize) -> Option<u16> {
+        let raw: [u8; 2] = bytes.get(at..at + 2)?.try_into().ok()?;
+        Some(if self.big_endian {
+            u16::from_be_bytes(raw)
+        } else {
+            u16::from_le_bytes(raw)
+        })
+    }
+
+    pub(super) fn u32(self, bytes: &[u8], at: usize) -> Option<u32> {
         let raw: [u8; 4] = bytes.get(at..at + 4)?.try_into().ok()?;
         Some(if self.big_endian {
             u32::from_be_bytes(raw)
