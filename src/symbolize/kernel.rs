@@ -93,7 +93,9 @@ impl KernelSymbols {
                 continue;
             };
             let (Some(address), Some(&kind), Some(rest)) = (
-                parse_hex(&line[..space]),
+                std::str::from_utf8(&line[..space])
+                    .ok()
+                    .and_then(|digits| u64::from_str_radix(digits, 16).ok()),
                 line.get(space + 1),
                 line.get(space + 3..),
             ) else {
@@ -143,16 +145,6 @@ fn cached_kallsyms_path(build_id: &[u8]) -> Option<PathBuf> {
         .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".debug")))?;
     let hex: String = build_id.iter().map(|byte| format!("{byte:02x}")).collect();
     Some(root.join("[kernel.kallsyms]").join(hex).join("kallsyms"))
-}
-
-/// A hexadecimal number without prefix.
-fn parse_hex(digits: &[u8]) -> Option<u64> {
-    if digits.is_empty() || digits.len() > 16 {
-        return None;
-    }
-    digits.iter().try_fold(0u64, |value, &digit| {
-        Some(value << 4 | u64::from(char::from(digit).to_digit(16)?))
-    })
 }
 
 fn running_release() -> Option<String> {
