@@ -84,21 +84,26 @@ fn drawable<'a>(
 ) -> Drawable<'a> {
     sort_by_names(profile, &mut stacks);
     // An icicle is cut by inferno from the leaves; it reads every line.
-    let mut lines = if inverted {
-        counted_lines(profile, &stacks)
+    let lines = if inverted {
+        byte_ordered_lines(profile, &stacks)
     } else {
-        counted_lines(profile, &cut_narrow_frames(profile, &stacks, min_width))
+        byte_ordered_lines(profile, &cut_narrow_frames(profile, &stacks, min_width))
     };
-    // Byte order, which inferno needs: stacks sorted by their names are
-    // nearly in it already, so this stable sort is a few merges, and inferno
-    // need not sort again.
-    lines.sort();
     Drawable {
         stacks,
         lines,
         min_width,
         inverted,
     }
+}
+
+/// The folded lines of `stacks` in byte order, which inferno needs. Stacks
+/// sorted by their names are nearly in it already, so this stable sort is a
+/// few merges, and inferno need not sort again.
+fn byte_ordered_lines(profile: &Profile, stacks: &[(FoldedStack<'_>, u64)]) -> Vec<String> {
+    let mut lines = counted_lines(profile, stacks);
+    lines.sort();
+    lines
 }
 
 /// The stacks as inferno draws them: inferno leaves out a frame narrower
@@ -294,9 +299,7 @@ pub fn picture_of(
 
     let self_shares = category_shares(&stacks, categories);
     let folded = if options.keep_folded {
-        let mut all = counted_lines(profile, &stacks);
-        all.sort();
-        all
+        byte_ordered_lines(profile, &stacks)
     } else {
         Vec::new()
     };

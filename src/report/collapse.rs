@@ -129,10 +129,17 @@ pub fn write_folded(
     let mut stacks = fold(profile, filter);
     sort_by_names(profile, &mut stacks);
     for (stack, count) in &stacks {
-        out.write_all(line(profile, stack).as_bytes())?;
-        out.write_all(format!(" {count}\n").as_bytes())?;
+        out.write_all(counted_line(profile, stack, *count).as_bytes())?;
+        out.write_all(b"\n")?;
     }
     Ok(())
+}
+
+/// The folded line of `stack` with its count: `stack count`.
+fn counted_line(profile: &Profile, stack: &FoldedStack<'_>, count: u64) -> String {
+    let mut text = line(profile, stack);
+    text.push_str(&format!(" {count}"));
+    text
 }
 
 /// Folded lines with their counts (`stack count`), in the order of
@@ -140,10 +147,6 @@ pub fn write_folded(
 pub fn counted_lines(profile: &Profile, stacks: &[(FoldedStack<'_>, u64)]) -> Vec<String> {
     stacks
         .par_iter()
-        .map(|(stack, count)| {
-            let mut text = line(profile, stack);
-            text.push_str(&format!(" {count}"));
-            text
-        })
+        .map(|(stack, count)| counted_line(profile, stack, *count))
         .collect()
 }
