@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::attribute::{Attribution, Grouping, SampleFilter};
+use crate::output::Output;
 use crate::perfdata::Input;
 use crate::profile::{DEFAULT_DEBUG_ROOT, LoadOptions};
 use crate::record::{CallGraph, RecordOptions};
@@ -295,30 +296,6 @@ pub enum ColorChoice {
     Auto,
     Always,
     Never,
-}
-
-/// Where output goes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Output {
-    Stdout,
-    File(PathBuf),
-}
-
-impl Output {
-    fn from_arg(path: Option<PathBuf>) -> Output {
-        match path {
-            Some(path) if path.as_os_str() != "-" => Output::File(path),
-            _ => Output::Stdout,
-        }
-    }
-
-    /// The name used in messages: the path, or `stdout`.
-    pub fn name(&self) -> String {
-        match self {
-            Output::Stdout => "stdout".to_owned(),
-            Output::File(path) => path.display().to_string(),
-        }
-    }
 }
 
 /// What to do, resolved from the command line.

@@ -5,13 +5,15 @@
 //! [`unwind`] turns samples into frames → [`stacks`] interns them →
 //! [`symbolize`] names each unique frame once → [`categorize`] sorts
 //! functions into parts of the compiler → [`attribute`] totals →
-//! [`report`] and [`render`] write. [`binary`] finds and maps the ELF files.
+//! [`report`] and [`render`] format, and [`output`] writes the files.
+//! [`binary`] finds and maps the ELF files.
 
 pub mod attribute;
 pub mod binary;
 pub mod categorize;
 pub mod cli;
 pub mod error;
+pub mod output;
 pub mod perfdata;
 pub mod process;
 pub mod profile;
@@ -22,13 +24,13 @@ pub mod stacks;
 pub mod symbolize;
 pub mod unwind;
 
-use std::fs::File;
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use categorize::RuleTable;
-use cli::{Action, ColorChoice, Config, Output};
+use cli::{Action, ColorChoice, Config};
 use error::Error;
+use output::{Output, write_output};
 use perfdata::InputEnd;
 use profile::Profile;
 
@@ -512,127 +514,4 @@ fn load_rules(file: Option<&Path>) -> Result<RuleTable, Error> {
         &text,
         &path.display().to_string(),
     )?)
-}
-
-/// Hands `write` a buffered writer for `output`, and flushes it.
-fn write_output(
-    output: &Output,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<(), Error> {
-    let result = match output {
-        Output::Stdout => {
-            let mut out = BufWriter::new(std::io::stdout().lock());
-            write(&mut out).and_then(|()| out.flush())
-        }
-        Output::File(path) => write_file_atomically(path, write),
-    };
-    result.map_err(|source| Error::Output {
-        target: output.name(),
-        source,
-    })
-}
-
-/// Writes `path` under a temporary name beside it and renames it into place
-/// when complete, so a failed run never leaves a half-written file under the
-/// requested name. There is no fsync: the rename protects against a failed
-/// run, and waiting for the disk would cost more than the whole analysis for
-/// a large output.
-pub(crate) fn write_file_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let partial = sibling_path(path, "partial");
-    let result = File::create(&partial).and_then(|file| {
-        let mut out = BufWriter::with_capacity(OUTPUT_BUFFER_BYTES, file);
-        write(&mut out)?;
-        out.flush()?;
-        drop(out);
-        move_into_place(&partial, path)
-    });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&partial);
-    }
-    result
-}
-
-/// Large writes: a folded file of a big recording is tens of megabytes.
-const OUTPUT_BUFFER_BYTES: usize = 1 << 20;
-
-/// Renames the complete file `partial` to `path`. A regular file already at
-/// `path` is moved aside first and removed after: renaming over an existing
-/// file makes ext4 (`auto_da_alloc`) start writing the new file to disk
-/// inside `rename`, 25 ms for a 32 MB folded file. If the second rename
-/// fails, the old file is put back.
-fn move_into_place(partial: &Path, path: &Path) -> std::io::Result<()> {
-    let replaces_file = std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_file());
-    if !replaces_file {
-        return std::fs::rename(partial, path);
-    }
-    let aside = sibling_path(path, "old");
-    std::fs::rename(path, &aside)?;
-    if let Err(error) = std::fs::rename(partial, path) {
-        let _ = std::fs::rename(&aside, path);
-        return Err(error);
-    }
-    std::fs::remove_file(&aside)
-}
-
-/// `dir/.name.KIND-PID` beside `path`.
-fn sibling_path(path: &Path, kind: &str) -> PathBuf {
-    let name = path.file_name().map_or_else(
-        || "output".into(),
-        |name| name.to_string_lossy().into_owned(),
-    );
-    path.with_file_name(format!(".{name}.{kind}-{}", std::process::id()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn scratch_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("compile-perf-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    fn names_in(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-
-    #[test]
-    fn an_existing_output_is_replaced_and_nothing_else_is_left() {
-        let dir = scratch_dir("replace");
-        let path = dir.join("out.folded");
-        std::fs::write(&path, "old contents\n").unwrap();
-        write_file_atomically(&path, |out| out.write_all(b"new contents\n")).unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new contents\n");
-        assert_eq!(names_in(&dir), ["out.folded"]);
-
-        let failed = write_file_atomically(&path, |out| {
-            out.write_all(b"half")?;
-            Err(std::io::Error::other("the writer failed"))
-        });
-        assert!(failed.is_err());
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new contents\n");
-        assert_eq!(names_in(&dir), ["out.folded"]);
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn a_directory_in_the_way_is_not_replaced() {
-        let dir = scratch_dir("directory");
-        let path = dir.join("out.svg");
-        std::fs::create_dir(&path).unwrap();
-        assert!(write_file_atomically(&path, |out| out.write_all(b"<svg/>")).is_err());
-        assert!(path.is_dir());
-        assert_eq!(names_in(&dir), ["out.svg"]);
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
 }
