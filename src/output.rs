@@ -382,7 +382,12 @@ mod tests {
                 received
             })
         };
-        write_text(&fifo, &text).unwrap();
+        // A writer of our own, held while the test writes: the reader sees
+        // the end even if the write never opened the FIFO.
+        let held_open = OpenOptions::new().write(true).open(&fifo).unwrap();
+        let written = write_text(&fifo, &text);
+        drop(held_open);
+        written.unwrap();
         assert_eq!(reader.join().unwrap(), text);
         assert!(
             std::fs::symlink_metadata(&fifo)

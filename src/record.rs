@@ -489,7 +489,7 @@ fn prepare_dir(dir: &Path, force: bool) -> Result<(), RecordError> {
             reason,
         }
     })?;
-    if occupant == Occupant::RunDirectory {
+    if occupant == Occupant::Run {
         // A symlink to a run directory stays: the directory it names is replaced.
         std::fs::remove_dir_all(&canonical).map_err(not_writable)?;
         std::fs::create_dir(&canonical).map_err(not_writable)?;
@@ -502,11 +502,12 @@ fn prepare_dir(dir: &Path, force: bool) -> Result<(), RecordError> {
 enum Occupant {
     /// A file, a device or anything else that is not a directory.
     NotADirectory,
-    EmptyDirectory,
+    /// An empty directory.
+    Empty,
     /// A directory with the `run.json` of a `compile-perf record` run.
-    RunDirectory,
+    Run,
     /// A directory holding anything else.
-    OtherDirectory,
+    Other,
 }
 
 /// Why `--force` does not replace a directory.
@@ -550,8 +551,8 @@ fn force_refusal(
     }
     match occupant {
         Occupant::NotADirectory => Err(ForceRefusal::NotADirectory),
-        Occupant::OtherDirectory => Err(ForceRefusal::NotARunDirectory),
-        Occupant::EmptyDirectory | Occupant::RunDirectory => Ok(()),
+        Occupant::Other => Err(ForceRefusal::NotARunDirectory),
+        Occupant::Empty | Occupant::Run => Ok(()),
     }
 }
 
@@ -562,12 +563,12 @@ fn occupant(path: &Path) -> std::io::Result<Occupant> {
         return Ok(Occupant::NotADirectory);
     }
     if std::fs::read_dir(path)?.next().is_none() {
-        return Ok(Occupant::EmptyDirectory);
+        return Ok(Occupant::Empty);
     }
     Ok(if is_run_json(&path.join("run.json")) {
-        Occupant::RunDirectory
+        Occupant::Run
     } else {
-        Occupant::OtherDirectory
+        Occupant::Other
     })
 }
 
@@ -727,7 +728,7 @@ mod tests {
 
     #[test]
     fn force_replaces_only_run_directories_and_empty_ones() {
-        for occupant in [Occupant::RunDirectory, Occupant::EmptyDirectory] {
+        for occupant in [Occupant::Run, Occupant::Empty] {
             assert_eq!(decide("/work/project/build/runs/m1", occupant), Ok(()));
             assert_eq!(decide("/tmp/run", occupant), Ok(()));
             assert_eq!(decide("/home/user/runs/m1", occupant), Ok(()));
@@ -735,7 +736,7 @@ mod tests {
             assert_eq!(decide("/work/project/other", occupant), Ok(()));
         }
         assert_eq!(
-            decide("/tmp/run", Occupant::OtherDirectory),
+            decide("/tmp/run", Occupant::Other),
             Err(ForceRefusal::NotARunDirectory)
         );
         assert_eq!(
@@ -747,9 +748,9 @@ mod tests {
     #[test]
     fn force_never_replaces_the_root_home_or_working_directory_even_as_a_run_directory() {
         for occupant in [
-            Occupant::RunDirectory,
-            Occupant::EmptyDirectory,
-            Occupant::OtherDirectory,
+            Occupant::Run,
+            Occupant::Empty,
+            Occupant::Other,
             Occupant::NotADirectory,
         ] {
             assert_eq!(decide("/", occupant), Err(ForceRefusal::Root));
@@ -769,21 +770,21 @@ mod tests {
     #[test]
     fn force_refuses_when_the_working_directory_is_unknown_and_checks_without_a_home() {
         assert_eq!(
-            force_refusal(Path::new("/tmp/run"), Occupant::RunDirectory, None, None),
+            force_refusal(Path::new("/tmp/run"), Occupant::Run, None, None),
             Err(ForceRefusal::WorkingDirectoryUnknown)
         );
         let cwd = Some(Path::new("/srv"));
         assert_eq!(
-            force_refusal(Path::new("/tmp/run"), Occupant::RunDirectory, cwd, None),
+            force_refusal(Path::new("/tmp/run"), Occupant::Run, cwd, None),
             Ok(())
         );
         assert_eq!(
-            force_refusal(Path::new("/"), Occupant::EmptyDirectory, cwd, None),
+            force_refusal(Path::new("/"), Occupant::Empty, cwd, None),
             Err(ForceRefusal::Root)
         );
         // A name that only starts like the working directory is not above it.
         assert_eq!(
-            force_refusal(Path::new("/sr"), Occupant::EmptyDirectory, cwd, None),
+            force_refusal(Path::new("/sr"), Occupant::Empty, cwd, None),
             Ok(())
         );
     }
@@ -794,24 +795,24 @@ mod tests {
             std::env::temp_dir().join(format!("compile-perf-occupant-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        assert_eq!(occupant(&dir).unwrap(), Occupant::EmptyDirectory);
+        assert_eq!(occupant(&dir).unwrap(), Occupant::Empty);
         std::fs::write(dir.join("notes.txt"), "mine").unwrap();
-        assert_eq!(occupant(&dir).unwrap(), Occupant::OtherDirectory);
+        assert_eq!(occupant(&dir).unwrap(), Occupant::Other);
         // Some other tool's run.json is not ours.
         std::fs::write(dir.join("run.json"), r#"{"name": "other"}"#).unwrap();
-        assert_eq!(occupant(&dir).unwrap(), Occupant::OtherDirectory);
+        assert_eq!(occupant(&dir).unwrap(), Occupant::Other);
         std::fs::write(dir.join("run.json"), "not json").unwrap();
-        assert_eq!(occupant(&dir).unwrap(), Occupant::OtherDirectory);
+        assert_eq!(occupant(&dir).unwrap(), Occupant::Other);
         std::fs::remove_file(dir.join("run.json")).unwrap();
         std::os::unix::fs::symlink("/dev/zero", dir.join("run.json")).unwrap();
-        assert_eq!(occupant(&dir).unwrap(), Occupant::OtherDirectory);
+        assert_eq!(occupant(&dir).unwrap(), Occupant::Other);
         std::fs::remove_file(dir.join("run.json")).unwrap();
         std::fs::write(
             dir.join("run.json"),
             r#"{"status": "finished", "command": ["/bin/true"]}"#,
         )
         .unwrap();
-        assert_eq!(occupant(&dir).unwrap(), Occupant::RunDirectory);
+        assert_eq!(occupant(&dir).unwrap(), Occupant::Run);
         assert_eq!(
             occupant(&dir.join("notes.txt")).unwrap(),
             Occupant::NotADirectory
