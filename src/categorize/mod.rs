@@ -8,6 +8,8 @@
 mod file;
 mod pattern;
 
+use std::sync::OnceLock;
+
 pub use file::RulesError;
 pub use pattern::NamePattern;
 
@@ -78,10 +80,16 @@ pub struct RuleTable {
 }
 
 impl RuleTable {
-    /// The built-in table.
+    /// The built-in table. It is parsed and its patterns compiled once per
+    /// process; later calls (each `with_user_rules`) get a copy.
     pub fn builtin() -> RuleTable {
-        file::parse_table(BUILTIN_RULES, "built-in rules.toml", None)
-            .expect("the built-in rules.toml is valid; a unit test parses it")
+        static BUILTIN: OnceLock<RuleTable> = OnceLock::new();
+        BUILTIN
+            .get_or_init(|| {
+                file::parse_table(BUILTIN_RULES, "built-in rules.toml", None)
+                    .expect("the built-in rules.toml is valid; a unit test parses it")
+            })
+            .clone()
     }
 
     /// The built-in table extended by a user file's text.
