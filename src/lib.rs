@@ -504,6 +504,7 @@ const MAX_RULES_FILE_BYTES: u64 = 16 << 20;
 
 /// The built-in rule table, extended by `file` when given.
 fn load_rules(file: Option<&Path>) -> Result<RuleTable, Error> {
+    use std::io::Read;
     let Some(path) = file else {
         return Ok(RuleTable::builtin());
     };
@@ -513,7 +514,6 @@ fn load_rules(file: Option<&Path>) -> Result<RuleTable, Error> {
     };
     // Read at most one byte past the limit: `/dev/zero`, an endless FIFO or a
     // huge file is refused instead of filling memory.
-    use std::io::Read;
     let mut bytes = Vec::new();
     File::open(path)
         .map_err(unreadable)?

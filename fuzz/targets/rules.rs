@@ -9,10 +9,7 @@ use compile_perf::categorize::{FunctionRef, RuleTable};
 
 /// Real names from iree-compile recordings (as `rules.toml` lists them).
 const FUNCTIONS: [(&str, &str); 4] = [
-    (
-        "libIREECompiler.so",
-        "mlir::Lexer::lexString(char const*)",
-    ),
+    ("libIREECompiler.so", "mlir::Lexer::lexString(char const*)"),
     (
         "libIREECompiler.so",
         "llvm::detail::IEEEFloat::multiply(llvm::detail::IEEEFloat const&, llvm::RoundingMode)",
