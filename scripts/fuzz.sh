@@ -8,7 +8,8 @@
 #             seeds: fuzz/seeds/rules/, dictionary fuzz/rules.dict
 #
 # Set-up (idempotent): `cargo install cargo-afl` (which builds AFL++ from the source it ships;
-# needs a C compiler and make), then `cargo afl build --release` of fuzz/ into target/afl/.
+# needs a C compiler and make), then `cargo afl build --release` of the workspace member
+# fuzz/ into target/afl/ (without debug info, which the release profile otherwise adds).
 #
 # Each target runs for SECONDS (default 60) from its seeds, in a fresh output directory
 # target/fuzz/TARGET/. Then its numbers are printed (execs, execs/s, corpus, edges,
@@ -35,9 +36,10 @@ if ! cargo afl --version 2>/dev/null | grep -q "^cargo-afl $CARGO_AFL_VERSION ";
   log "cargo-afl installed in $((SECONDS - started)) s"
 fi
 
-log "cargo afl build --release (fuzz/, into target/afl)"
+log "cargo afl build --release -p compile-perf-fuzz (into target/afl)"
 started=$SECONDS
-cargo afl build --release --locked --manifest-path fuzz/Cargo.toml --target-dir target/afl >&2
+CARGO_PROFILE_RELEASE_DEBUG=0 cargo afl build --release --locked -p compile-perf-fuzz \
+  --target-dir target/afl >&2
 log "fuzz targets built in $((SECONDS - started)) s"
 
 # Plain log lines instead of the terminal UI; no CPU-frequency or core-dump-pattern

@@ -8,7 +8,8 @@
 #    - g++ and nm (binutils), which the live tests use, and glibc's symbols (libc6-dbg),
 #      which name the thread entry functions that `-g` stacks end in;
 #    - make, which scripts/fuzz.sh needs to build AFL++.
-# 2. Checks: `cargo fmt --check`, `cargo clippy --all-targets --release -- -D warnings`,
+# 2. Checks: `cargo fmt --all --check`, `cargo clippy --workspace --all-targets --release
+#    -- -D warnings` (compile-perf and the fuzz targets of fuzz/),
 #    `cargo test --release`. Test output is shown (--show-output): the live tests print
 #    their agreement tables against perf report and the unwinding rates.
 # 3. Fuzzing (only when no test filter is given): scripts/fuzz.sh runs each fuzz target
@@ -73,11 +74,10 @@ if [ "$ci" = true ]; then
   locked=(--locked)
   fail_fast=(--no-fail-fast)
 fi
-log "cargo fmt --check (and of fuzz/)"
-cargo fmt --check
-cargo fmt --check --manifest-path fuzz/Cargo.toml
-log "cargo clippy --all-targets --release -- -D warnings"
-cargo clippy "${locked[@]}" --all-targets --release -- -D warnings
+log "cargo fmt --all --check"
+cargo fmt --all --check
+log "cargo clippy --workspace --all-targets --release -- -D warnings"
+cargo clippy "${locked[@]}" --workspace --all-targets --release -- -D warnings
 log "cargo test --release"
 cargo test "${locked[@]}" "${fail_fast[@]}" --release -- --show-output "$@"
 # A run filtered to some tests is a quick check; fuzzing belongs to full runs.
