@@ -5,10 +5,15 @@
 #    - a Rust toolchain with rustfmt and clippy (rustup, minimal profile), if there is no cargo;
 #    - scripts/setup.sh: perf (linux-perf), /usr/bin/time, the venv .venv with
 #      iree-base-compiler, and `cargo build --release`;
-#    - g++ and nm (binutils), which the live tests use.
-# 2. Checks: `cargo fmt --check`, `cargo clippy --all-targets --release -- -D warnings`,
+#    - g++ and nm (binutils), which the live tests use, and glibc's symbols (libc6-dbg),
+#      which name the thread entry functions that `-g` stacks end in;
+#    - make, which scripts/fuzz.sh needs to build AFL++.
+# 2. Checks: `cargo fmt --all --check`, `cargo clippy --workspace --all-targets --release
+#    -- -D warnings` (compile-perf and the fuzz targets of fuzz/),
 #    `cargo test --release`. Test output is shown (--show-output): the live tests print
 #    their agreement tables against perf report and the unwinding rates.
+# 3. Fuzzing (only when no test filter is given): scripts/fuzz.sh runs each fuzz target
+#    for 60 s (FUZZ_SECONDS); a crash or hang fails, and the log says where the input is.
 #
 # With CI=true (as CI sets it) the live tests fail instead of skipping when perf or
 # iree-compile is missing, Cargo.lock must be up to date (--locked), and every test
@@ -48,10 +53,13 @@ fi
 # 1b. perf, time, the venv, the release build.
 bash scripts/setup.sh
 
-# 1c. The live tests build a small C++ program (g++) and check symbol aliases with nm.
+# 1c. The live tests build small C++ programs (g++), check symbol aliases with nm, and
+# need glibc's symbol table; AFL++ (scripts/fuzz.sh) builds with make.
 pkgs=()
 command -v g++ >/dev/null || pkgs+=(g++)
 command -v nm >/dev/null || pkgs+=(binutils)
+command -v make >/dev/null || pkgs+=(make)
+dpkg-query -W -f '${Status}' libc6-dbg 2>/dev/null | grep -q 'ok installed' || pkgs+=(libc6-dbg)
 if ((${#pkgs[@]})); then
   log "installing ${pkgs[*]}"
   apt_install "${pkgs[@]}"
@@ -66,10 +74,15 @@ if [ "$ci" = true ]; then
   locked=(--locked)
   fail_fast=(--no-fail-fast)
 fi
-log "cargo fmt --check"
-cargo fmt --check
-log "cargo clippy --all-targets --release -- -D warnings"
-cargo clippy "${locked[@]}" --all-targets --release -- -D warnings
+log "cargo fmt --all --check"
+cargo fmt --all --check
+log "cargo clippy --workspace --all-targets --release -- -D warnings"
+cargo clippy "${locked[@]}" --workspace --all-targets --release -- -D warnings
 log "cargo test --release"
 cargo test "${locked[@]}" "${fail_fast[@]}" --release -- --show-output "$@"
+# A run filtered to some tests is a quick check; fuzzing belongs to full runs.
+if (($# == 0)); then
+  log "scripts/fuzz.sh ${FUZZ_SECONDS:-60}"
+  bash scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
+fi
 log "all tests passed"

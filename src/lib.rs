@@ -501,15 +501,38 @@ fn rules_and_profile(config: &Config) -> Result<(RuleTable, Profile), Error> {
     })
 }
 
+/// The longest `--rules` file read (the built-in table has 40 KB).
+const MAX_RULES_FILE_BYTES: u64 = 16 << 20;
+
 /// The built-in rule table, extended by `file` when given.
 fn load_rules(file: Option<&Path>) -> Result<RuleTable, Error> {
+    use std::io::Read;
     let Some(path) = file else {
         return Ok(RuleTable::builtin());
     };
-    let text = std::fs::read_to_string(path).map_err(|source| Error::ReadRules {
+    let unreadable = |source| Error::ReadRules {
         path: path.to_owned(),
         source,
-    })?;
+    };
+    // Read at most one byte past the limit: `/dev/zero`, an endless FIFO or a
+    // huge file is refused instead of filling memory.
+    let mut bytes = Vec::new();
+    File::open(path)
+        .map_err(unreadable)?
+        .take(MAX_RULES_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() as u64 > MAX_RULES_FILE_BYTES {
+        return Err(unreadable(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!(
+                "it is longer than {} MiB, the most a rules file may have",
+                MAX_RULES_FILE_BYTES >> 20
+            ),
+        )));
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|error| unreadable(std::io::Error::new(std::io::ErrorKind::InvalidData, error)))?;
     Ok(RuleTable::with_user_rules(
         &text,
         &path.display().to_string(),

@@ -3,8 +3,9 @@
 //! User stacks copied with `--call-graph dwarf` are unwound with framehop and
 //! the `.eh_frame` of every mapped module; callchains recorded by the kernel
 //! (`-g`, and kernel frames always) are taken as they are. Kernel frames go on
-//! top of user frames. A stack that stops before a thread root is kept and
-//! marked truncated.
+//! top of user frames. A walk that stops before the unwinder sees the end of
+//! the stack is kept and marked [`Walk::Stopped`]: whether it is whole anyway
+//! is decided after symbolization, by the name of its outermost function.
 
 use hashbrown::HashMap;
 
@@ -18,7 +19,7 @@ use crate::binary::{DsoId, DsoKind, ElfImage, SectionBytes, Store};
 use crate::perfdata::{Sample, SampleMode};
 use crate::process::{MappedCode, Processes};
 
-/// Stacks deeper than this are cut and marked truncated.
+/// Stacks deeper than this are cut (and marked [`Walk::Stopped`]).
 const MAX_FRAMES: usize = 4096;
 
 /// A frame, as the module it is in and the address to look up there.
@@ -33,16 +34,16 @@ pub struct FrameKey {
     pub lookup: u64,
 }
 
-/// How far a stack got.
+/// How a stack's walk ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Walk {
-    /// The unwinder reached the thread's root.
+    /// The unwinder reached the end of the stack: the thread's root.
     Complete,
-    /// The unwinder stopped early.
-    Truncated,
-    /// A kernel-recorded callchain: whether it is whole is judged later, by
-    /// the root frame's symbol.
-    Callchain,
+    /// The walk stopped without seeing the end (framehop gave up, the stack
+    /// copy ran out, or it is a kernel-recorded callchain, which has no end
+    /// marker). The stack is whole if its outermost frame is a thread entry
+    /// function; `attribute::reaches_root` judges that by name.
+    Stopped,
 }
 
 /// Per-process framehop unwinders, kept in step with the process records.
@@ -150,20 +151,20 @@ impl Unwinders {
             for lookup in user_callchain {
                 frames.push(user_frame(processes, store, sample.pid, lookup));
             }
-            return Walk::Callchain;
+            return Walk::Stopped;
         }
         if sample.mode == SampleMode::User {
             frames.push(user_frame(processes, store, sample.pid, sample.ip));
-            return Walk::Truncated;
+            return Walk::Stopped;
         }
         if let Some(regs) = sample.user_regs {
             // In the kernel with user registers but no stack copy: one user frame.
             frames.push(user_frame(processes, store, sample.pid, regs.ip));
-            return Walk::Truncated;
+            return Walk::Stopped;
         }
         // A kernel thread: its kernel callchain is the whole stack.
         if frames.is_empty() {
-            Walk::Truncated
+            Walk::Stopped
         } else {
             Walk::Complete
         }
@@ -187,7 +188,7 @@ impl Unwinders {
         };
         let Some(unwinder) = self.per_pid.get(&sample.pid) else {
             frames.push(user_frame(processes, store, sample.pid, regs.ip));
-            return Walk::Truncated;
+            return Walk::Stopped;
         };
         let mut iter = unwinder.iter_frames(
             regs.ip,
@@ -201,7 +202,7 @@ impl Unwinders {
                 Ok(Some(address)) => {
                     depth += 1;
                     if depth > MAX_FRAMES {
-                        return Walk::Truncated;
+                        return Walk::Stopped;
                     }
                     let lookup = match address {
                         FrameAddress::InstructionPointer(ip) => ip,
@@ -210,7 +211,7 @@ impl Unwinders {
                     frames.push(user_frame(processes, store, sample.pid, lookup));
                 }
                 Ok(None) => return Walk::Complete,
-                Err(_) => return Walk::Truncated,
+                Err(_) => return Walk::Stopped,
             }
         }
     }

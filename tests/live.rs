@@ -7,6 +7,11 @@
 //!   equal `perf report`'s, both ways round (see [`compare_with_perf_report`]).
 //! - `dwarf_unwinding_reaches_thread_roots`: on `dwarf,65528` recordings, at
 //!   least 97% of the native compiler process's stacks reach a thread root.
+//! - `frame_pointer_callchains_that_reach_thread_entry_functions_are_whole`,
+//!   and the `-g` iree-compile recording above: a `-g` stack counts as whole
+//!   exactly when `perf script` ends it in a thread entry function
+//!   (`__libc_start_call_main`, `start_thread`, ...), and is then never
+//!   marked `[truncated]`.
 //! - `moved_binary_and_build_id_mismatch`: a small C++ program recorded with
 //!   `-g`, then moved (exit 10, `name+0x…` frames), found again with
 //!   `--symfs` (exit 0), and rebuilt with another build id (exit 11).
@@ -583,6 +588,157 @@ fn check_compiler_unwinding(json: &Value, label: &str) {
     );
 }
 
+// ---------------------------------------------------------------- thread roots of -g stacks
+
+/// The functions a thread starts in, as `perf script` names the outermost
+/// frame of a whole stack: `_start`/`__libc_start_main` and `clone3` end
+/// DWARF-unwound stacks; a `-g` callchain of code with frame pointers ends at
+/// `__libc_start_call_main` (main thread) or `start_thread` (others).
+const THREAD_ENTRY_FUNCTIONS: [&str; 6] = [
+    "_start",
+    "__libc_start_main",
+    "__libc_start_call_main",
+    "start_thread",
+    "clone3",
+    "clone",
+];
+
+fn is_thread_entry(name: &str) -> bool {
+    THREAD_ENTRY_FUNCTIONS.contains(&unversioned(name))
+}
+
+/// Per sample, the name `perf script --no-inline` gives its outermost frame.
+fn perf_outermost_frames(data: &Path) -> Vec<String> {
+    let output = run_ok(
+        Command::new("perf")
+            .args(["script", "--no-inline", "-F", "comm,tid,ip,sym", "-i"])
+            .arg(data),
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .split("\n\n")
+        .filter(|sample| !sample.trim().is_empty())
+        .map(|sample| {
+            // The header line (`comm tid`), then one `\tADDRESS SYMBOL` line
+            // per frame; perf prints no frame for a few samples.
+            let outermost = sample.lines().skip(1).last().unwrap_or_default().trim();
+            let symbol = outermost.split_once(' ').map_or("", |(_, symbol)| symbol);
+            symbol.trim().to_owned()
+        })
+        .collect()
+}
+
+/// Checks which stacks of a `-g` recording count as reaching a thread root:
+/// exactly the samples whose outermost frame `perf script` names as a thread
+/// entry function, and no `[truncated]` marker in `collapse` sits under such
+/// a function. `json` is compile-perf's `top --format json` of `data`.
+/// Returns the complete share of all samples.
+fn check_frame_pointer_roots(data: &Path, json: &Value, label: &str) -> f64 {
+    let perf_roots = perf_outermost_frames(data);
+    let perf_complete = perf_roots
+        .iter()
+        .filter(|name| is_thread_entry(name))
+        .count() as u64;
+    let samples = as_u64(&json["samples"], "samples");
+    let complete = as_u64(&json["unwind"]["complete"], "unwind.complete");
+    let mut outermost: BTreeMap<&str, u64> = BTreeMap::new();
+    for name in &perf_roots {
+        *outermost.entry(name.as_str()).or_insert(0) += 1;
+    }
+    let mut common: Vec<_> = outermost.into_iter().collect();
+    common.sort_by_key(|(name, count)| (std::cmp::Reverse(*count), *name));
+    let share = 100.0 * complete as f64 / samples.max(1) as f64;
+    eprintln!(
+        "{label}: {complete} of {samples} samples ({share:.1}%) reach a thread entry function; \
+         perf script: {perf_complete} of {}; its most common outermost frames: {:?}",
+        perf_roots.len(),
+        &common[..common.len().min(8)]
+    );
+    assert_eq!(
+        perf_roots.len() as u64,
+        samples,
+        "{label}: perf script and compile-perf must see the same samples"
+    );
+    assert_eq!(
+        complete, perf_complete,
+        "{label}: compile-perf counts {complete} stacks as whole, perf script ends \
+         {perf_complete} in a thread entry function"
+    );
+
+    let run = compile_perf(["collapse".as_ref(), data.as_os_str()]);
+    run.expect_code(0, &format!("{label}: collapse"));
+    for line in run.stdout.lines() {
+        let mut frames = line.split(';').skip(1);
+        if frames.next() == Some("[truncated]") {
+            let root = frames.next().unwrap_or_default();
+            assert!(
+                !is_thread_entry(root),
+                "{label}: a stack that starts at {root} is whole, yet marked truncated: {}",
+                truncate(line, 300)
+            );
+        }
+    }
+    share
+}
+
+/// A program with frame pointers: the main thread and a `pthread_create`d
+/// one each spin for about half a second.
+const FRAME_POINTER_SOURCE: &str = r#"
+#include <pthread.h>
+#include <cstdint>
+#include <ctime>
+volatile uint64_t sink;
+__attribute__((noinline)) void spin() {
+  const clock_t end = clock() + CLOCKS_PER_SEC / 2;
+  uint64_t x = 1;
+  while (clock() < end)
+    for (int i = 0; i < 100000; ++i) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+  sink = x;
+}
+__attribute__((noinline)) void *worker(void *) { spin(); sink = sink + 1; return nullptr; }
+int main() {
+  pthread_t thread;
+  pthread_create(&thread, nullptr, worker, nullptr);
+  spin();
+  pthread_join(thread, nullptr);
+  return 0;
+}
+"#;
+
+/// The least share of a frame-pointer program's `-g` stacks that must reach
+/// a thread entry function (the rest: samples in ld.so before `main`, or in
+/// a function's first instructions, before it set up its frame).
+const MIN_FRAME_POINTER_COMPLETE: f64 = 95.0;
+
+#[test]
+fn frame_pointer_callchains_that_reach_thread_entry_functions_are_whole() {
+    let _live = live_lock();
+    if !live_prerequisites(&["perf", "g++"]) {
+        return;
+    }
+    let started = Instant::now();
+    let dir = TempDir::new("live-fp-roots");
+    let source = dir.join("fp.cpp");
+    std::fs::write(&source, FRAME_POINTER_SOURCE).unwrap();
+    let program = dir.join("fp");
+    run_ok(
+        Command::new("g++")
+            .args(["-O2", "-fno-omit-frame-pointer", "-pthread", "-o"])
+            .arg(&program)
+            .arg(&source),
+    );
+    let data = dir.join("fp.perf.data");
+    perf_record(&data, &["-g"], &[program.into_os_string()]);
+    let label = "perf record -g of a program with frame pointers";
+    let share = check_frame_pointer_roots(&data, &our_top(&data), label);
+    assert!(
+        share >= MIN_FRAME_POINTER_COMPLETE,
+        "{label}: only {share:.1}% of stacks reach a thread entry function (need \
+         {MIN_FRAME_POINTER_COMPLETE}%); glibc's symbols (Debian: libc6-dbg) name \
+         __libc_start_call_main and start_thread"
+    );
+    eprintln!("took {:.1} s", started.elapsed().as_secs_f64());
+}
+
 // ---------------------------------------------------------------- tests
 
 #[test]
@@ -596,7 +752,9 @@ fn perf_report_agreement_frame_pointer() {
     let input = workload(&dir, "many-dispatches");
     let data = dir.join("fp.perf.data");
     perf_record(&data, &["-g"], &iree_compile_argv(&dir, &input));
-    compare_with_perf_report(&data, "perf record -g, many-dispatches");
+    let label = "perf record -g, many-dispatches";
+    let json = compare_with_perf_report(&data, label);
+    check_frame_pointer_roots(&data, &json, label);
     eprintln!("took {:.1} s", started.elapsed().as_secs_f64());
 }
 

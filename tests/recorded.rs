@@ -288,9 +288,13 @@ fn folded_lines_are_unique_and_sorted_frame_by_frame() {
 
 #[test]
 fn frame_pointer_stacks_of_code_without_frame_pointers_are_marked_truncated() {
+    // fakecompiler has no frame pointers: its `-g` callchains are the leaf
+    // and garbage, and none ends in a thread entry function (the README of
+    // the fixtures lists them), so none may count as whole.
     let top = top_json("fake-fp.perf.data", &[]);
     assert_eq!(top["samples"], 248);
-    assert!(top["unwind"]["truncated"].as_u64().unwrap() > 240);
+    assert_eq!(top["unwind"]["complete"], 0);
+    assert_eq!(top["unwind"]["truncated"], 248);
 }
 
 #[test]

@@ -210,6 +210,103 @@ fn a_rules_file_renames_adds_and_takes_precedence() {
     );
 }
 
+/// Runs `rules --rules FILE` and returns its stderr, which must come with exit 12.
+fn refused_rules(file: &Path) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_compile-perf"))
+        .arg("rules")
+        .arg("--rules")
+        .arg(file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(
+        output.status.code(),
+        Some(12),
+        "{}: {stderr}",
+        file.display()
+    );
+    assert!(output.stdout.is_empty(), "no table is printed");
+    stderr
+}
+
+#[test]
+fn a_rules_file_with_a_mistake_in_its_table_is_refused_with_its_place() {
+    let cases = [
+        (
+            "twice.toml",
+            "[[category]]\nid = \"mine\"\ncolor = \"#000000\"\n\n[[category]]\nid = \"mine\"\ncolor = \"#ffffff\"\n",
+            "twice.toml:6:6: category \"mine\" is already defined at line 2 of this file",
+        ),
+        (
+            "empty-id.toml",
+            "[[category]]\nid = \"\"\ncolor = \"#000000\"\n",
+            "empty-id.toml:2:6: a category id must not be empty",
+        ),
+        (
+            "no-pattern.toml",
+            "[[rule]]\ncategory = \"lexer\"\n",
+            "no-pattern.toml:2:12: this rule has no `symbol`, `dso` or `space` to match on",
+        ),
+        (
+            "example.toml",
+            "[[rule]]\ncategory = \"lexer\"\nsymbol = '^mlir::Token::'\nexamples = [\"fakecompiler mlir::Token::getHexStringValue() const\", \"fakecompiler main\"]\n",
+            "example.toml:4:68: the rule does not match its example \"fakecompiler main\"",
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let file = scratch(name);
+        std::fs::write(&file, text).unwrap();
+        let stderr = refused_rules(&file);
+        assert!(stderr.contains(expected), "{name}: {stderr}");
+    }
+
+    // Without the mistake, the same rule reports the fixture: a no-pattern
+    // rule would have taken all 518 samples.
+    let fixed = scratch("fixed.toml");
+    std::fs::write(
+        &fixed,
+        "[[rule]]\ncategory = \"lexer\"\nsymbol = '^mlir::Token::'\nexamples = [\"fakecompiler mlir::Token::getHexStringValue() const\"]\n",
+    )
+    .unwrap();
+    let report = report_json(&["--rules", fixed.to_str().unwrap()]);
+    assert_eq!(category_samples(&report)["lexer"].0, 128 + 78);
+}
+
+#[test]
+fn a_rules_file_longer_than_16_mib_is_refused_before_it_fills_memory() {
+    let too_long = "longer than 16 MiB, the most a rules file may have";
+    let stderr = refused_rules(Path::new("/dev/zero"));
+    assert!(
+        stderr.contains("/dev/zero") && stderr.contains(too_long),
+        "{stderr}"
+    );
+
+    let huge = scratch("huge.toml");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len((16 << 20) + 1)
+        .unwrap();
+    assert!(refused_rules(&huge).contains(too_long));
+
+    // A FIFO whose writer never stops.
+    let fifo = scratch("endless.toml");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let mut pipe = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+            let comments = "# a comment line, again and again\n".repeat(1000);
+            // Ends when the reader closes the FIFO (EPIPE).
+            while pipe.write_all(comments.as_bytes()).is_ok() {}
+        })
+    };
+    assert!(refused_rules(&fifo).contains(too_long));
+    writer.join().unwrap();
+}
+
 /// `(category id, colour)` of each legend entry of an SVG, checking that the
 /// whole document is well-formed XML.
 fn legend_of(svg: &str) -> Vec<(String, String)> {

@@ -3,6 +3,8 @@
 
 use std::ops::Range;
 
+use hashbrown::HashMap;
+
 use super::NamePattern;
 use serde::Deserialize;
 use toml::Spanned;
@@ -46,12 +48,18 @@ struct RuleEntry {
     dso: Option<Spanned<String>>,
     space: Option<Space>,
     #[serde(default)]
-    examples: Vec<String>,
+    examples: Vec<Spanned<String>>,
 }
 
 /// Parses `text`. With `base`, the file extends it: categories with a known
 /// id are updated, new ones are added before `other`, and the file's rules go
-/// in front of the base's.
+/// in front of the base's; each example of the file's rules must then be put
+/// in its rule's category by the extended table.
+///
+/// Refused, at the line and column of the mistake: a category id that is
+/// empty or defined twice in the file, a rule with nothing to match on (no
+/// `symbol`, `dso` or `space`: it would take every sample), an unknown
+/// category, a bad regex or colour.
 pub fn parse_table(
     text: &str,
     origin: &str,
@@ -69,11 +77,28 @@ pub fn parse_table(
     let file: RulesFile =
         toml::from_str(text).map_err(|error| error_at(error.span(), error.message().to_owned()))?;
 
+    let extends_base = base.is_some();
     let (mut categories, base_rules) = match base {
         Some(table) => (table.categories, table.rules),
         None => (Vec::new(), Vec::new()),
     };
+    // Line of each id this file defines, for a second definition's error.
+    let mut defined_here: HashMap<String, usize> = HashMap::new();
     for entry in file.category {
+        let id = entry.id.get_ref();
+        if id.trim().is_empty() {
+            return Err(error_at(
+                Some(entry.id.span()),
+                "a category id must not be empty".to_owned(),
+            ));
+        }
+        let (line, _) = line_and_column(text, entry.id.span().start);
+        if let Some(first) = defined_here.insert(id.clone(), line) {
+            return Err(error_at(
+                Some(entry.id.span()),
+                format!("category {id:?} is already defined at line {first} of this file"),
+            ));
+        }
         let color = match &entry.color {
             Some(color) if !is_hex_color(color.get_ref()) => {
                 return Err(error_at(
@@ -127,6 +152,7 @@ pub fn parse_table(
     }
 
     let mut rules = Vec::with_capacity(file.rule.len() + base_rules.len());
+    let mut example_spans = Vec::with_capacity(file.rule.len());
     for (index, entry) in file.rule.into_iter().enumerate() {
         let category = categories
             .iter()
@@ -140,6 +166,14 @@ pub fn parse_table(
                     ),
                 )
             })?;
+        if entry.symbol.is_none() && entry.dso.is_none() && entry.space.is_none() {
+            return Err(error_at(
+                Some(entry.category.span()),
+                "this rule has no `symbol`, `dso` or `space` to match on, so it would \
+                 take every sample"
+                    .to_owned(),
+            ));
+        }
         let compile =
             |pattern: &Option<Spanned<String>>| -> Result<Option<NamePattern>, RulesError> {
                 pattern
@@ -152,17 +186,32 @@ pub fn parse_table(
                     .transpose()
             };
         let (line, _) = line_and_column(text, entry.category.span().start);
+        example_spans.push(entry.examples.iter().map(Spanned::span).collect::<Vec<_>>());
         rules.push(Rule {
             category: super::CategoryId(category as u16),
             symbol: compile(&entry.symbol)?,
             dso: compile(&entry.dso)?,
             space: entry.space,
-            examples: entry.examples,
+            examples: entry
+                .examples
+                .into_iter()
+                .map(Spanned::into_inner)
+                .collect(),
             origin: format!("{origin} rule {} (line {line})", index + 1),
         });
     }
     rules.extend(base_rules);
-    Ok(RuleTable::new(categories, rules))
+    let table = RuleTable::new(categories, rules);
+    if extends_base {
+        for (rule, spans) in table.rules.iter().zip(example_spans) {
+            for (example, span) in rule.examples.iter().zip(spans) {
+                if let Some(problem) = table.misplaced_example(rule, example) {
+                    return Err(error_at(Some(span), problem));
+                }
+            }
+        }
+    }
+    Ok(table)
 }
 
 fn is_hex_color(text: &str) -> bool {
@@ -238,5 +287,84 @@ symbol = "^mlir::Lexer::lexString"
         let error = RuleTable::with_user_rules(regex, "bad.toml").unwrap_err();
         assert_eq!(error.line, 3, "{error}");
         assert!(error.message.contains("bad regex"));
+    }
+
+    /// `(line, column, message)` of the error `text` gives as a user file.
+    fn refusal(text: &str) -> (usize, usize, String) {
+        let error =
+            RuleTable::with_user_rules(text, "mine.toml").expect_err("the file must be refused");
+        assert_eq!(error.origin, "mine.toml");
+        (error.line, error.column, error.message)
+    }
+
+    #[test]
+    fn a_category_defined_twice_in_one_file_is_refused() {
+        let twice = "[[category]]\nid = \"mine\"\ncolor = \"#000000\"\n\n\
+                     [[category]]\nid = \"mine\"\ncolor = \"#ffffff\"\n";
+        let (line, column, message) = refusal(twice);
+        assert_eq!((line, column), (6, 6), "{message}");
+        assert!(
+            message.contains("\"mine\" is already defined at line 2"),
+            "{message}"
+        );
+
+        // A built-in id, renamed twice, is the same mistake.
+        let renamed_twice = "[[category]]\nid = \"lexer\"\nname = \"A\"\n\
+                             [[category]]\nid = \"lexer\"\nname = \"B\"\n";
+        assert_eq!(refusal(renamed_twice).0, 5);
+    }
+
+    #[test]
+    fn an_empty_category_id_is_refused() {
+        for id in ["\"\"", "\"  \""] {
+            let text = format!("[[category]]\nid = {id}\ncolor = \"#000000\"\n");
+            let (line, column, message) = refusal(&text);
+            assert_eq!((line, column), (2, 6), "{message}");
+            assert!(message.contains("must not be empty"), "{message}");
+        }
+    }
+
+    #[test]
+    fn a_rule_with_nothing_to_match_on_is_refused() {
+        let text = "[[rule]]\ncategory = \"lexer\"\nexamples = [\"x f\"]\n";
+        let (line, column, message) = refusal(text);
+        assert_eq!((line, column), (2, 12), "{message}");
+        assert!(
+            message.contains("no `symbol`, `dso` or `space`"),
+            "{message}"
+        );
+        // A side alone is something to match on (the built-in kernel rule).
+        let kernel = "[[rule]]\ncategory = \"kernel\"\nspace = \"kernel\"\n";
+        assert!(RuleTable::with_user_rules(kernel, "mine.toml").is_ok());
+    }
+
+    #[test]
+    fn a_user_rule_whose_example_lands_elsewhere_is_refused() {
+        // The rule does not match its own example.
+        let unmatched = "[[rule]]\ncategory = \"lexer\"\nsymbol = '^mlir::Lexer::'\n\
+                         examples = [\"libIREECompiler.so mlir::Token::getKind()\"]\n";
+        let (line, column, message) = refusal(unmatched);
+        assert_eq!((line, column), (4, 13), "{message}");
+        assert!(
+            message.contains("\"libIREECompiler.so mlir::Token::getKind()\""),
+            "{message}"
+        );
+
+        // An earlier rule of the same file takes the example into another category.
+        let shadowed = "[[rule]]\ncategory = \"parser\"\nsymbol = '^mlir::'\n\n\
+                        [[rule]]\ncategory = \"lexer\"\nsymbol = '^mlir::Lexer::'\n\
+                        examples = [\"libIREECompiler.so mlir::Lexer::lexToken()\", \
+                                    \"libIREECompiler.so mlir::Lexer::lexString(char const*)\"]\n";
+        let (line, _, message) = refusal(shadowed);
+        assert_eq!(line, 8, "{message}");
+        assert!(
+            message.contains("\"libIREECompiler.so mlir::Lexer::lexToken()\" is put in category \"parser\" by mine.toml rule 1 (line 2)"),
+            "{message}"
+        );
+
+        // Examples that land where their rule says are accepted.
+        let good = "[[rule]]\ncategory = \"lexer\"\nsymbol = '^mlir::Lexer::'\n\
+                    examples = [\"libIREECompiler.so mlir::Lexer::lexToken()\"]\n";
+        assert!(RuleTable::with_user_rules(good, "mine.toml").is_ok());
     }
 }

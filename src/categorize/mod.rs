@@ -8,6 +8,8 @@
 mod file;
 mod pattern;
 
+use std::sync::OnceLock;
+
 pub use file::RulesError;
 pub use pattern::NamePattern;
 
@@ -78,10 +80,16 @@ pub struct RuleTable {
 }
 
 impl RuleTable {
-    /// The built-in table.
+    /// The built-in table. It is parsed and its patterns compiled once per
+    /// process; later calls (each `with_user_rules`) get a copy.
     pub fn builtin() -> RuleTable {
-        file::parse_table(BUILTIN_RULES, "built-in rules.toml", None)
-            .expect("the built-in rules.toml is valid; a unit test parses it")
+        static BUILTIN: OnceLock<RuleTable> = OnceLock::new();
+        BUILTIN
+            .get_or_init(|| {
+                file::parse_table(BUILTIN_RULES, "built-in rules.toml", None)
+                    .expect("the built-in rules.toml is valid; a unit test parses it")
+            })
+            .clone()
     }
 
     /// The built-in table extended by a user file's text.
@@ -129,6 +137,37 @@ impl RuleTable {
     pub fn classify(&self, function: FunctionRef<'_>) -> CategoryId {
         self.first_match(function)
             .map_or(self.other, |index| self.rules[index].category)
+    }
+
+    /// What is wrong with `example` (a `"DSO FUNCTION"` example of `rule`):
+    /// `rule` does not match it, or the table puts it in another category.
+    /// `None` when the table puts it in `rule`'s category.
+    fn misplaced_example(&self, rule: &Rule, example: &str) -> Option<String> {
+        let function = example_function(example);
+        if !rule.matches(function) {
+            return Some(format!("the rule does not match its example {example:?}"));
+        }
+        let category = self.classify(function);
+        (category != rule.category).then(|| {
+            format!(
+                "example {example:?} is put in category {:?} by {}, not in the rule's {:?}",
+                self.category(category).id,
+                self.first_match(function)
+                    .map_or("no rule", |first| self.rules[first].origin.as_str()),
+                self.category(rule.category).id,
+            )
+        })
+    }
+}
+
+/// The function an example names: `"DSO FUNCTION"` (the binary's file name,
+/// a space, the demangled name); `[kernel.kallsyms]` is the kernel.
+fn example_function(example: &str) -> FunctionRef<'_> {
+    let (dso, name) = example.split_once(' ').unwrap_or(("", example));
+    FunctionRef {
+        name,
+        dso,
+        kernel: dso == "[kernel.kallsyms]",
     }
 }
 
@@ -184,27 +223,9 @@ mod tests {
         for rule in &table.rules {
             assert!(!rule.examples.is_empty(), "{} has no example", rule.origin);
             for example in &rule.examples {
-                let (dso, name) = example.split_once(' ').unwrap_or(("", example));
-                let function = FunctionRef {
-                    name,
-                    dso,
-                    kernel: dso == "[kernel.kallsyms]",
-                };
-                assert!(
-                    rule.matches(function),
-                    "{} does not match its example {example:?}",
-                    rule.origin
-                );
-                let category = table.classify(function);
-                assert_eq!(
-                    table.category(category).id,
-                    table.category(rule.category).id,
-                    "{example:?} (example of {}) is taken by rule {:?} first",
-                    rule.origin,
-                    table
-                        .first_match(function)
-                        .map(|first| &table.rules[first].origin),
-                );
+                if let Some(problem) = table.misplaced_example(rule, example) {
+                    panic!("{}: {problem}", rule.origin);
+                }
             }
         }
     }
