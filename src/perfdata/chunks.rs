@@ -8,9 +8,11 @@
 
 use std::collections::VecDeque;
 
-/// Bytes per chunk: room for many records (DWARF samples are up to 64 KiB),
-/// so that moving a partial record to a new chunk is rare.
-const CHUNK_BYTES: usize = 4 << 20;
+/// Bytes per chunk: room for many records (a DWARF sample is up to 64 KiB),
+/// so that moving a partial record to a new chunk is rare, and small enough
+/// that a recycled chunk is still in the CPU's cache when zstd writes to it
+/// again (4 MiB chunks were measured 5–10% slower on a 68 MB `-z` recording).
+const CHUNK_BYTES: usize = 1 << 20;
 /// Recycled chunks kept for reuse beyond the live ones.
 const SPARE_CHUNKS: usize = 2;
 

@@ -11,7 +11,7 @@ use super::chunks::Chunks;
 
 /// Output space asked for per step; a step writes at most this much more
 /// when the chunk has room.
-const MIN_OUTPUT: usize = 256 << 10;
+const MIN_OUTPUT: usize = 128 << 10;
 
 /// One zstd decompression context over a recording's compressed records.
 pub(super) struct Decompressor {

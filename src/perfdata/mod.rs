@@ -822,6 +822,61 @@ mod tests {
         records
     }
 
+    /// Compares the records of the recordings listed in
+    /// `COMPILE_PERF_COMPARE` (paths separated by `:`) with linux-perf-data's,
+    /// by digest: for checking real recordings, too large to commit.
+    /// `COMPILE_PERF_COMPARE=run/perf.data cargo test --release --lib -- --ignored`
+    #[test]
+    #[ignore = "needs COMPILE_PERF_COMPARE=FILE[:FILE…]"]
+    fn recordings_named_in_the_environment_read_as_linux_perf_data_reads_them() {
+        use std::hash::{DefaultHasher, Hash, Hasher};
+        let digest = |seen: (usize, u32, u16, Option<u64>, Vec<u8>)| {
+            let mut hasher = DefaultHasher::new();
+            seen.hash(&mut hasher);
+            hasher.finish()
+        };
+        let paths = std::env::var("COMPILE_PERF_COMPARE")
+            .expect("COMPILE_PERF_COMPARE names the recordings to compare");
+        for path in paths.split(':').map(Path::new) {
+            let pipe = validate::ByteOrder { big_endian: false }
+                .u64(&std::fs::read(path).unwrap()[..16], 8)
+                == Some(16);
+            let file = BufReader::new(File::open(path).unwrap());
+            let PerfFileReader {
+                mut perf_file,
+                mut record_iter,
+            } = if pipe {
+                PerfFileReader::parse_pipe(file).unwrap()
+            } else {
+                PerfFileReader::parse_file(file).unwrap()
+            };
+            let mut expected = Vec::new();
+            while let Some(record) = record_iter.next_record(&mut perf_file).unwrap() {
+                if let PerfFileRecord::EventRecord { attr_index, record } = record {
+                    expected.push(digest(seen(attr_index, &record)));
+                }
+            }
+            let mut recording = Recording::open(&Input::Path(path.to_owned()), false).unwrap();
+            let mut records = Vec::new();
+            let end = recording
+                .for_each_event(|attr_index, record| {
+                    records.push(digest(seen(attr_index, &record)));
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!(end, InputEnd::Complete, "{}", path.display());
+            assert_eq!(records.len(), expected.len(), "{}", path.display());
+            let first_difference = records.iter().zip(&expected).position(|(a, b)| a != b);
+            assert_eq!(
+                first_difference,
+                None,
+                "{}: same records, same order",
+                path.display()
+            );
+            eprintln!("{}: {} records, identical", path.display(), records.len());
+        }
+    }
+
     fn read_all(recording: &mut Recording) -> Seen {
         let mut records = Vec::new();
         let end = recording
