@@ -455,3 +455,95 @@ fn salvage_reads_an_unfinished_recording_up_to_its_last_complete_record() {
     }
     assert!(earlier.1 < 518);
 }
+
+/// `collapse -q` of `bytes`, saved under `name`: the exit code and stderr.
+fn collapse_bytes(name: &str, bytes: &[u8]) -> Output {
+    let path = scratch_file(name, bytes);
+    compile_perf(&[
+        "collapse".as_ref(),
+        "-q".as_ref(),
+        "-o".as_ref(),
+        path.with_extension("folded").as_os_str(),
+        path.as_os_str(),
+    ])
+}
+
+#[test]
+fn a_compressed_record_that_does_not_decompress_is_corrupt() {
+    let mut bytes = std::fs::read(fixture("fake-dwarf.perf.data")).unwrap();
+    // Eight bytes inside the zstd data of the compressed record at byte 20463.
+    assert_eq!(
+        u32::from_le_bytes(bytes[20463..20467].try_into().unwrap()),
+        81
+    );
+    bytes[20900..20908].copy_from_slice(&0xdead_beef_cafe_babe_u64.to_le_bytes());
+    let output = collapse_bytes("bad-zstd.data", &bytes);
+    assert_error(
+        &output,
+        8,
+        "the zstd data of the compressed record at byte 20463 of the file cannot be decompressed",
+    );
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        err.contains("the 259 samples read before it were used"),
+        "{err}"
+    );
+}
+
+#[test]
+fn decompressed_records_that_end_inside_a_record_are_corrupt() {
+    let full = std::fs::read(fixture("fake-dwarf.perf.data")).unwrap();
+    // The first compressed record (at byte 632, 2417 bytes) starts the zstd
+    // stream; its records end on a record boundary.
+    let first = &full[632 + 8..632 + 2417];
+    let mut context = zstd_safe::DCtx::create();
+    let mut records = vec![0u8; 1 << 20];
+    let mut output = zstd_safe::OutBuffer::around(&mut records[..]);
+    context
+        .decompress_stream(&mut output, &mut zstd_safe::InBuffer::around(first))
+        .unwrap();
+    let decompressed = output.pos();
+    // The same records but the last 100 bytes, compressed alone, as the
+    // recording's only compressed record.
+    let mut compressed = vec![0u8; 1 << 20];
+    let len = zstd_safe::compress(&mut compressed[..], &records[..decompressed - 100], 1).unwrap();
+    let mut bytes = full[..632].to_vec();
+    bytes.extend_from_slice(&81u32.to_le_bytes());
+    bytes.extend_from_slice(&0u16.to_le_bytes());
+    bytes.extend_from_slice(&u16::try_from(8 + len).unwrap().to_le_bytes());
+    bytes.extend_from_slice(&compressed[..len]);
+    bytes.extend_from_slice(&[68, 0, 0, 0, 0, 0, 8, 0]); // FINISHED_ROUND
+    let data_size = (bytes.len() - 264) as u64;
+    bytes[48..56].copy_from_slice(&data_size.to_le_bytes());
+    bytes[72..104].fill(0); // no feature sections
+    let output = collapse_bytes("cut-inside-zstd.data", &bytes);
+    assert_error(&output, 8, "the decompressed records end inside a record");
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        err.contains("of the data decompressed from the compressed record at byte 632 of the file"),
+        "{err}"
+    );
+}
+
+#[test]
+fn implausible_or_inconsistent_event_attributes_are_corrupt() {
+    let full = std::fs::read(fixture("fake-dwarf.perf.data")).unwrap();
+    // The header's attribute section is at byte 120; sample_type is 24
+    // bytes into the attribute.
+    let sample_type = u64::from_le_bytes(full[144..152].try_into().unwrap());
+    assert_ne!(sample_type & (1 << 8), 0, "the recording has periods");
+    for (value, problem) in [
+        (
+            0x7fff_ffff_ffff_fff0,
+            "the event attribute at byte 120 has sample_type 0x7ffffffffffffff0",
+        ),
+        (
+            sample_type & !(1 << 8), // without PERF_SAMPLE_PERIOD: plausible, but not what was recorded
+            "event 0 differs between the header's attribute section and feature section 12",
+        ),
+    ] {
+        let mut bytes = full.clone();
+        bytes[144..152].copy_from_slice(&value.to_le_bytes());
+        assert_error(&collapse_bytes("bad-attr.data", &bytes), 8, problem);
+    }
+}
