@@ -258,6 +258,9 @@ fn read_preamble(bytes: &[u8], input: &str) -> Result<Preamble, Error> {
 /// at the start of a pipe stream that describe it.
 const HEADER_ATTR: u32 = 64;
 const HEADER_FEATURE: u32 = 80;
+/// perf describes a stream in a few dozen such records (one per event and
+/// feature); a stream of endless ones is not perf's.
+const MAX_HEADER_RECORDS: usize = 1 << 12;
 
 impl Recording {
     /// Opens `input`, detecting file or pipe format, and validates it. With
@@ -402,6 +405,7 @@ impl Recording {
         };
         // The records that describe the stream, up to its first other record.
         let mut head = start.to_vec();
+        let mut header_records = 0;
         let first = loop {
             let mut header = [0u8; 8];
             let got =
@@ -419,6 +423,16 @@ impl Recording {
             let size = usize::from(order.u16(&header, 6).expect("8 bytes"));
             if record_type != HEADER_ATTR && record_type != HEADER_FEATURE {
                 break header.to_vec();
+            }
+            header_records += 1;
+            if header_records > MAX_HEADER_RECORDS {
+                return Err(corrupt(
+                    &name,
+                    format!(
+                        "the stream starts with more than {MAX_HEADER_RECORDS} records that \
+                         describe it"
+                    ),
+                ));
             }
             let Some(body_len) = size.checked_sub(header.len()) else {
                 return Err(corrupt(

@@ -35,11 +35,6 @@ const MAX_FILE_OFFSET: u64 = 1 << 48;
 const FEATURE_CMDLINE: u32 = 11;
 /// Bit number of `HEADER_EVENT_DESC` in the feature bitmap.
 const FEATURE_EVENT_DESC: u32 = 12;
-/// Feature bits perf never sets: 0 is reserved, 64 to 127 are unassigned
-/// (perf's own end near 34, simpleperf's start at 128).
-fn is_unassigned_feature(bit: u32) -> bool {
-    bit == 0 || (64..128).contains(&bit)
-}
 /// `perf_event_attr` bits: every `sample_type` bit lies below this
 /// (`PERF_SAMPLE_MAX`), every `read_format` bit below the next, and the
 /// attribute flags below the third (the rest are reserved, and zero).
@@ -48,6 +43,12 @@ const READ_FORMAT_END: u64 = 1 << 5;
 const ATTR_FLAGS_END: u64 = 1 << 48;
 /// The `freq` attribute flag: the period field holds a frequency.
 const ATTR_FLAG_FREQ: u64 = 1 << 10;
+
+/// Feature bits perf never sets: 0 is reserved, 64 to 127 are unassigned
+/// (perf's own end near 34, simpleperf's start at 128).
+fn is_unassigned_feature(bit: u32) -> bool {
+    bit == 0 || (64..128).contains(&bit)
+}
 
 /// Why a file failed the check.
 #[derive(Debug, PartialEq, Eq)]
