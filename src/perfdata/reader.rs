@@ -943,6 +943,7 @@ mod tests {
         ));
         for (record_type, size, problem) in [
             (0, 48, "type 0"),
+            (37, 48, "type 37, which neither perf nor the kernel writes"),
             (0xffff_fff0, 48, "neither perf nor the kernel"),
             (9, 4, "less than its header"),
             (9, 44, "multiples of 8"),
