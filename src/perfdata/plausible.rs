@@ -105,6 +105,12 @@ impl RecordRules {
             }
             RecordType::SWITCH => self.check_fixed_size(body.len(), 0, trailer, "SWITCH"),
             RecordType::BPF_EVENT => self.check_fixed_size(body.len(), 16, trailer, "BPF_EVENT"),
+            // Address, length, type and flags, then the symbol's name.
+            RecordType::KSYMBOL => self.check_named_size(&body, 16, trailer, "KSYMBOL"),
+            // The cgroup's id, then its path.
+            RecordType::CGROUP => self.check_named_size(&body, 8, trailer, "CGROUP"),
+            RecordType::NAMESPACES => self.check_namespaces(&body, trailer),
+            RecordType::READ => self.check_pids(&body, &[0, 4], "READ"),
             _ => Ok(()),
         }
     }
@@ -199,6 +205,17 @@ impl RecordRules {
         Ok(())
     }
 
+    /// NAMESPACES: pid, tid, a count, then that many (device, inode) pairs.
+    fn check_namespaces(&self, body: &[u8], trailer: usize) -> Result<(), String> {
+        self.check_pids(body, &[0, 4], "NAMESPACES")?;
+        let count = self.order.u64(body, 8).unwrap_or(u64::MAX);
+        let fields = usize::try_from(count)
+            .ok()
+            .and_then(|count| count.checked_mul(16)?.checked_add(16))
+            .unwrap_or(usize::MAX);
+        self.check_fixed_size(body.len(), fields, trailer, "NAMESPACES")
+    }
+
     /// The u32 process or thread ids at `offsets` of `body` must be ones
     /// Linux can hand out (-1 stands for none).
     fn check_pids(&self, body: &[u8], offsets: &[usize], name: &str) -> Result<(), String> {
@@ -246,7 +263,7 @@ impl RecordRules {
         trailer: usize,
         name: &str,
     ) -> Result<(), String> {
-        let expected = fields + trailer;
+        let expected = fields.saturating_add(trailer);
         let fits = if self.exact_trailers {
             len == expected
         } else {
@@ -259,7 +276,7 @@ impl RecordRules {
                 "a {name} record is {} bytes long, but its fields take {} bytes: its size \
                  field is wrong",
                 len + 8,
-                expected + 8
+                expected.saturating_add(8)
             ))
         }
     }
