@@ -11,7 +11,8 @@ use std::collections::VecDeque;
 /// Bytes per chunk: room for many records (a DWARF sample is up to 64 KiB),
 /// so that moving a partial record to a new chunk is rare, and small enough
 /// that a recycled chunk is still in the CPU's cache when zstd writes to it
-/// again (4 MiB chunks were measured 5–10% slower on a 68 MB `-z` recording).
+/// again (with 4 MiB chunks, `collapse` of a 68 MB `-z` recording took 0.89 s
+/// instead of 0.73 s).
 const CHUNK_BYTES: usize = 1 << 20;
 /// Recycled chunks kept for reuse beyond the live ones.
 const SPARE_CHUNKS: usize = 2;
