@@ -127,6 +127,10 @@ pub struct InputArgs {
     /// Do not print the summary on stderr (warnings still print).
     #[arg(long, short)]
     pub quiet: bool,
+    /// Read a recording perf did not finish (killed, or cut short) up to its
+    /// last complete record, with a warning and exit code 6.
+    #[arg(long)]
+    pub salvage: bool,
 }
 
 #[derive(Debug, Args)]
@@ -466,6 +470,7 @@ impl Cli {
             } else {
                 input.debug_dirs
             },
+            salvage: input.salvage,
         });
         Config {
             load,

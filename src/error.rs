@@ -7,6 +7,8 @@
 
 use std::path::PathBuf;
 
+/// Exit code for a recording perf did not finish, refused or read with `--salvage`.
+pub const EXIT_TRUNCATED: u8 = 6;
 /// Exit code when the run finished but sampled libraries could not be found.
 pub const EXIT_MISSING_LIBRARY: u8 = 10;
 /// Exit code when the run finished but a library had a different build id.
@@ -27,6 +29,12 @@ pub enum Error {
     /// The input does not start like any perf.data file.
     #[error("{input}: not a perf.data file ({reason})")]
     NotPerfData { input: String, reason: String },
+    /// A file-mode perf.data arrived through a pipe, which cannot seek to
+    /// the sections at its end.
+    #[error(
+        "{input}: this is a file-mode perf.data recording, which can only be read from a file: pass its path (a recording made with `perf record -o -` can come through a pipe)"
+    )]
+    FileModeStream { input: String },
     /// A file-mode perf.data whose sections point past its end.
     #[error("{input}: the file is truncated: {reason}")]
     Truncated { input: String, reason: String },
@@ -43,6 +51,15 @@ pub enum Error {
     /// Records that cannot be decoded.
     #[error("{input}: corrupt perf data: {reason}")]
     Corrupt { input: String, reason: String },
+    /// Records damaged from some point on; the output holds the samples before it.
+    #[error(
+        "{input}: corrupt perf data: {reason}; the {samples} samples read before it were used, the rest of the recording was not read"
+    )]
+    CorruptRecords {
+        input: String,
+        reason: String,
+        samples: u64,
+    },
     /// `--event` names an event the recording does not have.
     #[error("{input}: no sampling event named {wanted:?}; the recording has: {available}")]
     NoSuchEvent {
@@ -86,10 +103,10 @@ impl Error {
             Error::Output { .. } => 1,
             Error::Open { .. } => 3,
             Error::Empty { .. } => 4,
-            Error::NotPerfData { .. } => 5,
-            Error::Truncated { .. } => 6,
+            Error::NotPerfData { .. } | Error::FileModeStream { .. } => 5,
+            Error::Truncated { .. } => EXIT_TRUNCATED,
             Error::StreamCutShort { .. } => 7,
-            Error::Corrupt { .. } => 8,
+            Error::Corrupt { .. } | Error::CorruptRecords { .. } => 8,
             Error::NoSuchEvent { .. } => 9,
             Error::Rules(_) | Error::ReadRules { .. } => 12,
             Error::UnknownCategory { .. } | Error::UnknownPass { .. } => 13,

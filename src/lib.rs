@@ -215,6 +215,7 @@ fn report_recording(
         event: None,
         symfs: Vec::new(),
         debug_roots: vec![PathBuf::from(profile::DEFAULT_DEBUG_ROOT)],
+        salvage: false,
     };
     let profile = match profile::load(&load) {
         Ok(profile) => profile,
@@ -478,15 +479,29 @@ fn finish(config: &Config, profile: &Profile) -> Result<u8, Error> {
     // The summary is a diagnostic; failing to print it must not fail the run.
     let _ = report::summary::write_summary(&shown, &mut stderr);
 
-    if let InputEnd::CutShort { bytes, reason } = profile.input_end {
-        return Err(Error::StreamCutShort {
-            input: profile.input_name.clone(),
-            bytes,
+    let input = profile.input_name.clone();
+    let samples = profile.counts.samples;
+    match &profile.input_end {
+        InputEnd::Complete => Ok(shown.exit_code),
+        InputEnd::CutShort { bytes, reason } => Err(Error::StreamCutShort {
+            input,
+            bytes: *bytes,
             reason,
-            samples: profile.counts.samples,
-        });
+            samples,
+        }),
+        InputEnd::Corrupt { reason } => Err(Error::CorruptRecords {
+            input,
+            reason: reason.clone(),
+            samples,
+        }),
+        InputEnd::Salvaged { reason } => {
+            let _ = writeln!(
+                stderr,
+                "compile-perf: warning: {input}: salvaged: {reason}; {samples} samples were read"
+            );
+            Ok(error::EXIT_TRUNCATED)
+        }
     }
-    Ok(shown.exit_code)
 }
 
 /// The rule table and the recording. The rules compile on another core

@@ -29,6 +29,9 @@ pub struct LoadOptions {
     pub symfs: Vec<PathBuf>,
     /// Roots of separate debug files. Default is `/usr/lib/debug`.
     pub debug_roots: Vec<PathBuf>,
+    /// Read a recording perf did not finish as far as it goes (`--salvage`).
+    /// Default is false: such a recording is refused.
+    pub salvage: bool,
 }
 
 /// Counts gathered while streaming.
@@ -108,7 +111,7 @@ impl Profile {
 
 /// Reads, unwinds and symbolizes the recording named in `options`.
 pub fn load(options: &LoadOptions) -> Result<Profile, Error> {
-    let mut recording = Recording::open(&options.input)?;
+    let mut recording = Recording::open(&options.input, options.salvage)?;
     let input_name = options.input.display_name();
     let event_index = choose_event(&recording.info, options.event.as_deref(), &input_name)?;
     let event = recording.info.events[event_index].name.clone();

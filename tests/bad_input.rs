@@ -155,7 +155,7 @@ fn an_mmap2_record_with_an_impossible_build_id_is_corrupt_not_a_crash() {
     body.extend_from_slice(&5u32.to_le_bytes()); // PROT_READ | PROT_EXEC
     body.extend_from_slice(&2u32.to_le_bytes()); // MAP_PRIVATE
     body.extend_from_slice(b"/bin/x\0\0");
-    body.extend_from_slice(&[0; 40]); // sample_id fields
+    body.extend_from_slice(&[0; 24]); // the sample_id fields of the stream's event
     let misc: u16 = (1 << 14) | 2; // PERF_RECORD_MISC_MMAP_BUILD_ID, user mode
     stream.extend_from_slice(&10u32.to_le_bytes()); // PERF_RECORD_MMAP2
     stream.extend_from_slice(&misc.to_le_bytes());
@@ -200,5 +200,350 @@ fn mutated_recordings_never_panic_or_abort() {
             );
             assert!(!err.contains("panicked"), "{name}: {err}");
         }
+    }
+}
+
+/// Runs `compile-perf ARGS`.
+fn compile_perf<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_compile-perf"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("compile-perf runs")
+}
+
+/// The samples a folded file holds: the sum of its counts.
+fn folded_samples(path: &Path) -> u64 {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|error| panic!("{} was not written: {error}", path.display()))
+        .lines()
+        .map(|line| line.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+        .sum()
+}
+
+/// The fixtures that the hostile-input sweep's silent losses were made
+/// into (tests/fixtures/README.md says how): before, each gave exit 0 with
+/// samples missing or moved. Each must now be corrupt (exit 8), name the
+/// byte where reading found the damage, and still write what it read.
+#[test]
+fn silent_losses_are_corrupt_with_their_offset_and_keep_the_samples_before() {
+    let cases = [
+        // (fixture, where, what, samples before)
+        (
+            "corrupt-compressed-size.perf.data",
+            "at byte 11782 of the file",
+            "a record has type 2751468476",
+            124,
+        ),
+        (
+            "corrupt-sample-size.perf.data",
+            "at byte 94968 of the file",
+            "a SAMPLE record is 32768 bytes long, but its event's fields (sample_type 0x127) take 1072 bytes",
+            88,
+        ),
+        (
+            "corrupt-mmap-length.perf.data",
+            "at byte 127224 of the file",
+            "maps user-space code at 0x55bb55a29000..0x800055bb55a28ff0, past the end of user space",
+            118,
+        ),
+        (
+            "corrupt-early-header.perf.data",
+            "at byte 424 of the file",
+            "a record has type 4294967280, which neither perf nor the kernel writes",
+            0,
+        ),
+    ];
+    for (name, offset, problem, samples) in cases {
+        let out = scratch_file(&format!("{name}.folded"), b"an older output\n");
+        let output = compile_perf(&[
+            "collapse".as_ref(),
+            "-q".as_ref(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            fixture(name).as_os_str(),
+        ]);
+        assert_error(&output, 8, offset);
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(err.contains(problem), "{name}: {err}");
+        assert!(
+            err.contains(&format!("the {samples} samples read before it were used")),
+            "{name}: {err}"
+        );
+        assert_eq!(
+            folded_samples(&out),
+            samples,
+            "{name}: the output holds them"
+        );
+    }
+    // What was read is what the undamaged recording holds up to there.
+    let partial = scratch_file("partial.folded", b"");
+    let full = scratch_file("full.folded", b"");
+    for (file, out) in [
+        ("corrupt-compressed-size.perf.data", &partial),
+        ("fake-dwarf.perf.data", &full),
+    ] {
+        compile_perf(&[
+            "collapse".as_ref(),
+            "-q".as_ref(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            fixture(file).as_os_str(),
+        ]);
+    }
+    let counts = |path: &Path| -> std::collections::HashMap<String, u64> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(|line| {
+                let (stack, count) = line.rsplit_once(' ').unwrap();
+                (stack.to_owned(), count.parse().unwrap())
+            })
+            .collect()
+    };
+    let whole = counts(&full);
+    for (stack, count) in counts(&partial) {
+        assert!(
+            whole.get(&stack).is_some_and(|&all| all >= count),
+            "{stack} ({count}) is not in the undamaged recording"
+        );
+    }
+}
+
+#[test]
+fn a_damaged_pipe_stream_is_corrupt_not_cut_short() {
+    let mut bytes = std::fs::read(fixture("fake-pipe.perf.data")).unwrap();
+    // The 16-bit size of the compressed record at byte 7438, set to 8.
+    assert_eq!(
+        u32::from_le_bytes(bytes[7438..7442].try_into().unwrap()),
+        81
+    );
+    bytes[7444..7446].copy_from_slice(&8u16.to_le_bytes());
+    let output = top_stdin(&bytes);
+    assert_error(&output, 8, "of the stream");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("fakecompiler"));
+}
+
+#[test]
+fn a_file_mode_recording_on_stdin_is_not_called_invalid() {
+    let bytes = std::fs::read(fixture("fake-dwarf.perf.data")).unwrap();
+    let output = top_stdin(&bytes);
+    assert_error(&output, 5, "this is a file-mode perf.data recording");
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("pass its path"), "{err}");
+    assert!(!err.contains("not a perf.data file"), "{err}");
+}
+
+/// Self samples of fake-dwarf's functions, as `perf report` counts them
+/// (tests/fixtures/README.md).
+const FAKE_DWARF_SELF: [(&str, u64); 5] = [
+    ("llvm::detail::IEEEFloat::multiply", 153),
+    ("mlir::Lexer::lexString", 128),
+    ("mlir::FoldConstantBase", 103),
+    ("mlir::Token::getHexStringValue", 78),
+    (
+        "mlir::bufferization::OneShotAnalysisState::analyzeSingleOp",
+        52,
+    ),
+];
+
+/// `top --format json` of `path` (with `--salvage` when asked): the exit
+/// code, stderr, the samples read and the self samples of fake-dwarf's functions.
+fn salvaged_top(path: &Path, salvage: bool) -> (Option<i32>, String, u64, Vec<u64>) {
+    let mut args = vec!["top", "-q", "--format", "json"];
+    if salvage {
+        args.push("--salvage");
+    }
+    let mut command = Command::new(env!("CARGO_BIN_EXE_compile-perf"));
+    let output = command.args(&args).arg(path).output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr).into_owned();
+    if output.stdout.is_empty() {
+        return (output.status.code(), err, 0, Vec::new());
+    }
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let self_of = |name: &str| -> u64 {
+        json["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|entry| entry["symbol"].as_str().unwrap().starts_with(name))
+            .map(|entry| entry["self_samples"].as_u64().unwrap())
+            .sum()
+    };
+    let counts = FAKE_DWARF_SELF
+        .iter()
+        .map(|(name, _)| self_of(name))
+        .collect();
+    (
+        output.status.code(),
+        err,
+        json["samples"].as_u64().unwrap(),
+        counts,
+    )
+}
+
+/// Where fake-dwarf's data section ends: its feature sections follow.
+fn fake_dwarf_data_end(bytes: &[u8]) -> usize {
+    let field = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
+    field(40) + field(48)
+}
+
+#[test]
+fn salvage_reads_every_sample_of_a_file_cut_inside_its_feature_sections() {
+    let full = std::fs::read(fixture("fake-dwarf.perf.data")).unwrap();
+    let data_end = fake_dwarf_data_end(&full);
+    let expected: Vec<u64> = FAKE_DWARF_SELF.iter().map(|(_, count)| *count).collect();
+    // Inside the feature table, inside the sections, one byte short.
+    for cut in [data_end + 8, data_end + 2000, full.len() - 1] {
+        let path = scratch_file("cut-in-features.data", &full[..cut]);
+        let (code, err, ..) = salvaged_top(&path, false);
+        assert_eq!(code, Some(6), "cut at {cut}: {err}");
+        assert!(
+            err.contains("every record is intact") && err.contains("--salvage"),
+            "{err}"
+        );
+        let (code, err, samples, counts) = salvaged_top(&path, true);
+        assert_eq!(code, Some(6), "cut at {cut}: {err}");
+        assert!(
+            err.contains("warning:") && err.contains("salvaged"),
+            "{err}"
+        );
+        assert_eq!(samples, 518, "cut at {cut}: every sample is read");
+        assert_eq!(counts, expected, "cut at {cut}: as perf report counts them");
+    }
+}
+
+#[test]
+fn salvage_reads_an_unfinished_recording_up_to_its_last_complete_record() {
+    let full = std::fs::read(fixture("fake-dwarf.perf.data")).unwrap();
+    let data_end = fake_dwarf_data_end(&full);
+    // What a killed perf record leaves: the header it wrote at the start
+    // (data size 0), the records, no feature sections.
+    let mut killed = full[..data_end].to_vec();
+    killed[48..56].copy_from_slice(&0u64.to_le_bytes());
+    let path = scratch_file("killed.data", &killed);
+    let (code, err, ..) = salvaged_top(&path, false);
+    assert_eq!(code, Some(6), "{err}");
+    assert!(
+        err.contains("did not finish") && err.contains("--salvage"),
+        "{err}"
+    );
+    let (code, err, samples, counts) = salvaged_top(&path, true);
+    assert_eq!(code, Some(6), "{err}");
+    assert!(
+        err.contains("warning:") && err.contains("salvaged"),
+        "{err}"
+    );
+    assert_eq!(samples, 518, "{err}");
+    let expected: Vec<u64> = FAKE_DWARF_SELF.iter().map(|(_, count)| *count).collect();
+    assert_eq!(counts, expected);
+    // Killed while writing a record: the records before it are read.
+    let mut earlier = (0, 518);
+    for cut in [data_end - 20, data_end / 2, 2000] {
+        let path = scratch_file("killed-mid-record.data", &killed[..cut]);
+        let (code, err, samples, _) = salvaged_top(&path, true);
+        assert_eq!(code, Some(6), "cut at {cut}: {err}");
+        assert!(
+            err.contains("last complete record, which ends at byte"),
+            "{err}"
+        );
+        assert!(
+            samples <= earlier.1,
+            "cut at {cut}: {samples} samples, {earlier:?} before"
+        );
+        earlier = (cut, samples);
+    }
+    assert!(earlier.1 < 518);
+}
+
+/// `collapse -q` of `bytes`, saved under `name`: the exit code and stderr.
+fn collapse_bytes(name: &str, bytes: &[u8]) -> Output {
+    let path = scratch_file(name, bytes);
+    compile_perf(&[
+        "collapse".as_ref(),
+        "-q".as_ref(),
+        "-o".as_ref(),
+        path.with_extension("folded").as_os_str(),
+        path.as_os_str(),
+    ])
+}
+
+#[test]
+fn a_compressed_record_that_does_not_decompress_is_corrupt() {
+    let mut bytes = std::fs::read(fixture("fake-dwarf.perf.data")).unwrap();
+    // Eight bytes inside the zstd data of the compressed record at byte 20463.
+    assert_eq!(
+        u32::from_le_bytes(bytes[20463..20467].try_into().unwrap()),
+        81
+    );
+    bytes[20900..20908].copy_from_slice(&0xdead_beef_cafe_babe_u64.to_le_bytes());
+    let output = collapse_bytes("bad-zstd.data", &bytes);
+    assert_error(
+        &output,
+        8,
+        "the zstd data of the compressed record at byte 20463 of the file cannot be decompressed",
+    );
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        err.contains("the 259 samples read before it were used"),
+        "{err}"
+    );
+}
+
+#[test]
+fn decompressed_records_that_end_inside_a_record_are_corrupt() {
+    let full = std::fs::read(fixture("fake-dwarf.perf.data")).unwrap();
+    // The first compressed record (at byte 632, 2417 bytes) starts the zstd
+    // stream; its records end on a record boundary.
+    let first = &full[632 + 8..632 + 2417];
+    let mut context = zstd_safe::DCtx::create();
+    let mut records = vec![0u8; 1 << 20];
+    let mut output = zstd_safe::OutBuffer::around(&mut records[..]);
+    context
+        .decompress_stream(&mut output, &mut zstd_safe::InBuffer::around(first))
+        .unwrap();
+    let decompressed = output.pos();
+    // The same records but the last 100 bytes, compressed alone, as the
+    // recording's only compressed record.
+    let mut compressed = vec![0u8; 1 << 20];
+    let len = zstd_safe::compress(&mut compressed[..], &records[..decompressed - 100], 1).unwrap();
+    let mut bytes = full[..632].to_vec();
+    bytes.extend_from_slice(&81u32.to_le_bytes());
+    bytes.extend_from_slice(&0u16.to_le_bytes());
+    bytes.extend_from_slice(&u16::try_from(8 + len).unwrap().to_le_bytes());
+    bytes.extend_from_slice(&compressed[..len]);
+    bytes.extend_from_slice(&[68, 0, 0, 0, 0, 0, 8, 0]); // FINISHED_ROUND
+    let data_size = (bytes.len() - 264) as u64;
+    bytes[48..56].copy_from_slice(&data_size.to_le_bytes());
+    bytes[72..104].fill(0); // no feature sections
+    let output = collapse_bytes("cut-inside-zstd.data", &bytes);
+    assert_error(&output, 8, "the decompressed records end inside a record");
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        err.contains("of the data decompressed from the compressed record at byte 632 of the file"),
+        "{err}"
+    );
+}
+
+#[test]
+fn implausible_or_inconsistent_event_attributes_are_corrupt() {
+    let full = std::fs::read(fixture("fake-dwarf.perf.data")).unwrap();
+    // The header's attribute section is at byte 120; sample_type is 24
+    // bytes into the attribute.
+    let sample_type = u64::from_le_bytes(full[144..152].try_into().unwrap());
+    assert_ne!(sample_type & (1 << 8), 0, "the recording has periods");
+    for (value, problem) in [
+        (
+            0x7fff_ffff_ffff_fff0,
+            "the event attribute at byte 120 has sample_type 0x7ffffffffffffff0",
+        ),
+        (
+            sample_type & !(1 << 8), // without PERF_SAMPLE_PERIOD: plausible, but not what was recorded
+            "event 0 differs between the header's attribute section and feature section 12",
+        ),
+    ] {
+        let mut bytes = full.clone();
+        bytes[144..152].copy_from_slice(&value.to_le_bytes());
+        assert_error(&collapse_bytes("bad-attr.data", &bytes), 8, problem);
     }
 }

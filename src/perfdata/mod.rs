@@ -1,35 +1,35 @@
 //! Reads a recording: a file-mode perf.data or a pipe-mode stream, plain or
-//! zstd-compressed, through linux-perf-data; an uncompressed file's records
-//! are read in place from a memory map (`mapped`).
+//! zstd-compressed.
 //!
 //! This is the only module that reads the recording. It validates the
-//! structure before the library parses it, detects the format, and turns the
-//! library's records into the few plain [`Record`]s the pipeline needs. It
-//! knows nothing about processes, unwinding or symbols.
+//! structure (`validate`), lets linux-perf-data parse the header, reads the
+//! records itself (`reader`: in place from a memory map or a stream, zstd
+//! decompressed with one context, each record checked by `plausible`), and
+//! turns them into the few plain [`Record`]s the pipeline needs. It knows
+//! nothing about processes, unwinding or symbols.
 
+mod chunks;
+mod decompress;
 mod mapped;
-mod pipe_guard;
+mod plausible;
+mod reader;
 mod validate;
 
-use std::cell::Cell;
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{BufReader, Cursor, Read, Seek, SeekFrom};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 
-use linux_perf_data::linux_perf_event_reader::constants::{
-    PERF_CONTEXT_MAX, PERF_RECORD_MISC_MMAP_BUILD_ID,
-};
+use linux_perf_data::linux_perf_event_reader::constants::PERF_CONTEXT_MAX;
 use linux_perf_data::linux_perf_event_reader::{
     CpuMode, EventRecord, Mmap2FileId, PerfEventType, RawData, RawDataU64, RawEventRecord,
     RecordType, SamplingPolicy, SoftwareCounterType,
 };
-use linux_perf_data::{DsoKey, PerfFile, PerfFileReader, PerfFileRecord, PerfRecordIter};
+use linux_perf_data::{DsoKey, Feature, PerfFile, PerfFileReader, PerfFileRecord, PerfRecordIter};
 
 use crate::error::Error;
-use mapped::MappedRecords;
-use pipe_guard::{PipeGuard, StreamEnd};
+use mapped::MappedFile;
+use reader::{Events, ReadEnd, RecordReader, Source, StreamKind};
 
 /// x86-64 `perf_regs` indexes of the registers the unwinder needs.
 const REG_BP: u64 = 6;
@@ -182,12 +182,18 @@ pub enum Record<'a> {
 }
 
 /// How the recording ended.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InputEnd {
     /// Read to the end perf wrote.
     Complete,
     /// A pipe stream that stopped early.
     CutShort { bytes: u64, reason: &'static str },
+    /// The records are damaged from some point on; the reason says where.
+    /// The records before it were read.
+    Corrupt { reason: String },
+    /// An unfinished recording read with `--salvage`; the reason says what
+    /// is missing and how far it was read.
+    Salvaged { reason: String },
 }
 
 /// An opened recording, ready to stream its records.
@@ -195,16 +201,21 @@ pub struct Recording {
     pub info: RecordingInfo,
     input: String,
     reader: Reader,
+    /// What a salvaged file lacks, and whether its records may end inside one.
+    salvaged: Option<validate::Salvage>,
 }
 
 enum Reader {
-    File(Box<PerfFile>, PerfRecordIter<BufReader<File>>),
-    Mapped(MappedRecords),
-    Pipe(
-        Box<PerfFile>,
-        PerfRecordIter<BufReader<PipeGuard<Box<dyn Read>>>>,
-        Rc<Cell<StreamEnd>>,
-    ),
+    Records(RecordReader),
+    /// simpleperf files have no rounds: linux-perf-data's reader makes some.
+    Simpleperf(Box<Simpleperf>),
+}
+
+/// linux-perf-data's reader of a simpleperf file, and the file's events.
+struct Simpleperf {
+    perf_file: PerfFile,
+    records: PerfRecordIter<BufReader<File>>,
+    events: Events,
 }
 
 /// The fixed start of every perf.data: magic and the header size.
@@ -234,21 +245,27 @@ fn read_preamble(bytes: &[u8], input: &str) -> Result<Preamble, Error> {
         b"PERFFILE" => return Err(not_perf("perf.data version 1 is not supported")),
         _ => return Err(not_perf("no PERFILE2 magic at the start")),
     };
-    let raw: [u8; 8] = bytes[8..16].try_into().expect("8 bytes");
-    let header_size = if big_endian {
-        u64::from_be_bytes(raw)
-    } else {
-        u64::from_le_bytes(raw)
-    };
+    let header_size = validate::ByteOrder { big_endian }
+        .u64(bytes, 8)
+        .expect("16 bytes");
     Ok(Preamble {
         big_endian,
         header_size,
     })
 }
 
+/// `PERF_RECORD_HEADER_ATTR` and `PERF_RECORD_HEADER_FEATURE`: the records
+/// at the start of a pipe stream that describe it.
+const HEADER_ATTR: u32 = 64;
+const HEADER_FEATURE: u32 = 80;
+/// perf describes a stream in a few dozen such records (one per event and
+/// feature); a stream of endless ones is not perf's.
+const MAX_HEADER_RECORDS: usize = 1 << 12;
+
 impl Recording {
-    /// Opens `input`, detecting file or pipe format, and validates it.
-    pub fn open(input: &Input) -> Result<Recording, Error> {
+    /// Opens `input`, detecting file or pipe format, and validates it. With
+    /// `salvage`, a file perf did not finish is read as far as it goes.
+    pub fn open(input: &Input, salvage: bool) -> Result<Recording, Error> {
         let name = input.display_name();
         match input {
             Input::Path(path) => {
@@ -266,59 +283,101 @@ impl Recording {
                 if len == 0 && file_is_regular(&file) {
                     return Err(Error::Empty { input: name });
                 }
-                Self::open_file(file, len, name)
+                Self::open_file(file, len, name, salvage)
             }
             Input::Stdin => Self::open_stream(Box::new(std::io::stdin()), name),
         }
     }
 
-    fn open_file(mut file: File, len: u64, name: String) -> Result<Recording, Error> {
+    fn open_file(
+        mut file: File,
+        len: u64,
+        name: String,
+        salvage: bool,
+    ) -> Result<Recording, Error> {
         if !file_is_regular(&file) {
             return Self::open_stream(Box::new(file), name);
         }
         let mut start = [0u8; 16];
-        let got = read_up_to(&mut file, &mut start).map_err(|source| Error::Corrupt {
-            input: name.clone(),
-            reason: source.to_string(),
-        })?;
+        let got = read_up_to(&mut file, &mut start).map_err(|error| corrupt(&name, error))?;
         let preamble = read_preamble(&start[..got], &name)?;
-        file.seek(SeekFrom::Start(0))
-            .map_err(|error| corrupt(&name, error))?;
         if preamble.header_size == 16 {
+            file.seek(SeekFrom::Start(0))
+                .map_err(|error| corrupt(&name, error))?;
             return Self::open_stream(Box::new(file), name);
         }
-        let data = validate::check_file_structure(&mut file, len, preamble.big_endian).map_err(
-            |problem| match problem {
-                validate::Problem::Truncated(reason) => Error::Truncated {
-                    input: name.clone(),
-                    reason,
-                },
-                validate::Problem::Corrupt(reason) => Error::Corrupt {
-                    input: name.clone(),
-                    reason,
-                },
+        let layout = validate::check_file_structure(&mut file, len, preamble.big_endian, salvage)
+            .map_err(|problem| match problem {
+            validate::Problem::Truncated(reason) => Error::Truncated {
+                input: name.clone(),
+                reason,
             },
-        )?;
-        file.seek(SeekFrom::Start(0))
-            .map_err(|error| corrupt(&name, error))?;
-        let copy = file.try_clone().map_err(|error| corrupt(&name, error))?;
-        let reader = guarded(&name, || {
-            PerfFileReader::parse_file(BufReader::with_capacity(READ_BUFFER, copy))
+            validate::Problem::Corrupt(reason) => Error::Corrupt {
+                input: name.clone(),
+                reason,
+            },
         })?;
-        let info = recording_info(&reader.perf_file, false);
-        // A file that cannot be mapped (some FUSE or network file systems)
-        // is read by linux-perf-data as a stream instead.
-        let mapped = MappedRecords::new(&file, data, &reader.perf_file)
-            .ok()
-            .flatten();
-        let reader = match mapped {
-            Some(mapped) => Reader::Mapped(mapped),
-            None => Reader::File(Box::new(reader.perf_file), reader.record_iter),
+        let parsed = match &layout.salvage {
+            Some(salvage) => {
+                guarded(&name, || {
+                    PerfFileReader::parse_file(Cursor::new(salvage.header.clone()))
+                })?
+                .perf_file
+            }
+            None => {
+                file.seek(SeekFrom::Start(0))
+                    .map_err(|error| corrupt(&name, error))?;
+                let copy = file.try_clone().map_err(|error| corrupt(&name, error))?;
+                let reader = guarded(&name, || {
+                    PerfFileReader::parse_file(BufReader::with_capacity(READ_BUFFER, copy))
+                })?;
+                if reader
+                    .perf_file
+                    .features()
+                    .has_feature(Feature::SIMPLEPERF_META_INFO)
+                {
+                    return Ok(Recording {
+                        info: recording_info(&reader.perf_file, false),
+                        input: name,
+                        reader: Reader::Simpleperf(Box::new(Simpleperf {
+                            events: Events::new(&reader.perf_file),
+                            perf_file: reader.perf_file,
+                            records: reader.record_iter,
+                        })),
+                        salvaged: None,
+                    });
+                }
+                reader.perf_file
+            }
         };
+        let info = recording_info(&parsed, false);
+        let events = Events::new(&parsed);
+        // A file that cannot be mapped (some FUSE or network file systems)
+        // is read as a stream instead.
+        let source = match MappedFile::new(&file, &layout.data) {
+            Ok(Some(map)) => {
+                Source::Mapped(map, layout.data.start as usize..layout.data.end as usize)
+            }
+            _ => {
+                file.seek(SeekFrom::Start(layout.data.start))
+                    .map_err(|error| corrupt(&name, error))?;
+                let len = layout.data.end - layout.data.start;
+                Source::Stream {
+                    reader: Box::new(BufReader::with_capacity(READ_BUFFER, file).take(len)),
+                    start: layout.data.start,
+                    kind: StreamKind::FileData { len },
+                }
+            }
+        };
+        let end_may_be_cut = layout
+            .salvage
+            .as_ref()
+            .is_some_and(|salvage| salvage.data_may_be_cut);
         Ok(Recording {
             info,
             input: name,
-            reader,
+            reader: Reader::Records(RecordReader::new(events, source, end_may_be_cut)),
+            salvaged: layout.salvage,
         })
     }
 
@@ -328,42 +387,98 @@ impl Recording {
         if got == 0 {
             return Err(Error::Empty { input: name });
         }
+        let cut_short = |bytes: usize, reason| Error::StreamCutShort {
+            input: name.clone(),
+            bytes: bytes as u64,
+            reason,
+            samples: 0,
+        };
         let preamble = read_preamble(&start[..got], &name).map_err(|error| match error {
-            Error::Truncated { input, .. } => Error::StreamCutShort {
-                input,
-                bytes: got as u64,
-                reason: "it ends inside the 16-byte preamble",
-                samples: 0,
-            },
+            Error::Truncated { .. } => cut_short(got, "it ends inside the 16-byte preamble"),
             other => other,
         })?;
         if preamble.header_size != 16 {
-            return Err(Error::NotPerfData {
-                input: name,
-                reason: "a file-mode perf.data cannot be read from a pipe; pass its path instead"
-                    .to_owned(),
-            });
+            return Err(Error::FileModeStream { input: name });
         }
-        if preamble.big_endian {
-            return Err(Error::NotPerfData {
-                input: name,
-                reason: "big-endian pipe streams are not supported".to_owned(),
-            });
-        }
-        let replay: Box<dyn Read> = Box::new(std::io::Cursor::new(start).chain(source));
-        let (guard, end) = PipeGuard::new(replay);
-        let buffered = BufReader::with_capacity(READ_BUFFER, guard);
-        let reader = guarded(&name, || PerfFileReader::parse_pipe(buffered))
-            .map_err(|error| pipe_open_error(error, &end, &name))?;
-        let info = recording_info(&reader.perf_file, true);
-        let PerfFileReader {
-            perf_file,
-            record_iter,
-        } = reader;
+        let order = validate::ByteOrder {
+            big_endian: preamble.big_endian,
+        };
+        // The records that describe the stream, up to its first other record.
+        let mut head = start.to_vec();
+        let mut header_records = 0;
+        let first = loop {
+            let mut header = [0u8; 8];
+            let got =
+                read_up_to(&mut source, &mut header).map_err(|error| corrupt(&name, error))?;
+            if got < header.len() {
+                if got > 0 {
+                    return Err(cut_short(
+                        head.len() + got,
+                        "it ends in the middle of a record",
+                    ));
+                }
+                break Vec::new();
+            }
+            let record_type = order.u32(&header, 0).expect("8 bytes");
+            let size = usize::from(order.u16(&header, 6).expect("8 bytes"));
+            if record_type != HEADER_ATTR && record_type != HEADER_FEATURE {
+                break header.to_vec();
+            }
+            header_records += 1;
+            if header_records > MAX_HEADER_RECORDS {
+                return Err(corrupt(
+                    &name,
+                    format!(
+                        "the stream starts with more than {MAX_HEADER_RECORDS} records that \
+                         describe it"
+                    ),
+                ));
+            }
+            let Some(body_len) = size.checked_sub(header.len()) else {
+                return Err(corrupt(
+                    &name,
+                    format!(
+                        "the record at byte {} of the stream states a size of {size} bytes",
+                        head.len()
+                    ),
+                ));
+            };
+            let mut body = vec![0u8; body_len];
+            let got = read_up_to(&mut source, &mut body).map_err(|error| corrupt(&name, error))?;
+            if got < body_len {
+                return Err(cut_short(
+                    head.len() + header.len() + got,
+                    "it ends in the middle of a record",
+                ));
+            }
+            if record_type == HEADER_ATTR {
+                validate::check_attribute(&body, order).map_err(|problem| {
+                    corrupt(
+                        &name,
+                        format!(
+                            "the event attribute at byte {} of the stream {problem}",
+                            head.len()
+                        ),
+                    )
+                })?;
+            }
+            head.extend_from_slice(&header);
+            head.extend_from_slice(&body);
+        };
+        let start = head.len() as u64;
+        let perf_file = guarded(&name, || PerfFileReader::parse_pipe(Cursor::new(head)))?.perf_file;
+        let info = recording_info(&perf_file, true);
+        let events = Events::new(&perf_file);
+        let source = Source::Stream {
+            reader: Box::new(Cursor::new(first).chain(source)),
+            start,
+            kind: StreamKind::Pipe,
+        };
         Ok(Recording {
             info,
             input: name,
-            reader: Reader::Pipe(Box::new(perf_file), record_iter, end),
+            reader: Reader::Records(RecordReader::new(events, source, false)),
+            salvaged: None,
         })
     }
 
@@ -372,31 +487,49 @@ impl Recording {
         &mut self,
         mut handle: impl FnMut(Record<'_>),
     ) -> Result<InputEnd, Error> {
+        self.for_each_event(|attr_index, record| deliver(attr_index, &record, &mut handle))
+    }
+
+    /// Hands every event record, with the index of its event, to `handle`
+    /// in time order; `handle` refuses a record by saying why.
+    fn for_each_event(
+        &mut self,
+        mut handle: impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
+    ) -> Result<InputEnd, Error> {
         let input = self.input.clone();
-        match &mut self.reader {
-            Reader::File(perf_file, records) => {
-                drain(perf_file, records, &input, &mut handle)?;
-                Ok(InputEnd::Complete)
+        let records = match &mut self.reader {
+            Reader::Records(records) => records,
+            Reader::Simpleperf(simpleperf) => {
+                let Simpleperf {
+                    perf_file,
+                    records,
+                    events,
+                } = &mut **simpleperf;
+                drain(perf_file, records, events, &input, &mut handle)?;
+                return Ok(InputEnd::Complete);
             }
-            Reader::Mapped(records) => {
-                records.for_each(&input, |attr_index, record| {
-                    deliver(attr_index, &record, &input, &mut handle)
-                })?;
-                Ok(InputEnd::Complete)
-            }
-            Reader::Pipe(perf_file, records, end) => {
-                let result = drain(perf_file, records, &input, &mut handle);
-                let seen = end.get();
-                match (seen.cut_reason(), result) {
-                    (Some(reason), _) if seen.reached_eof => Ok(InputEnd::CutShort {
-                        bytes: seen.bytes,
-                        reason,
-                    }),
-                    (_, Err(error)) => Err(error),
-                    (_, Ok(())) => Ok(InputEnd::Complete),
-                }
-            }
-        }
+        };
+        let end = records.for_each(handle);
+        Ok(match (end, &self.salvaged) {
+            (ReadEnd::Complete, None) => InputEnd::Complete,
+            (ReadEnd::Complete, Some(salvage)) => InputEnd::Salvaged {
+                reason: match salvage.data_may_be_cut {
+                    true => format!("{}; all of its records were read", salvage.reason),
+                    false => salvage.reason.clone(),
+                },
+            },
+            (ReadEnd::Salvaged { read_to }, salvage) => InputEnd::Salvaged {
+                reason: format!(
+                    "{}; it was read up to its last complete record, which ends at byte \
+                     {read_to}",
+                    salvage
+                        .as_ref()
+                        .map_or("the file is cut", |salvage| &salvage.reason)
+                ),
+            },
+            (ReadEnd::CutShort { bytes, reason }, _) => InputEnd::CutShort { bytes, reason },
+            (ReadEnd::Corrupt(reason), _) => InputEnd::Corrupt { reason },
+        })
     }
 }
 
@@ -438,21 +571,6 @@ fn guarded<T>(
             input,
             "the perf.data parser rejected a malformed record",
         )),
-    }
-}
-
-/// A pipe stream that fails while its header records are read was most
-/// likely cut short; say so when the guard saw it end.
-fn pipe_open_error(error: Error, end: &Rc<Cell<StreamEnd>>, input: &str) -> Error {
-    let seen = end.get();
-    match seen.cut_reason() {
-        Some(reason) if seen.reached_eof => Error::StreamCutShort {
-            input: input.to_owned(),
-            bytes: seen.bytes,
-            reason,
-            samples: 0,
-        },
-        _ => error,
     }
 }
 
@@ -524,12 +642,14 @@ fn event_type_name(event_type: &PerfEventType) -> String {
     }
 }
 
-/// Pulls every record from `records` and hands the ones the pipeline uses to `handle`.
+/// Pulls every record from linux-perf-data's reader and hands the ones the
+/// pipeline uses to `handle`, after the checks the own reader makes.
 fn drain<R: Read>(
     perf_file: &mut PerfFile,
     records: &mut PerfRecordIter<R>,
+    events: &Events,
     input: &str,
-    handle: &mut impl FnMut(Record<'_>),
+    handle: &mut impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
 ) -> Result<(), Error> {
     loop {
         let (records, perf_file) = (&mut *records, &mut *perf_file);
@@ -551,52 +671,30 @@ fn drain<R: Read>(
         let PerfFileRecord::EventRecord { attr_index, record } = record else {
             continue;
         };
-        deliver(attr_index, &record, input, handle)?;
+        events
+            .check(&record)
+            .and_then(|()| handle(attr_index, record))
+            .map_err(|reason| corrupt(input, reason))?;
     }
 }
 
-/// Decodes one event record and hands it to `handle` if the pipeline uses it.
+/// Decodes one event record and hands it to `handle` if the pipeline uses
+/// it; the error says why it cannot be decoded.
 fn deliver(
     attr_index: usize,
     record: &RawEventRecord<'_>,
-    input: &str,
     handle: &mut impl FnMut(Record<'_>),
-) -> Result<(), Error> {
-    if record.record_type == RecordType::MMAP2
-        && !mmap2_build_id_is_valid(&record.data, record.misc)
-    {
-        return Err(corrupt(
-            input,
-            "an MMAP2 record states a build id longer than 20 bytes",
-        ));
-    }
+) -> Result<(), String> {
     let parsed = catch_unwind(AssertUnwindSafe(|| record.parse()));
     let event = match parsed {
         Ok(Ok(event)) => event,
-        Ok(Err(error)) => return Err(corrupt(input, format!("undecodable record: {error}"))),
-        Err(_) => {
-            return Err(corrupt(
-                input,
-                "the perf.data parser rejected a malformed record",
-            ));
-        }
+        Ok(Err(error)) => return Err(format!("undecodable record: {error}")),
+        Err(_) => return Err("the perf.data parser rejected a malformed record".to_owned()),
     };
     if let Some(record) = convert(attr_index, event, record.timestamp().unwrap_or(0)) {
         handle(record);
     }
     Ok(())
-}
-
-/// linux-perf-data asserts on this field, so it is checked before parsing.
-fn mmap2_build_id_is_valid(data: &RawData<'_>, misc: u16) -> bool {
-    if misc & PERF_RECORD_MISC_MMAP_BUILD_ID == 0 {
-        return true;
-    }
-    // pid, tid, addr, len, pgoff come first: 4 + 4 + 8 + 8 + 8 bytes.
-    match data.get(32..33) {
-        Some(len) => len.as_slice().first().is_some_and(|&len| len <= 20),
-        None => true,
-    }
 }
 
 fn convert(event_index: usize, event: EventRecord<'_>, time: u64) -> Option<Record<'_>> {
@@ -691,4 +789,178 @@ fn single(data: RawData<'_>) -> &[u8] {
 /// that separate the parts of a callchain.
 pub fn is_callchain_context(address: u64) -> bool {
     address >= PERF_CONTEXT_MAX
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (event, type, misc, time, body) of every event record, in the order given.
+    type Seen = Vec<(usize, u32, u16, Option<u64>, Vec<u8>)>;
+
+    fn seen(
+        attr_index: usize,
+        record: &RawEventRecord<'_>,
+    ) -> (usize, u32, u16, Option<u64>, Vec<u8>) {
+        (
+            attr_index,
+            record.record_type.0,
+            record.misc,
+            record.timestamp(),
+            record.data.as_slice().into_owned(),
+        )
+    }
+
+    fn fixture(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name)
+    }
+
+    fn by_linux_perf_data(path: &Path) -> Seen {
+        let file = BufReader::new(File::open(path).unwrap());
+        let PerfFileReader {
+            mut perf_file,
+            mut record_iter,
+        } = if path.to_string_lossy().contains("pipe") {
+            PerfFileReader::parse_pipe(file).unwrap()
+        } else {
+            PerfFileReader::parse_file(file).unwrap()
+        };
+        let mut records = Vec::new();
+        while let Some(record) = record_iter.next_record(&mut perf_file).unwrap() {
+            if let PerfFileRecord::EventRecord { attr_index, record } = record {
+                records.push(seen(attr_index, &record));
+            }
+        }
+        records
+    }
+
+    /// Compares the records of the recordings listed in
+    /// `COMPILE_PERF_COMPARE` (paths separated by `:`) with linux-perf-data's,
+    /// by digest: for checking real recordings, too large to commit.
+    /// `COMPILE_PERF_COMPARE=run/perf.data cargo test --release --lib -- --ignored`
+    #[test]
+    #[ignore = "needs COMPILE_PERF_COMPARE=FILE[:FILE…]"]
+    fn recordings_named_in_the_environment_read_as_linux_perf_data_reads_them() {
+        use std::hash::{DefaultHasher, Hash, Hasher};
+        let digest = |seen: (usize, u32, u16, Option<u64>, Vec<u8>)| {
+            let mut hasher = DefaultHasher::new();
+            seen.hash(&mut hasher);
+            hasher.finish()
+        };
+        let paths = std::env::var("COMPILE_PERF_COMPARE")
+            .expect("COMPILE_PERF_COMPARE names the recordings to compare");
+        for path in paths.split(':').map(Path::new) {
+            let pipe = validate::ByteOrder { big_endian: false }
+                .u64(&std::fs::read(path).unwrap()[..16], 8)
+                == Some(16);
+            let file = BufReader::new(File::open(path).unwrap());
+            let PerfFileReader {
+                mut perf_file,
+                mut record_iter,
+            } = if pipe {
+                PerfFileReader::parse_pipe(file).unwrap()
+            } else {
+                PerfFileReader::parse_file(file).unwrap()
+            };
+            let mut expected = Vec::new();
+            while let Some(record) = record_iter.next_record(&mut perf_file).unwrap() {
+                if let PerfFileRecord::EventRecord { attr_index, record } = record {
+                    expected.push(digest(seen(attr_index, &record)));
+                }
+            }
+            let mut recording = Recording::open(&Input::Path(path.to_owned()), false).unwrap();
+            let mut records = Vec::new();
+            let end = recording
+                .for_each_event(|attr_index, record| {
+                    records.push(digest(seen(attr_index, &record)));
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!(end, InputEnd::Complete, "{}", path.display());
+            assert_eq!(records.len(), expected.len(), "{}", path.display());
+            let first_difference = records.iter().zip(&expected).position(|(a, b)| a != b);
+            assert_eq!(
+                first_difference,
+                None,
+                "{}: same records, same order",
+                path.display()
+            );
+            eprintln!("{}: {} records, identical", path.display(), records.len());
+        }
+    }
+
+    fn read_all(recording: &mut Recording) -> Seen {
+        let mut records = Vec::new();
+        let end = recording
+            .for_each_event(|attr_index, record| {
+                records.push(seen(attr_index, &record));
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(end, InputEnd::Complete);
+        records
+    }
+
+    /// A file's records read as a stream, as when the file cannot be mapped.
+    fn streamed(path: &Path) -> Recording {
+        let mut recording = Recording::open(&Input::Path(path.to_owned()), false).unwrap();
+        let mut file = File::open(path).unwrap();
+        let len = file.metadata().unwrap().len();
+        let layout = validate::check_file_structure(&mut file, len, false, false).unwrap();
+        file.seek(SeekFrom::Start(layout.data.start)).unwrap();
+        let data_len = layout.data.end - layout.data.start;
+        let parsed = PerfFileReader::parse_file(BufReader::new(File::open(path).unwrap())).unwrap();
+        let source = Source::Stream {
+            reader: Box::new(file.take(data_len)),
+            start: layout.data.start,
+            kind: StreamKind::FileData { len: data_len },
+        };
+        recording.reader = Reader::Records(RecordReader::new(
+            Events::new(&parsed.perf_file),
+            source,
+            false,
+        ));
+        recording
+    }
+
+    #[test]
+    fn records_come_in_the_order_and_with_the_events_linux_perf_data_gives() {
+        for name in [
+            "fake-fp.perf.data",
+            "fake-rounds.perf.data",
+            "fake-dwarf.perf.data",
+            "fake-dwarf-buildid-mmap.perf.data",
+            "fake-multi-event.perf.data",
+            "fake-pipe.perf.data",
+        ] {
+            let path = fixture(name);
+            let expected = by_linux_perf_data(&path);
+            assert!(expected.len() > 100, "{name} has records");
+            let mut recording = Recording::open(&Input::Path(path.clone()), false).unwrap();
+            assert!(
+                read_all(&mut recording) == expected,
+                "{name}: same records, same order"
+            );
+            if !name.contains("pipe") {
+                assert!(
+                    read_all(&mut streamed(&path)) == expected,
+                    "{name}, read as a stream: same records, same order"
+                );
+            }
+            let events: std::collections::BTreeSet<usize> =
+                expected.iter().map(|record| record.0).collect();
+            let expected_events = if name.contains("rounds") || name.contains("multi") {
+                2
+            } else {
+                1
+            };
+            assert_eq!(
+                events.len(),
+                expected_events,
+                "{name}: every event has records"
+            );
+        }
+    }
 }

@@ -1,0 +1,493 @@
+//! Checks that a record holds what perf and the kernel write, before the
+//! pipeline trusts it: a known record type, a size that matches the fields
+//! the event's sample format lays out, process ids the kernel can hand out,
+//! and mappings that fit the address space.
+//!
+//! A damaged size field makes a reader skip good records or read garbage as
+//! records; a damaged field inside a record moves samples to other
+//! processes or code. Either changes a profile without a trace, so each is
+//! reported as corruption instead.
+
+use linux_perf_data::linux_perf_event_reader::constants::PERF_RECORD_MISC_MMAP_BUILD_ID;
+use linux_perf_data::linux_perf_event_reader::{
+    RawEventRecord, RecordParseInfo, RecordType, SampleFormat,
+};
+
+use super::validate::ByteOrder;
+
+/// Record types the kernel writes: `PERF_RECORD_MMAP` = 1 to
+/// `PERF_RECORD_AUX_OUTPUT_HW_ID` = 21, and 22, which newer kernels add.
+/// A damaged type that falls outside is caught; one inside must still pass
+/// the checks of its type.
+const KERNEL_TYPES: std::ops::RangeInclusive<u32> = 1..=22;
+/// Record types perf itself writes: `PERF_RECORD_HEADER_ATTR` = 64 to
+/// `PERF_RECORD_COMPRESSED2` = 83 in perf 6.18, and a few more.
+const PERF_TYPES: std::ops::RangeInclusive<u32> = 64..=95;
+/// The largest pid Linux can hand out (`PID_MAX_LIMIT` on 64-bit).
+const PID_MAX_LIMIT: i32 = 4 << 20;
+/// User space ends below this on every 64-bit architecture Linux supports
+/// (57-bit virtual addresses with five-level page tables).
+const USER_SPACE_END: u64 = 1 << 57;
+/// Mappings start, end and map file offsets at page boundaries.
+const PAGE: u64 = 4096;
+/// Every `mmap` flag the kernel reports in MMAP2 records lies below this.
+const MAP_FLAGS_END: u32 = 1 << 20;
+/// `PERF_RECORD_MISC_CPUMODE_MASK`, and the user-space modes in it.
+const CPUMODE_MASK: u16 = 7;
+const CPUMODE_USER: u16 = 2;
+const CPUMODE_GUEST_USER: u16 = 5;
+/// perf stamps records in nanoseconds of a clock that starts at boot (or at
+/// 1970 with `-k CLOCK_REALTIME`): no record is stamped 146 years later.
+const TIME_END: u64 = 1 << 62;
+/// The longest build id an MMAP2 record can carry.
+const MAX_BUILD_ID: u8 = 20;
+
+/// True for a record type perf or the kernel writes.
+pub(super) fn is_known_type(record_type: u32) -> bool {
+    KERNEL_TYPES.contains(&record_type) || PERF_TYPES.contains(&record_type)
+}
+
+/// True for record types only perf writes (they carry no sample fields).
+pub(super) fn is_perf_type(record_type: u32) -> bool {
+    PERF_TYPES.contains(&record_type)
+}
+
+/// What every event record is checked against.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct RecordRules {
+    pub(super) order: ByteOrder,
+    /// Whether every event ends its non-sample records with the same
+    /// `sample_id` fields, so that those records' sizes can be checked
+    /// exactly (otherwise only that they are large enough).
+    pub(super) exact_trailers: bool,
+}
+
+impl RecordRules {
+    /// Checks the event record `record`, parsed as one of its event's; the
+    /// error says what is wrong.
+    pub(super) fn check(&self, record: &RawEventRecord<'_>) -> Result<(), String> {
+        if let Some(time) = record.timestamp().filter(|&time| time >= TIME_END) {
+            return Err(format!(
+                "a record of type {} is stamped {time} ns, more than a century after its clock \
+                 started",
+                record.record_type.0
+            ));
+        }
+        let body = record.data.as_slice();
+        let info = &record.parse_info;
+        let trailer = match self.exact_trailers {
+            true => info.common_data_offset_from_end.map_or(0, usize::from),
+            false => 0,
+        };
+        match record.record_type {
+            RecordType::SAMPLE => self.check_sample(&body, info),
+            RecordType::MMAP => self.check_mapping(&body, record.misc, 32, trailer, "MMAP"),
+            RecordType::MMAP2 => self.check_mmap2(&body, record.misc, trailer),
+            RecordType::COMM => {
+                self.check_pids(&body, &[0, 4], "COMM")?;
+                self.check_named_size(&body, 8, trailer, "COMM")
+            }
+            RecordType::FORK | RecordType::EXIT => {
+                self.check_pids(&body, &[0, 4, 8, 12], "FORK/EXIT")?;
+                self.check_fixed_size(body.len(), 24, trailer, "FORK/EXIT")
+            }
+            RecordType::LOST => self.check_fixed_size(body.len(), 16, trailer, "LOST"),
+            RecordType::THROTTLE | RecordType::UNTHROTTLE => {
+                self.check_fixed_size(body.len(), 24, trailer, "THROTTLE")
+            }
+            RecordType::AUX => self.check_fixed_size(body.len(), 24, trailer, "AUX"),
+            RecordType::ITRACE_START | RecordType::SWITCH_CPU_WIDE => {
+                self.check_pids(&body, &[0, 4], "ITRACE_START/SWITCH")?;
+                self.check_fixed_size(body.len(), 8, trailer, "ITRACE_START/SWITCH")
+            }
+            RecordType::LOST_SAMPLES | RecordType::AUX_OUTPUT_HW_ID => {
+                self.check_fixed_size(body.len(), 8, trailer, "LOST_SAMPLES")
+            }
+            RecordType::SWITCH => self.check_fixed_size(body.len(), 0, trailer, "SWITCH"),
+            RecordType::BPF_EVENT => self.check_fixed_size(body.len(), 16, trailer, "BPF_EVENT"),
+            // Address, length, type and flags, then the symbol's name.
+            RecordType::KSYMBOL => self.check_named_size(&body, 16, trailer, "KSYMBOL"),
+            // The cgroup's id, then its path.
+            RecordType::CGROUP => self.check_named_size(&body, 8, trailer, "CGROUP"),
+            RecordType::NAMESPACES => self.check_namespaces(&body, trailer),
+            RecordType::READ => self.check_pids(&body, &[0, 4], "READ"),
+            _ => Ok(()),
+        }
+    }
+
+    fn check_sample(&self, body: &[u8], info: &RecordParseInfo) -> Result<(), String> {
+        let Some(expected) = sample_size(body, info, self.order)? else {
+            return Ok(());
+        };
+        if expected != body.len() {
+            return Err(format!(
+                "a SAMPLE record is {} bytes long, but its event's fields (sample_type {:#x}) \
+                 take {} bytes: its size field is wrong",
+                body.len() + 8,
+                info.sample_format.bits(),
+                expected + 8
+            ));
+        }
+        if info.sample_format.contains(SampleFormat::TID) {
+            let at = 8 * info
+                .sample_format
+                .intersection(SampleFormat::IDENTIFIER | SampleFormat::IP)
+                .bits()
+                .count_ones() as usize;
+            self.check_pids(body, &[at, at + 4], "SAMPLE")?;
+        }
+        Ok(())
+    }
+
+    fn check_mmap2(&self, body: &[u8], misc: u16, trailer: usize) -> Result<(), String> {
+        let build_id_len = body.get(32).copied().unwrap_or(0);
+        if misc & PERF_RECORD_MISC_MMAP_BUILD_ID != 0 && build_id_len > MAX_BUILD_ID {
+            return Err(format!(
+                "an MMAP2 record states a build id of {build_id_len} bytes, longer than the \
+                 {MAX_BUILD_ID} a build id can have"
+            ));
+        }
+        self.check_mapping(body, misc, 64, trailer, "MMAP2")?;
+        let protection = self.order.u32(body, 56).expect("checked size");
+        let flags = self.order.u32(body, 60).expect("checked size");
+        if protection > 7 || flags >= MAP_FLAGS_END {
+            return Err(format!(
+                "an MMAP2 record states protection {protection:#x} and flags {flags:#x}, \
+                 which no mapping has"
+            ));
+        }
+        Ok(())
+    }
+
+    /// MMAP and MMAP2 start with pid, tid, address, length and file offset.
+    fn check_mapping(
+        &self,
+        body: &[u8],
+        misc: u16,
+        fixed: usize,
+        trailer: usize,
+        name: &str,
+    ) -> Result<(), String> {
+        self.check_named_size(body, fixed, trailer, name)?;
+        self.check_pids(body, &[0, 4], name)?;
+        // A path, a bracketed name (`[vdso]`) or a kernel-made name (`anon_inode:…`).
+        let first = body[fixed];
+        if first != 0 && !(first == b'/' || first == b'[' || first.is_ascii_alphanumeric()) {
+            return Err(format!(
+                "an {name} record maps a file whose name starts with byte {first:#04x}, which \
+                 no path or name the kernel reports starts with"
+            ));
+        }
+        let field = |at| self.order.u64(body, at).expect("checked size");
+        let (start, len, file_offset) = (field(8), field(16), field(24));
+        let Some(end) = start.checked_add(len) else {
+            return Err(format!(
+                "an {name} record maps {len:#x} bytes at {start:#x}, past the end of the \
+                 address space"
+            ));
+        };
+        let mode = misc & CPUMODE_MASK;
+        if mode != CPUMODE_USER && mode != CPUMODE_GUEST_USER {
+            return Ok(());
+        }
+        if end > USER_SPACE_END {
+            return Err(format!(
+                "an {name} record maps user-space code at {start:#x}..{end:#x}, past the end \
+                 of user space"
+            ));
+        }
+        if (start | len | file_offset) % PAGE != 0 {
+            return Err(format!(
+                "an {name} record maps {len:#x} bytes at {start:#x} from file offset \
+                 {file_offset:#x}, not at page boundaries"
+            ));
+        }
+        Ok(())
+    }
+
+    /// NAMESPACES: pid, tid, a count, then that many (device, inode) pairs.
+    fn check_namespaces(&self, body: &[u8], trailer: usize) -> Result<(), String> {
+        self.check_pids(body, &[0, 4], "NAMESPACES")?;
+        let count = self.order.u64(body, 8).unwrap_or(u64::MAX);
+        let fields = usize::try_from(count)
+            .ok()
+            .and_then(|count| count.checked_mul(16)?.checked_add(16))
+            .unwrap_or(usize::MAX);
+        self.check_fixed_size(body.len(), fields, trailer, "NAMESPACES")
+    }
+
+    /// The u32 process or thread ids at `offsets` of `body` must be ones
+    /// Linux can hand out (-1 stands for none).
+    fn check_pids(&self, body: &[u8], offsets: &[usize], name: &str) -> Result<(), String> {
+        for &at in offsets {
+            let Some(raw) = self.order.u32(body, at) else {
+                return Err(format!("a {name} record is too short for its fields"));
+            };
+            let pid = raw as i32;
+            if !(-1..=PID_MAX_LIMIT).contains(&pid) {
+                return Err(format!(
+                    "a {name} record names process or thread {pid}, an id Linux never hands out"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A record of `fixed` bytes of fields, a NUL-terminated name padded to
+    /// 8 bytes, and the `sample_id` trailer.
+    fn check_named_size(
+        &self,
+        body: &[u8],
+        fixed: usize,
+        trailer: usize,
+        name: &str,
+    ) -> Result<(), String> {
+        let text = body
+            .len()
+            .checked_sub(fixed + trailer)
+            .map(|end| &body[fixed..fixed + end]);
+        let Some(nul) = text.and_then(|text| text.iter().position(|&byte| byte == 0)) else {
+            return Err(format!(
+                "a {name} record of {} bytes has no room for its fields and name",
+                body.len() + 8
+            ));
+        };
+        let padded = (nul + 1).next_multiple_of(8);
+        self.check_fixed_size(body.len(), fixed + padded, trailer, name)
+    }
+
+    fn check_fixed_size(
+        &self,
+        len: usize,
+        fields: usize,
+        trailer: usize,
+        name: &str,
+    ) -> Result<(), String> {
+        let expected = fields.saturating_add(trailer);
+        let fits = if self.exact_trailers {
+            len == expected
+        } else {
+            len >= fields
+        };
+        if fits {
+            Ok(())
+        } else {
+            Err(format!(
+                "a {name} record is {} bytes long, but its fields take {} bytes: its size \
+                 field is wrong",
+                len + 8,
+                expected.saturating_add(8)
+            ))
+        }
+    }
+}
+
+/// The size a sample's body must have, walked from its fields in the
+/// kernel's order (`perf_output_sample`), or `None` for formats whose size
+/// depends on flags linux-perf-event-reader drops (`READ`, `BRANCH_STACK`).
+fn sample_size(
+    body: &[u8],
+    info: &RecordParseInfo,
+    order: ByteOrder,
+) -> Result<Option<usize>, String> {
+    let format = info.sample_format;
+    if format.intersects(SampleFormat::READ | SampleFormat::BRANCH_STACK) {
+        return Ok(None);
+    }
+    let too_short = || "a SAMPLE record is too short for its event's fields".to_owned();
+    let mut at = 8 * format
+        .intersection(
+            SampleFormat::IDENTIFIER
+                | SampleFormat::IP
+                | SampleFormat::TID
+                | SampleFormat::TIME
+                | SampleFormat::ADDR
+                | SampleFormat::ID
+                | SampleFormat::STREAM_ID
+                | SampleFormat::CPU
+                | SampleFormat::PERIOD,
+        )
+        .bits()
+        .count_ones() as usize;
+    // A count or size field, then that many bytes (`unit` each).
+    let counted = |at: &mut usize, unit: usize, field: usize| -> Result<u64, String> {
+        let count = match field {
+            4 => order.u32(body, *at).map(u64::from),
+            _ => order.u64(body, *at),
+        }
+        .ok_or_else(too_short)?;
+        let bytes = usize::try_from(count)
+            .ok()
+            .and_then(|count| count.checked_mul(unit))
+            .and_then(|bytes| bytes.checked_add(*at + field))
+            .filter(|&end| end <= body.len())
+            .ok_or_else(too_short)?;
+        *at = bytes;
+        Ok(count)
+    };
+    if format.contains(SampleFormat::CALLCHAIN) {
+        counted(&mut at, 8, 8)?;
+    }
+    if format.contains(SampleFormat::RAW) {
+        counted(&mut at, 1, 4)?;
+    }
+    let regs = |at: &mut usize, count: u8| -> Result<(), String> {
+        let abi = order.u64(body, *at).ok_or_else(too_short)?;
+        *at += 8;
+        if abi != 0 {
+            *at += 8 * usize::from(count);
+        }
+        Ok(())
+    };
+    if format.contains(SampleFormat::REGS_USER) {
+        regs(&mut at, info.user_regs_count)?;
+    }
+    if format.contains(SampleFormat::STACK_USER) && counted(&mut at, 1, 8)? != 0 {
+        at += 8; // dyn_size
+    }
+    at += 8 * format
+        .intersection(
+            SampleFormat::WEIGHT
+                | SampleFormat::WEIGHT_STRUCT
+                | SampleFormat::DATA_SRC
+                | SampleFormat::TRANSACTION,
+        )
+        .bits()
+        .count_ones() as usize;
+    if format.contains(SampleFormat::REGS_INTR) {
+        regs(&mut at, info.intr_regs_count)?;
+    }
+    at += 8 * format
+        .intersection(
+            SampleFormat::PHYS_ADDR
+                | SampleFormat::CGROUP
+                | SampleFormat::DATA_PAGE_SIZE
+                | SampleFormat::CODE_PAGE_SIZE,
+        )
+        .bits()
+        .count_ones() as usize;
+    if format.contains(SampleFormat::AUX) {
+        counted(&mut at, 1, 8)?;
+    }
+    Ok(Some(at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use linux_perf_data::linux_perf_event_reader::RawData;
+    use linux_perf_data::{PerfFileReader, PerfFileRecord};
+    use std::path::Path;
+
+    /// fake-fp's first record of each of `types`: (type, misc, body, event's parse info).
+    fn records_of(types: &[RecordType]) -> Vec<(RecordType, u16, Vec<u8>, RecordParseInfo)> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fake-fp.perf.data");
+        let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+        let PerfFileReader {
+            mut perf_file,
+            mut record_iter,
+        } = PerfFileReader::parse_file(file).unwrap();
+        let mut found: Vec<(RecordType, u16, Vec<u8>, RecordParseInfo)> = Vec::new();
+        while let Some(record) = record_iter.next_record(&mut perf_file).unwrap() {
+            let PerfFileRecord::EventRecord { record, .. } = record else {
+                continue;
+            };
+            let wanted = types.contains(&record.record_type);
+            if wanted && !found.iter().any(|(kind, ..)| *kind == record.record_type) {
+                found.push((
+                    record.record_type,
+                    record.misc,
+                    record.data.as_slice().into_owned(),
+                    record.parse_info,
+                ));
+            }
+        }
+        assert_eq!(found.len(), types.len(), "fake-fp has each kind");
+        found
+    }
+
+    fn check(
+        kind: RecordType,
+        misc: u16,
+        body: &[u8],
+        info: RecordParseInfo,
+    ) -> Result<(), String> {
+        let rules = RecordRules {
+            order: ByteOrder { big_endian: false },
+            exact_trailers: true,
+        };
+        rules.check(&RawEventRecord::new(
+            kind,
+            misc,
+            RawData::Single(body),
+            info,
+        ))
+    }
+
+    #[test]
+    fn each_check_fires_on_a_damaged_copy_of_a_real_record() {
+        let kinds = [
+            RecordType::SAMPLE,
+            RecordType::MMAP2,
+            RecordType::COMM,
+            RecordType::FORK,
+        ];
+        let records = records_of(&kinds);
+        let put = |body: &[u8], at: usize, bytes: &[u8]| {
+            let mut body = body.to_vec();
+            body[at..at + bytes.len()].copy_from_slice(bytes);
+            body
+        };
+        let longer = |body: &[u8]| [body, &[0u8; 8][..]].concat();
+        for (kind, misc, body, info) in &records {
+            assert_eq!(
+                check(*kind, *misc, body, *info),
+                Ok(()),
+                "{kind:?} as recorded"
+            );
+            let damaged: Vec<(Vec<u8>, &str)> = match *kind {
+                RecordType::SAMPLE => vec![
+                    (
+                        longer(body),
+                        "but its event's fields (sample_type 0x127) take",
+                    ),
+                    // pid and tid follow the ip.
+                    (put(body, 8, &(-7i32).to_le_bytes()), "process or thread -7"),
+                    (
+                        put(body, 16, &(1u64 << 62).to_le_bytes()),
+                        "more than a century",
+                    ),
+                ],
+                RecordType::MMAP2 => vec![
+                    (longer(body), "its size field is wrong"),
+                    (
+                        put(body, 8, &0x55bb_55a2_9001u64.to_le_bytes()),
+                        "not at page boundaries",
+                    ),
+                    (
+                        put(body, 16, &(1u64 << 60).to_le_bytes()),
+                        "past the end of user space",
+                    ),
+                    (put(body, 56, &9u32.to_le_bytes()), "protection 0x9"),
+                    (put(body, 64, &[0xbe]), "starts with byte 0xbe"),
+                ],
+                RecordType::COMM => vec![(longer(body), "a COMM record is")],
+                RecordType::FORK => vec![
+                    (longer(body), "a FORK/EXIT record is"),
+                    (
+                        put(body, 4, &(5i32 << 24).to_le_bytes()),
+                        "an id Linux never hands out",
+                    ),
+                ],
+                _ => unreachable!("only the kinds asked for"),
+            };
+            for (body, problem) in damaged {
+                let error = check(*kind, *misc, &body, *info).unwrap_err();
+                assert!(
+                    error.contains(problem),
+                    "{kind:?}: {error:?} lacks {problem:?}"
+                );
+            }
+        }
+    }
+}
