@@ -24,7 +24,8 @@ pub mod stacks;
 pub mod symbolize;
 pub mod unwind;
 
-use std::io::IsTerminal;
+use std::fs::File;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use categorize::RuleTable;
