@@ -3,7 +3,7 @@
 #
 # Targets (fuzz/targets/):
 #   perfdata  the perf.data reader (file and pipe mode, plain and zstd) on arbitrary bytes;
-#             seeds: fuzz/seeds/perfdata/ and the recordings in tests/fixtures/
+#             seeds: fuzz/seeds/perfdata/ and the recordings in tests/fixtures/ (fuzz-found/ too)
 #   rules     the --rules parser (RuleTable::with_user_rules) on arbitrary text;
 #             seeds: fuzz/seeds/rules/, dictionary fuzz/rules.dict
 #
@@ -56,7 +56,7 @@ for target in "${targets[@]}"; do
   cp "fuzz/seeds/$target"/* "$work/seeds/"
   extra=()
   case "$target" in
-    perfdata) cp tests/fixtures/*.perf.data "$work/seeds/" ;;
+    perfdata) cp tests/fixtures/*.perf.data tests/fixtures/fuzz-found/*.perf.data "$work/seeds/" ;;
     rules) extra=(-x fuzz/rules.dict) ;;
     *) log "unknown target $target (known: perfdata, rules)"; exit 2 ;;
   esac

@@ -547,3 +547,22 @@ fn implausible_or_inconsistent_event_attributes_are_corrupt() {
         assert_error(&collapse_bytes("bad-attr.data", &bytes), 8, problem);
     }
 }
+
+/// The inputs the fuzzer found aborting the process (linux-perf-data sized
+/// buffers from unchecked fields: `tests/fixtures/fuzz-found/README.md`):
+/// each is now a corrupt recording, exit 8, with one error line.
+#[test]
+fn inputs_the_fuzzer_found_are_corrupt_not_an_abort() {
+    let dir = fixture("fuzz-found");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "data"))
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 9, "the nine inputs are there");
+    for path in names {
+        let output = top(&path);
+        assert_error(&output, 8, "corrupt perf data");
+    }
+}

@@ -462,6 +462,17 @@ impl Recording {
                     )
                 })?;
             }
+            if record_type == HEADER_FEATURE {
+                validate::check_pipe_feature(&body, order).map_err(|problem| {
+                    corrupt(
+                        &name,
+                        format!(
+                            "the header feature record at byte {} of the stream {problem}",
+                            head.len()
+                        ),
+                    )
+                })?;
+            }
             head.extend_from_slice(&header);
             head.extend_from_slice(&body);
         };

@@ -626,6 +626,46 @@ fn check_event_desc_matches(
     Ok(())
 }
 
+/// Checks the body of a pipe stream's `PERF_RECORD_HEADER_FEATURE` record (a
+/// feature id, then the section) where linux-perf-data would size a buffer
+/// from its counts: the command line and the event descriptions.
+pub(super) fn check_pipe_feature(body: &[u8], order: ByteOrder) -> Result<(), String> {
+    let Some(feature) = order.u64(body, 0) else {
+        return Err("is too short to name its feature".to_owned());
+    };
+    // perf numbers features 0 to 255, as bits of the file header's bitmap.
+    let Some(feature_bit) = u32::try_from(feature).ok().filter(|&bit| bit < 256) else {
+        return Err(format!("names feature {feature}, which perf never writes"));
+    };
+    let section = &body[8..];
+    let consistent = match feature_bit {
+        FEATURE_CMDLINE => check_string_list(section, order),
+        FEATURE_EVENT_DESC => check_event_desc_layout(section, order),
+        _ => Some(()),
+    };
+    consistent.ok_or_else(|| format!("(feature {feature}) has counts that do not fit its size"))
+}
+
+/// `HEADER_EVENT_DESC`'s layout alone: every count fits in the bytes.
+fn check_event_desc_layout(bytes: &[u8], order: ByteOrder) -> Option<()> {
+    let count = order.u32(bytes, 0)? as usize;
+    let attr_size = order.u32(bytes, 4)? as usize;
+    if (attr_size as u64) < MIN_ATTR_SIZE {
+        return None;
+    }
+    let mut at = 8usize;
+    for _ in 0..count {
+        at = at.checked_add(attr_size).filter(|&end| end <= bytes.len())?;
+        let id_count = order.u32(bytes, at)? as usize;
+        at = skip_string(bytes, at + 4, order)?;
+        at = id_count
+            .checked_mul(8)
+            .and_then(|len| at.checked_add(len))
+            .filter(|&end| end <= bytes.len())?;
+    }
+    Some(())
+}
+
 /// Skips a `perf_header_string` (u32 length, then the bytes) starting at `at`.
 fn skip_string(bytes: &[u8], at: usize, order: ByteOrder) -> Option<usize> {
     let len = order.u32(bytes, at)? as usize;
