@@ -3,7 +3,7 @@
 //! The bytes become a file (an in-memory memfd, opened by its
 //! `/proc/self/fd` path, as a user's path would be), which goes through the
 //! public reader: `Recording::open` (file or pipe mode, detected from the
-//! header), then every record of `for_each_record`, each field touched. Any
+//! header; a truncated file again with salvage), then every record of `for_each_record`, each field touched. Any
 //! `Err` is a correct answer to bad input; a panic that escapes, an abort or a
 //! hang is a bug.
 
@@ -12,6 +12,7 @@ use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::path::PathBuf;
 
+use compile_perf::error::Error;
 use compile_perf::perfdata::{Input, Record, Recording};
 
 fn main() {
@@ -32,7 +33,13 @@ fn main() {
 /// Opens and streams the recording, folding every field it yields into a
 /// checksum so that nothing is skipped as unused.
 fn read_everything(input: &Input) -> u64 {
-    let Ok(mut recording) = Recording::open(input) else {
+    // A file perf did not finish is refused, then read again with
+    // `--salvage`, so the salvage path is fuzzed too.
+    let opened = match Recording::open(input, false) {
+        Err(Error::Truncated { .. }) => Recording::open(input, true),
+        other => other,
+    };
+    let Ok(mut recording) = opened else {
         return 0;
     };
     let mut checksum = recording.info.events.len() as u64;

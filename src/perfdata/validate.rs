@@ -655,7 +655,9 @@ fn check_event_desc_layout(bytes: &[u8], order: ByteOrder) -> Option<()> {
     }
     let mut at = 8usize;
     for _ in 0..count {
-        at = at.checked_add(attr_size).filter(|&end| end <= bytes.len())?;
+        at = at
+            .checked_add(attr_size)
+            .filter(|&end| end <= bytes.len())?;
         let id_count = order.u32(bytes, at)? as usize;
         at = skip_string(bytes, at + 4, order)?;
         at = id_count
