@@ -20,6 +20,7 @@ pub mod profile;
 pub mod record;
 pub mod render;
 pub mod report;
+pub mod significance;
 pub mod stacks;
 pub mod symbolize;
 pub mod unwind;
