@@ -39,6 +39,9 @@ pub enum Command {
     Top(TopArgs),
     /// Write folded stacks (`root;…;leaf count`) for inferno or FlameGraph.
     Collapse(CollapseArgs),
+    /// Compare two compiles (or two sets of runs): how each category's share
+    /// moved, and whether the move is beyond run-to-run noise.
+    Diff(DiffArgs),
     /// Print the effective category rule table.
     Rules(RulesArgs),
     /// Run a command and write its exit status and peak RSS to a file
@@ -80,6 +83,88 @@ pub struct RecordArgs {
     /// The command to record, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The base: a perf.data, a run directory of `record`, or a directory of
+    /// several runs (every perf.data below it).
+    #[arg(value_name = "BASE")]
+    pub base: PathBuf,
+    /// The new side, as BASE.
+    #[arg(value_name = "NEW")]
+    pub new: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+    pub format: ReportFormat,
+    /// What the rows are.
+    #[arg(long, value_enum, default_value_t = By::Category)]
+    pub by: By,
+    /// How a sample's self category is chosen, as for `report`.
+    #[arg(long, value_enum, default_value_t = AttributionArg::Leaf)]
+    pub attribution: AttributionArg,
+    #[command(flatten)]
+    pub rules: RulesFileArg,
+    /// Colour the changes in the table: auto (on a terminal, unless NO_COLOR is set).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// The smallest change, in percentage points of the samples, that is flagged.
+    #[arg(long, value_name = "PP", default_value_t = crate::compare::diff::DEFAULT_THRESHOLD_PP)]
+    pub threshold: f64,
+    /// Exit 30 when a row's share grew beyond the noise by more than the threshold.
+    #[arg(long)]
+    pub fail_on_regression: bool,
+    /// Exit 30 when this row (a category id with --by category) grew beyond
+    /// the noise by more than PP percentage points. Repeatable.
+    #[arg(long, value_name = "KEY=PP", value_parser = parse_limit)]
+    pub max_increase: Vec<(String, f64)>,
+    /// Also draw NEW's stacks coloured by the change to OUT.svg (and BASE's
+    /// to OUT-base.svg).
+    #[arg(long, value_name = "OUT.svg")]
+    pub flamegraph: Option<PathBuf>,
+    /// Write to FILE instead of stdout (`-` is stdout).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Count this event (as `perf evlist` names it). Default is the first sampling event.
+    #[arg(long, value_name = "NAME")]
+    pub event: Option<String>,
+    /// Also look for binaries under DIR, matched by build id. Repeatable.
+    #[arg(long = "symfs", value_name = "DIR")]
+    pub symfs: Vec<PathBuf>,
+    /// Look for separate debug files under DIR instead of /usr/lib/debug. Repeatable.
+    #[arg(long = "debug-dir", value_name = "DIR")]
+    pub debug_dirs: Vec<PathBuf>,
+    /// Keep only samples of this pid. Repeatable.
+    #[arg(long, value_name = "PID")]
+    pub pid: Vec<i32>,
+    /// Keep only samples of processes with this name or executable file name. Repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub process: Vec<String>,
+    /// Keep only samples of the native compiler process (not its Python launcher).
+    #[arg(long)]
+    pub compiler: bool,
+    /// Do not print the summaries on stderr (warnings still print).
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Read recordings perf did not finish up to their last complete record.
+    #[arg(long)]
+    pub salvage: bool,
+}
+
+/// `KEY=PP` of `--max-increase`.
+fn parse_limit(text: &str) -> Result<(String, f64), String> {
+    let (key, limit) = text
+        .rsplit_once('=')
+        .ok_or_else(|| format!("{text:?} is not KEY=PP"))?;
+    let limit: f64 = limit
+        .parse()
+        .map_err(|_| format!("{limit:?} is not a number of percentage points"))?;
+    if key.is_empty() || !limit.is_finite() || limit < 0.0 {
+        return Err(format!(
+            "{text:?}: KEY must not be empty and PP must be a number ≥ 0"
+        ));
+    }
+    Ok((key.to_owned(), limit))
 }
 
 #[derive(Debug, Args)]
@@ -345,10 +430,25 @@ pub enum Action {
         buckets: usize,
     },
     Record(RecordOptions),
+    Diff(DiffOptions),
     Measure {
         command: Vec<OsString>,
         into: PathBuf,
     },
+}
+
+/// What `diff` compares, and how.
+#[derive(Clone, Debug)]
+pub struct DiffOptions {
+    pub base: PathBuf,
+    pub new: PathBuf,
+    pub format: Option<TextFormat>,
+    pub grouping: Grouping,
+    pub attribution: Attribution,
+    pub color: ColorChoice,
+    pub threshold_pp: f64,
+    pub limits: crate::compare::gate::Limits,
+    pub flamegraph: Option<PathBuf>,
 }
 
 impl Cli {
@@ -421,6 +521,50 @@ impl Cli {
                     memory: args.memory,
                 }),
                 None,
+                args.rules.file,
+            ),
+            Command::Diff(args) => (
+                Some(InputArgs {
+                    input: PathBuf::from("-"),
+                    event: args.event,
+                    symfs: args.symfs,
+                    debug_dirs: args.debug_dirs,
+                    pid: args.pid,
+                    process: args.process,
+                    compiler: args.compiler,
+                    quiet: args.quiet,
+                    salvage: args.salvage,
+                }),
+                Action::Diff(DiffOptions {
+                    base: args.base,
+                    new: args.new,
+                    format: match args.format {
+                        ReportFormat::Table => Some(TextFormat::Table),
+                        ReportFormat::Markdown => Some(TextFormat::Markdown),
+                        ReportFormat::Csv => Some(TextFormat::Csv),
+                        ReportFormat::Json => None,
+                    },
+                    grouping: match args.by {
+                        By::Category => Grouping::Category,
+                        By::Symbol => Grouping::Symbol,
+                        By::Dso => Grouping::Dso,
+                        By::Thread => Grouping::Thread,
+                        By::Process => Grouping::Process,
+                        By::Pass => Grouping::Pass,
+                    },
+                    attribution: match args.attribution {
+                        AttributionArg::Leaf => Attribution::Leaf,
+                        AttributionArg::Caller => Attribution::Caller,
+                    },
+                    color: args.color,
+                    threshold_pp: args.threshold,
+                    limits: crate::compare::gate::Limits {
+                        fail_on_regression: args.fail_on_regression,
+                        max_increase: args.max_increase,
+                    },
+                    flamegraph: args.flamegraph,
+                }),
+                args.output,
                 args.rules.file,
             ),
             Command::Measure(args) => (

@@ -12,6 +12,8 @@ pub mod attribute;
 pub mod binary;
 pub mod categorize;
 pub mod cli;
+pub mod compare;
+mod diff_command;
 pub mod error;
 pub mod output;
 pub mod perfdata;
@@ -53,6 +55,7 @@ pub fn run(config: &Config) -> Result<u8, Error> {
             let recorded = record::record(options)?;
             report_recording(config, recorded, &rules)
         }
+        Action::Diff(options) => diff_command::run(config, options),
         Action::Rules { format } => {
             let rules = load_rules(config.rules_file.as_deref())?;
             write_output(&config.output, |out| {

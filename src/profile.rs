@@ -43,6 +43,10 @@ pub struct IngestCounts {
     pub other_event_samples: u64,
     /// Records the kernel reported lost.
     pub lost: u64,
+    /// The sum of the periods of the samples counted (events they stand
+    /// for: nanoseconds for `cpu-clock` and `task-clock`); 0 when the
+    /// recording has no periods.
+    pub period_total: u64,
     /// Timestamps (ns) of the first and the last sample of the chosen event.
     pub first_time: Option<u64>,
     pub last_time: Option<u64>,
@@ -151,6 +155,9 @@ pub fn load(options: &LoadOptions) -> Result<Profile, Error> {
                 return;
             }
             counts.samples += 1;
+            counts.period_total = counts
+                .period_total
+                .saturating_add(sample.period.unwrap_or(0));
             counts.first_time.get_or_insert(sample.time);
             counts.last_time = Some(sample.time);
             let thread = processes.thread_for_sample(sample.pid, sample.tid);

@@ -192,14 +192,27 @@ pub fn holm(p_values: &[f64], alpha: f64) -> Vec<bool> {
     rejected
 }
 
-/// Which `tests` (all the rows and measures of one diff) are significant:
-/// rejected by [`holm`] at [`FAMILY_ALPHA`] and at least `threshold_pp`.
-pub fn significant(tests: &[Test], threshold_pp: f64) -> Vec<bool> {
+/// What a test says once corrected with the others of its diff.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// Rejected by [`holm`] at [`FAMILY_ALPHA`]: beyond the noise, whatever
+    /// the size of the change.
+    pub beyond_noise: bool,
+    /// Beyond the noise and at least the minimum effect.
+    pub significant: bool,
+}
+
+/// The verdicts on `tests`, all the rows and measures of one diff, with a
+/// minimum effect of `threshold_pp`.
+pub fn judge(tests: &[Test], threshold_pp: f64) -> Vec<Verdict> {
     let p_values: Vec<f64> = tests.iter().map(|test| test.p_value).collect();
     holm(&p_values, FAMILY_ALPHA)
         .into_iter()
         .zip(tests)
-        .map(|(rejected, test)| rejected && test.delta_pp.abs() >= threshold_pp)
+        .map(|(beyond_noise, test)| Verdict {
+            beyond_noise,
+            significant: beyond_noise && test.delta_pp.abs() >= threshold_pp,
+        })
         .collect()
 }
 
@@ -281,7 +294,10 @@ mod tests {
             .collect();
         let noise = pooled_noise(&rows);
         let tests: Vec<Test> = rows.iter().map(|row| test_row(row, &noise)).collect();
-        significant(&tests, threshold_pp)
+        judge(&tests, threshold_pp)
+            .into_iter()
+            .map(|verdict| verdict.significant)
+            .collect()
     }
 
     #[test]
@@ -498,8 +514,12 @@ mod tests {
             },
             &noise,
         );
-        assert_eq!(significant(&[test], 1.0), [true]);
-        assert_eq!(significant(&[test], 2.5), [false]);
+        let beyond = |significant| Verdict {
+            beyond_noise: true,
+            significant,
+        };
+        assert_eq!(judge(&[test], 1.0), [beyond(true)]);
+        assert_eq!(judge(&[test], 2.5), [beyond(false)]);
     }
 
     #[test]

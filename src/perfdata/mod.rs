@@ -144,6 +144,9 @@ pub struct Sample<'a> {
     pub user_regs: Option<UserRegs>,
     /// The copied user stack, starting at `user_regs.sp`.
     pub user_stack: &'a [u8],
+    /// The events this sample stands for, when the event records it (in
+    /// frequency mode it does: nanoseconds for `cpu-clock`).
+    pub period: Option<u64>,
 }
 
 /// A new memory mapping of code.
@@ -738,6 +741,7 @@ fn convert(event_index: usize, event: EventRecord<'_>, time: u64) -> Option<Reco
                 callchain: sample.callchain,
                 user_regs,
                 user_stack,
+                period: sample.period,
             })
         }
         EventRecord::Comm(comm) => Record::Comm {

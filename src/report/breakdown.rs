@@ -240,7 +240,11 @@ impl Breakdown<'_> {
                     .collect::<Vec<_>>()
                     .join(", ");
                 let mut cells = vec![
-                    Cell { text: label, color },
+                    Cell {
+                        text: label,
+                        color,
+                        ink: None,
+                    },
                     row.self_samples.to_string().into(),
                     format!("{:.1}%", percent(row.self_samples, samples)).into(),
                     format!("{:.1}%", percent(row.inclusive_samples, samples)).into(),

@@ -28,6 +28,7 @@ pub fn write_rules(
                     Cell {
                         text: category.id.clone(),
                         color: Some(category.color.clone()),
+                        ink: None,
                     },
                     category.name.clone().into(),
                     category.color.clone().into(),

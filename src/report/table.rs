@@ -39,11 +39,24 @@ impl Column {
 pub struct Cell {
     pub text: String,
     pub color: Option<String>,
+    /// The text's colour on a terminal, if any.
+    pub ink: Option<Ink>,
+}
+
+/// Text colours of the terminal table: growth red, shrinkage blue, as
+/// differential flamegraphs colour them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ink {
+    Red,
+    Blue,
 }
 
 impl From<String> for Cell {
     fn from(text: String) -> Cell {
-        Cell { text, color: None }
+        Cell {
+            text,
+            ..Cell::default()
+        }
     }
 }
 
@@ -113,7 +126,17 @@ fn write_aligned(table: &Table, colors: bool, out: &mut dyn Write) -> std::io::R
                 });
                 text.push(' ');
             }
-            text.push_str(&cell.text);
+            match cell.ink.filter(|_| colors) {
+                Some(ink) => text.push_str(&format!(
+                    "\x1b[{}m{}\x1b[0m",
+                    match ink {
+                        Ink::Red => 31,
+                        Ink::Blue => 34,
+                    },
+                    cell.text
+                )),
+                None => text.push_str(&cell.text),
+            }
             let shown = width(&cell.text) + swatch(cell);
             let fill = widths[index].saturating_sub(shown);
             if column.right {
@@ -208,8 +231,13 @@ mod tests {
                     Cell {
                         text: "Lexer".to_owned(),
                         color: Some("#1f77b4".to_owned()),
+                        ink: None,
                     },
-                    "12.5%".to_owned().into(),
+                    Cell {
+                        text: "12.5%".to_owned(),
+                        color: None,
+                        ink: Some(Ink::Red),
+                    },
                 ],
                 vec!["a|b, \"c\"".to_owned().into(), "1.0%".to_owned().into()],
                 vec!["f<int>_*".to_owned().into(), "0.5%".to_owned().into()],
@@ -229,7 +257,9 @@ mod tests {
             render(TextFormat::Table, false),
             "category  self%\n■ Lexer   12.5%\na|b, \"c\"   1.0%\nf<int>_*   0.5%\n"
         );
-        assert!(render(TextFormat::Table, true).contains("\x1b[38;2;31;119;180m■\x1b[0m Lexer"));
+        let coloured = render(TextFormat::Table, true);
+        assert!(coloured.contains("\x1b[38;2;31;119;180m■\x1b[0m Lexer"));
+        assert!(coloured.contains("\x1b[31m12.5%\x1b[0m\n"), "{coloured:?}");
         assert_eq!(
             render(TextFormat::Markdown, false),
             "| category | self% |\n|---|---:|\n| Lexer | 12.5% |\n| a\\|b, \"c\" | 1.0% |\n| f&lt;int&gt;\\_\\* | 0.5% |\n"

@@ -1,0 +1,275 @@
+//! `compile-perf diff`: the rows of two sides side by side, how much each
+//! share moved (in percentage points), the CPU time behind it, and whether
+//! the move stands clear of the run-to-run noise ([`crate::significance`]).
+
+use hashbrown::{HashMap, HashSet};
+use serde::Serialize;
+
+use super::runs::RunRows;
+use crate::report::round2;
+use crate::significance::{self, Count, FAMILY_ALPHA, Noise, RowRuns, Test};
+
+/// Smallest change flagged, in percentage points, unless `--threshold` says.
+pub const DEFAULT_THRESHOLD_PP: f64 = 1.0;
+
+/// The runs of one side.
+pub struct Side {
+    /// What was named on the command line.
+    pub name: String,
+    pub runs: Vec<RunRows>,
+}
+
+impl Side {
+    /// Samples of every run together.
+    pub fn samples(&self) -> u64 {
+        self.runs.iter().map(|run| run.samples).sum()
+    }
+
+    /// CPU seconds per run, on average, of `samples_of(run)` samples.
+    fn seconds_per_run(&self, samples_of: impl Fn(&RunRows) -> u64) -> Option<f64> {
+        let total = self
+            .runs
+            .iter()
+            .map(|run| run.seconds(samples_of(run)))
+            .sum::<Option<f64>>()?;
+        Some(total / self.runs.len() as f64)
+    }
+
+    /// A row's counts run by run: self samples, or inclusive ones.
+    fn counts(&self, key: &str, inclusive: bool) -> Vec<Count> {
+        self.runs
+            .iter()
+            .map(|run| Count {
+                hits: run.rows.get(key).map_or(0, |row| {
+                    if inclusive {
+                        row.inclusive_samples
+                    } else {
+                        row.self_samples
+                    }
+                }),
+                samples: run.samples,
+            })
+            .collect()
+    }
+
+    /// A row's share of the aggregate, in percent, rounded as `report`
+    /// prints it.
+    fn percent(&self, counts: &[Count]) -> f64 {
+        let hits: u64 = counts.iter().map(|count| count.hits).sum();
+        round2(crate::attribute::percent(hits, self.samples()))
+    }
+}
+
+/// One row of the diff.
+#[derive(Clone, Debug, Serialize)]
+pub struct DiffRow {
+    pub key: String,
+    pub name: String,
+    #[serde(skip)]
+    pub color: Option<String>,
+    pub base_self_percent: f64,
+    pub new_self_percent: f64,
+    pub delta_self_pp: f64,
+    pub base_inclusive_percent: f64,
+    pub new_inclusive_percent: f64,
+    pub delta_inclusive_pp: f64,
+    /// CPU seconds of the row's self samples, per run on average.
+    pub base_self_seconds: Option<f64>,
+    pub new_self_seconds: Option<f64>,
+    /// The self or the inclusive share moved significantly.
+    pub significant: bool,
+    pub significant_self: bool,
+    pub significant_inclusive: bool,
+    /// Two-sided p-values before the correction for many rows.
+    pub p_value_self: f64,
+    pub p_value_inclusive: f64,
+    /// Beyond the noise after the correction, whatever the size: the self
+    /// share, the inclusive share (for limits other than the threshold).
+    #[serde(skip)]
+    pub beyond_noise: [bool; 2],
+}
+
+impl DiffRow {
+    /// The larger of the two moves, in percentage points.
+    pub fn size(&self) -> f64 {
+        self.delta_self_pp.abs().max(self.delta_inclusive_pp.abs())
+    }
+}
+
+/// The noise the rows were judged against.
+#[derive(Clone, Copy, Debug)]
+pub struct Judged {
+    pub self_noise: Noise,
+    pub inclusive_noise: Noise,
+    /// Tests corrected together (rows × 2).
+    pub tests: usize,
+    pub threshold_pp: f64,
+}
+
+/// A finished comparison.
+pub struct Diff {
+    pub base: Side,
+    pub new: Side,
+    /// Sorted by the size of the change, largest first.
+    pub rows: Vec<DiffRow>,
+    pub judged: Judged,
+}
+
+/// Both sides' counts of each row, as the tests take them.
+fn as_rows(counts: &[(Vec<Count>, Vec<Count>)]) -> Vec<RowRuns<'_>> {
+    counts
+        .iter()
+        .map(|(base, new)| RowRuns { base, new })
+        .collect()
+}
+
+/// Compares `base` with `new` row by row.
+pub fn diff(base: Side, new: Side, threshold_pp: f64) -> Diff {
+    let (rows, judged) = judged_rows(&base, &new, threshold_pp);
+    Diff {
+        base,
+        new,
+        rows,
+        judged,
+    }
+}
+
+/// The rows of `base` and `new`, judged, sorted by the size of the change.
+fn judged_rows(base: &Side, new: &Side, threshold_pp: f64) -> (Vec<DiffRow>, Judged) {
+    let mut keys: Vec<&String> = base
+        .runs
+        .iter()
+        .chain(&new.runs)
+        .flat_map(|run| run.rows.keys())
+        .collect::<HashSet<_>>()
+        .into_iter()
+        .collect();
+    keys.sort();
+    let counts = |inclusive: bool| -> Vec<(Vec<Count>, Vec<Count>)> {
+        keys.iter()
+            .map(|key| (base.counts(key, inclusive), new.counts(key, inclusive)))
+            .collect()
+    };
+    let (self_counts, inclusive_counts) = (counts(false), counts(true));
+    let (self_rows, inclusive_rows) = (as_rows(&self_counts), as_rows(&inclusive_counts));
+    let self_noise = significance::pooled_noise(&self_rows);
+    let inclusive_noise = significance::pooled_noise(&inclusive_rows);
+    let tests: Vec<Test> = self_rows
+        .iter()
+        .map(|row| significance::test_row(row, &self_noise))
+        .chain(
+            inclusive_rows
+                .iter()
+                .map(|row| significance::test_row(row, &inclusive_noise)),
+        )
+        .collect();
+    let verdicts = significance::judge(&tests, threshold_pp);
+    let (self_verdicts, inclusive_verdicts) = verdicts.split_at(keys.len());
+    let (self_tests, inclusive_tests) = tests.split_at(keys.len());
+
+    // The name and colour of a row: from the side that has it.
+    let mut shown: HashMap<&str, (&str, Option<&str>)> = HashMap::new();
+    for run in base.runs.iter().chain(&new.runs) {
+        for (key, row) in &run.rows {
+            shown
+                .entry(key.as_str())
+                .or_insert((row.name.as_str(), row.color.as_deref()));
+        }
+    }
+    let mut rows: Vec<DiffRow> = keys
+        .iter()
+        .enumerate()
+        .map(|(index, key)| {
+            let (self_base, self_new) = &self_counts[index];
+            let (inclusive_base, inclusive_new) = &inclusive_counts[index];
+            let (name, color) = shown[key.as_str()];
+            let (base_self, new_self) = (base.percent(self_base), new.percent(self_new));
+            let (base_inclusive, new_inclusive) =
+                (base.percent(inclusive_base), new.percent(inclusive_new));
+            let row_self = |side: &Side| {
+                side.seconds_per_run(|run| {
+                    run.rows.get(key.as_str()).map_or(0, |row| row.self_samples)
+                })
+            };
+            DiffRow {
+                key: (*key).clone(),
+                name: name.to_owned(),
+                color: color.map(str::to_owned),
+                base_self_percent: base_self,
+                new_self_percent: new_self,
+                delta_self_pp: round2(new_self - base_self),
+                base_inclusive_percent: base_inclusive,
+                new_inclusive_percent: new_inclusive,
+                delta_inclusive_pp: round2(new_inclusive - base_inclusive),
+                base_self_seconds: row_self(base).map(round2),
+                new_self_seconds: row_self(new).map(round2),
+                significant_self: self_verdicts[index].significant,
+                significant_inclusive: inclusive_verdicts[index].significant,
+                significant: self_verdicts[index].significant
+                    || inclusive_verdicts[index].significant,
+                p_value_self: self_tests[index].p_value,
+                p_value_inclusive: inclusive_tests[index].p_value,
+                beyond_noise: [
+                    self_verdicts[index].beyond_noise,
+                    inclusive_verdicts[index].beyond_noise,
+                ],
+            }
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        b.size()
+            .total_cmp(&a.size())
+            .then_with(|| a.key.cmp(&b.key))
+    });
+    let judged = Judged {
+        self_noise,
+        inclusive_noise,
+        tests: tests.len(),
+        threshold_pp,
+    };
+    (rows, judged)
+}
+
+impl Diff {
+    /// CPU seconds per run, on average, of a side's samples.
+    pub fn cpu_seconds(side: &Side) -> Option<f64> {
+        side.seconds_per_run(|run| run.samples)
+    }
+
+    /// How the rows were judged, in words.
+    pub fn method(&self) -> String {
+        let judged = &self.judged;
+        let runs = |side: &Side| side.runs.len();
+        let family = format!(
+            "Holm-corrected over {} tests (self and inclusive share of every row) at {:.0}% family-wise; \
+             changes under {} pp are not flagged",
+            judged.tests,
+            FAMILY_ALPHA * 100.0,
+            judged.threshold_pp
+        );
+        if judged.self_noise.sampling_error_only() {
+            return format!(
+                "one run a side: only sampling error is covered (binomial test of each share difference), {family}. \
+                 Runs of one compile differ by more than that: compare several runs a side (record --repeat 3) \
+                 to judge changes against run-to-run noise"
+            );
+        }
+        let degrees = |noise: &Noise| match noise.degrees_of_freedom {
+            Some(df) if df.is_finite() => format!("{df:.0} degrees of freedom"),
+            _ => "no row large enough to measure it on".to_owned(),
+        };
+        format!(
+            "{} run{} vs {} run{}: each share difference against the run-to-run spread \
+             (quasi-binomial: the spread between runs as a multiple of sampling variance, pooled over the rows \
+             and per row, the larger; pooled {:.2}× for self shares, {:.2}× for inclusive, {}), \
+             Student's t, {family}",
+            runs(&self.base),
+            if runs(&self.base) == 1 { "" } else { "s" },
+            runs(&self.new),
+            if runs(&self.new) == 1 { "" } else { "s" },
+            judged.self_noise.dispersion,
+            judged.inclusive_noise.dispersion,
+            degrees(&judged.self_noise),
+        )
+    }
+}
