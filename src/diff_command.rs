@@ -1,15 +1,20 @@
 //! `compile-perf diff BASE NEW`: reads every run of both sides, writes the
 //! comparison, draws the differential flamegraphs, and applies the CI gate.
 
+use std::path::{Path, PathBuf};
+
+use hashbrown::HashMap;
+
 use crate::attribute::{self, Attribution, Grouping};
 use crate::cli::{ColorChoice, Config, DiffOptions};
-use crate::compare::diff::{Side, diff};
+use crate::compare::diff::{Diff, Side, diff};
 use crate::compare::format::{Scope, to_json, write_text};
 use crate::compare::gate::{EXIT_REGRESSION, failures, write_failures};
 use crate::compare::runs::{recordings, run_rows};
 use crate::error::Error;
 use crate::output::{Output, write_output};
 use crate::perfdata::Input;
+use crate::render::diff_flamegraph::{DiffStacks, Drawn, Labels, draw};
 use crate::report::breakdown::ReportOptions;
 
 /// Runs `diff`; the exit code is the gate's, or the summaries' warnings'.
@@ -56,7 +61,13 @@ pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
     };
     let base = read_side(&options.base)?;
     let new = read_side(&options.new)?;
-    let compared = diff(base, new, options.threshold_pp);
+    let floor = options
+        .limits
+        .max_increase
+        .iter()
+        .map(|(_, limit)| *limit)
+        .fold(options.threshold_pp, f64::min);
+    let compared = diff(base, new, options.threshold_pp, floor);
     let scope = Scope {
         by: grouping_name(options.grouping),
         attribution: match options.attribution {
@@ -77,6 +88,9 @@ pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
             writeln!(out)
         }
     })?;
+    if let Some(svg) = &options.flamegraph {
+        draw_flamegraphs(&compared, svg)?;
+    }
     let failed = failures(&compared, &options.limits);
     if failed.is_empty() {
         return Ok(code);
@@ -85,6 +99,71 @@ pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
     // The summary is a diagnostic; the exit code carries the verdict.
     let _ = write_failures(&failed, &compared, &mut stderr);
     Ok(EXIT_REGRESSION)
+}
+
+/// The folded stacks of every run of a side, added up.
+fn merged_stacks(side: &Side) -> HashMap<String, u64> {
+    let mut merged: HashMap<String, u64> = HashMap::new();
+    for folded in side.runs.iter().filter_map(|run| run.folded.as_ref()) {
+        for (line, count) in folded {
+            *merged.entry_ref(line.as_str()).or_insert(0) += count;
+        }
+    }
+    merged
+}
+
+/// `OUT.svg` → `OUT-base.svg`: where BASE's stacks are drawn.
+fn base_picture_path(path: &Path) -> PathBuf {
+    let stem = path.file_stem().map_or_else(
+        || "flamegraph".into(),
+        |stem| stem.to_string_lossy().into_owned(),
+    );
+    let name = match path.extension() {
+        Some(extension) => format!("{stem}-base.{}", extension.to_string_lossy()),
+        None => format!("{stem}-base"),
+    };
+    path.with_file_name(name)
+}
+
+/// Draws NEW's stacks to `path` and BASE's beside it, coloured by the
+/// change, and names the second file on stderr.
+fn draw_flamegraphs(compared: &Diff, path: &Path) -> Result<(), Error> {
+    let (base, new) = (merged_stacks(&compared.base), merged_stacks(&compared.new));
+    let stacks = DiffStacks {
+        base: &base,
+        new: &new,
+        noise: compared.judged.inclusive_noise,
+        threshold_pp: compared.judged.threshold_pp,
+    };
+    let labels = Labels {
+        title: format!(
+            "compile-perf diff: {} vs {}",
+            compared.new.name, compared.base.name
+        ),
+        base: format!("base {}", compared.base.name),
+        new: format!("new {}", compared.new.name),
+    };
+    let base_path = base_picture_path(path);
+    for (drawn, target) in [
+        (Drawn::New, path.to_owned()),
+        (Drawn::Base, base_path.clone()),
+    ] {
+        let output = Output::File(target);
+        let svg = draw(&stacks, drawn, &labels, crate::DEFAULT_MIN_WIDTH)
+            .map_err(|source| Error::Output {
+                target: output.name(),
+                source,
+            })?
+            .ok_or_else(|| Error::NothingToDraw {
+                reason: "a side has no samples (check --pid, --process and --compiler)".to_owned(),
+            })?;
+        write_output(&output, |out| out.write_all(&svg))?;
+    }
+    eprintln!(
+        "compile-perf: base's stacks, coloured the same way: {}",
+        base_path.display()
+    );
+    Ok(())
 }
 
 /// The processes a filter keeps, in words.

@@ -71,6 +71,12 @@ pub struct Test {
     pub delta_pp: f64,
     /// Two-sided p-value before the correction for many rows.
     pub p_value: f64,
+    /// The largest change the row's samples could show, in percentage
+    /// points: all of them on the side with fewer samples. It does not
+    /// depend on which side they are on, so leaving out the rows it keeps
+    /// below the minimum effect keeps the correction sound (independent
+    /// filtering).
+    pub reachable_pp: f64,
 }
 
 /// Pearson's χ² of a row among the runs of one side, and its degrees of
@@ -151,6 +157,8 @@ pub fn test_row(row: &RowRuns<'_>, noise: &Noise) -> Test {
     let share = |hits: f64, samples: f64| if samples > 0.0 { hits / samples } else { 0.0 };
     let (base_share, new_share) = (share(base_hits, base_samples), share(new_hits, new_samples));
     let delta_pp = (new_share - base_share) * 100.0;
+    let reachable_pp =
+        (share(base_hits + new_hits, base_samples.min(new_samples)) * 100.0).min(100.0);
     let pooled = share(base_hits + new_hits, base_samples + new_samples);
     let (row_chi, row_df) = row_chi_square(row);
     let row_dispersion = if row_df > 0.0 { row_chi / row_df } else { 0.0 };
@@ -161,6 +169,7 @@ pub fn test_row(row: &RowRuns<'_>, noise: &Noise) -> Test {
         return Test {
             delta_pp,
             p_value: 1.0,
+            reachable_pp,
         };
     }
     let statistic = ((new_share - base_share) / variance.sqrt()).abs();
@@ -173,6 +182,7 @@ pub fn test_row(row: &RowRuns<'_>, noise: &Noise) -> Test {
     Test {
         delta_pp,
         p_value: (2.0 * upper_tail).min(1.0),
+        reachable_pp,
     }
 }
 
@@ -203,17 +213,37 @@ pub struct Verdict {
 }
 
 /// The verdicts on `tests`, all the rows and measures of one diff, with a
-/// minimum effect of `threshold_pp`.
-pub fn judge(tests: &[Test], threshold_pp: f64) -> Vec<Verdict> {
-    let p_values: Vec<f64> = tests.iter().map(|test| test.p_value).collect();
-    holm(&p_values, FAMILY_ALPHA)
-        .into_iter()
-        .zip(tests)
-        .map(|(beyond_noise, test)| Verdict {
-            beyond_noise,
-            significant: beyond_noise && test.delta_pp.abs() >= threshold_pp,
-        })
-        .collect()
+/// minimum effect of `threshold_pp`. The correction counts the tests that
+/// could reach `floor_pp` (the threshold, or a smaller limit of interest):
+/// a row too small to change that much cannot be flagged, and testing it
+/// would only make the others harder to flag.
+pub fn judge(tests: &[Test], threshold_pp: f64, floor_pp: f64) -> Vec<Verdict> {
+    let family: Vec<usize> = (0..tests.len())
+        .filter(|&index| tests[index].reachable_pp >= floor_pp)
+        .collect();
+    let p_values: Vec<f64> = family.iter().map(|&index| tests[index].p_value).collect();
+    let mut verdicts = vec![
+        Verdict {
+            beyond_noise: false,
+            significant: false,
+        };
+        tests.len()
+    ];
+    for (&index, rejected) in family.iter().zip(holm(&p_values, FAMILY_ALPHA)) {
+        verdicts[index] = Verdict {
+            beyond_noise: rejected,
+            significant: rejected && tests[index].delta_pp.abs() >= threshold_pp,
+        };
+    }
+    verdicts
+}
+
+/// How many of `tests` [`judge`] corrects together.
+pub fn family_size(tests: &[Test], floor_pp: f64) -> usize {
+    tests
+        .iter()
+        .filter(|test| test.reachable_pp >= floor_pp)
+        .count()
 }
 
 #[cfg(test)]
@@ -294,7 +324,7 @@ mod tests {
             .collect();
         let noise = pooled_noise(&rows);
         let tests: Vec<Test> = rows.iter().map(|row| test_row(row, &noise)).collect();
-        judge(&tests, threshold_pp)
+        judge(&tests, threshold_pp, threshold_pp)
             .into_iter()
             .map(|verdict| verdict.significant)
             .collect()
@@ -518,8 +548,8 @@ mod tests {
             beyond_noise: true,
             significant,
         };
-        assert_eq!(judge(&[test], 1.0), [beyond(true)]);
-        assert_eq!(judge(&[test], 2.5), [beyond(false)]);
+        assert_eq!(judge(&[test], 1.0, 1.0), [beyond(true)]);
+        assert_eq!(judge(&[test], 2.5, 1.0), [beyond(false)]);
     }
 
     #[test]
@@ -543,7 +573,8 @@ mod tests {
             test,
             Test {
                 delta_pp: 0.0,
-                p_value: 1.0
+                p_value: 1.0,
+                reachable_pp: 0.0,
             }
         );
         // A row that vanished: 25% of 1000 samples to nothing.
@@ -570,6 +601,43 @@ mod tests {
             &noise,
         );
         assert_eq!(test.p_value, 1.0);
+    }
+
+    #[test]
+    fn rows_too_small_to_reach_the_threshold_do_not_dilute_the_correction() {
+        // One row moved 20% → 25.5% of 2000 samples (z ≈ 4.1); 2000 rows of
+        // one sample each cannot move by a point.
+        let noise = Noise {
+            dispersion: 1.0,
+            degrees_of_freedom: None,
+        };
+        let count = |hits| {
+            [Count {
+                hits,
+                samples: 2000,
+            }]
+        };
+        let (base, new, tiny) = (count(400), count(510), count(1));
+        let mut tests = vec![test_row(
+            &RowRuns {
+                base: &base,
+                new: &new,
+            },
+            &noise,
+        )];
+        tests.extend((0..2000).map(|_| {
+            test_row(
+                &RowRuns {
+                    base: &tiny,
+                    new: &tiny,
+                },
+                &noise,
+            )
+        }));
+        assert_eq!(family_size(&tests, 1.0), 1);
+        assert!(judge(&tests, 1.0, 1.0)[0].significant);
+        // Counted in, they would hide it: p ≈ 3e-5 is above 0.01 / 2001.
+        assert!(!judge(&tests, 1.0, 0.0)[0].significant);
     }
 
     #[test]

@@ -101,7 +101,8 @@ impl DiffRow {
 pub struct Judged {
     pub self_noise: Noise,
     pub inclusive_noise: Noise,
-    /// Tests corrected together (rows × 2).
+    /// Tests corrected together: the self and inclusive shares of the rows
+    /// large enough to change by the smallest effect of interest.
     pub tests: usize,
     pub threshold_pp: f64,
 }
@@ -123,9 +124,11 @@ fn as_rows(counts: &[(Vec<Count>, Vec<Count>)]) -> Vec<RowRuns<'_>> {
         .collect()
 }
 
-/// Compares `base` with `new` row by row.
-pub fn diff(base: Side, new: Side, threshold_pp: f64) -> Diff {
-    let (rows, judged) = judged_rows(&base, &new, threshold_pp);
+/// Compares `base` with `new` row by row, flagging changes of at least
+/// `threshold_pp`; rows that cannot change by `floor_pp` (the threshold,
+/// or a smaller limit the gate checks) are not tested.
+pub fn diff(base: Side, new: Side, threshold_pp: f64, floor_pp: f64) -> Diff {
+    let (rows, judged) = judged_rows(&base, &new, threshold_pp, floor_pp);
     Diff {
         base,
         new,
@@ -135,7 +138,12 @@ pub fn diff(base: Side, new: Side, threshold_pp: f64) -> Diff {
 }
 
 /// The rows of `base` and `new`, judged, sorted by the size of the change.
-fn judged_rows(base: &Side, new: &Side, threshold_pp: f64) -> (Vec<DiffRow>, Judged) {
+fn judged_rows(
+    base: &Side,
+    new: &Side,
+    threshold_pp: f64,
+    floor_pp: f64,
+) -> (Vec<DiffRow>, Judged) {
     let mut keys: Vec<&String> = base
         .runs
         .iter()
@@ -163,7 +171,7 @@ fn judged_rows(base: &Side, new: &Side, threshold_pp: f64) -> (Vec<DiffRow>, Jud
                 .map(|row| significance::test_row(row, &inclusive_noise)),
         )
         .collect();
-    let verdicts = significance::judge(&tests, threshold_pp);
+    let verdicts = significance::judge(&tests, threshold_pp, floor_pp);
     let (self_verdicts, inclusive_verdicts) = verdicts.split_at(keys.len());
     let (self_tests, inclusive_tests) = tests.split_at(keys.len());
 
@@ -224,7 +232,7 @@ fn judged_rows(base: &Side, new: &Side, threshold_pp: f64) -> (Vec<DiffRow>, Jud
     let judged = Judged {
         self_noise,
         inclusive_noise,
-        tests: tests.len(),
+        tests: significance::family_size(&tests, floor_pp),
         threshold_pp,
     };
     (rows, judged)
@@ -241,8 +249,8 @@ impl Diff {
         let judged = &self.judged;
         let runs = |side: &Side| side.runs.len();
         let family = format!(
-            "Holm-corrected over {} tests (self and inclusive share of every row) at {:.0}% family-wise; \
-             changes under {} pp are not flagged",
+            "Holm-corrected over {} tests (the self and inclusive shares of the rows large enough to change by \
+             the threshold) at {:.0}% family-wise; changes under {} pp are not flagged",
             judged.tests,
             FAMILY_ALPHA * 100.0,
             judged.threshold_pp

@@ -1,6 +1,7 @@
 //! Pictures: flamegraph SVGs rendered by inferno, coloured by category, and
 //! the timeline of categories over the compile.
 
+pub mod diff_flamegraph;
 pub mod flamegraph;
 pub mod timeline;
 

@@ -1,0 +1,372 @@
+//! Differential flamegraphs for `diff --flamegraph`: one side's stacks (their
+//! widths are that side's samples), every frame coloured by how the share
+//! of the samples under it (the frame and its callees) changed from BASE to
+//! NEW: red grew, blue shrank, the deeper the colour the larger the change,
+//! grey within the noise or under the minimum effect. Shares normalize the
+//! two sides to equal totals, as inferno's `diff-folded` does; drawing BASE
+//! with the same colours shows the stacks that vanished (inferno's
+//! `--negate`, the other way round).
+//!
+//! inferno lays the frames out; the colours and the change in each frame's
+//! tooltip are put in afterwards, frame by frame, found by their depth and
+//! their first sample (`fg:x`), which the same walk over the sorted stacks
+//! gives here.
+
+use hashbrown::HashMap;
+use inferno::flamegraph::Options;
+
+use super::xml_escape;
+use crate::significance::{self, Count, Noise, RowRuns, Test};
+
+/// Colour of frames within the noise.
+const WITHIN_NOISE: (u8, u8, u8) = (212, 212, 212);
+/// The palest and the deepest shade of a change: the other channels of
+/// red or blue, from a small change to the largest.
+const PALEST: f64 = 225.0;
+const DEEPEST: f64 = 90.0;
+const IMAGE_WIDTH: usize = 1200;
+const LEGEND_HEIGHT: usize = 30;
+
+/// Which side's stacks are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drawn {
+    Base,
+    New,
+}
+
+/// The folded stacks of both sides (`thread;root;…;leaf` → samples, all
+/// runs of a side together) and how to judge their changes.
+pub struct DiffStacks<'a> {
+    pub base: &'a HashMap<String, u64>,
+    pub new: &'a HashMap<String, u64>,
+    /// The run-to-run noise of inclusive shares, measured on the diff's rows.
+    pub noise: Noise,
+    pub threshold_pp: f64,
+}
+
+/// One frame of the merged tree of both sides.
+struct Node<'a> {
+    children: HashMap<&'a str, usize>,
+    /// Samples at or under this frame: base, new.
+    samples: [u64; 2],
+}
+
+/// Every frame of both sides, merged from the root: a frame is a path of
+/// names, as in a flamegraph.
+struct Tree<'a> {
+    nodes: Vec<Node<'a>>,
+    totals: [u64; 2],
+}
+
+impl<'a> Tree<'a> {
+    fn new(stacks: &DiffStacks<'a>) -> Tree<'a> {
+        let mut tree = Tree {
+            nodes: vec![Node {
+                children: HashMap::new(),
+                samples: [0, 0],
+            }],
+            totals: [0, 0],
+        };
+        for (side, lines) in [stacks.base, stacks.new].into_iter().enumerate() {
+            for (line, &count) in lines {
+                tree.totals[side] += count;
+                tree.nodes[0].samples[side] += count;
+                let mut at = 0;
+                for name in line.split(';') {
+                    let next = tree.nodes.len();
+                    let child = *tree.nodes[at].children.entry(name).or_insert(next);
+                    if child == next {
+                        tree.nodes.push(Node {
+                            children: HashMap::new(),
+                            samples: [0, 0],
+                        });
+                    }
+                    tree.nodes[child].samples[side] += count;
+                    at = child;
+                }
+            }
+        }
+        tree
+    }
+
+    /// Change of each frame's share, in percentage points, and whether it
+    /// is significant, judged together with the frames large enough to
+    /// change by the threshold.
+    fn changes(&self, noise: &Noise, threshold_pp: f64) -> Vec<(f64, bool)> {
+        let tests: Vec<Test> = self
+            .nodes
+            .iter()
+            .map(|node| {
+                let count = |side: usize| Count {
+                    hits: node.samples[side],
+                    samples: self.totals[side],
+                };
+                significance::test_row(
+                    &RowRuns {
+                        base: &[count(0)],
+                        new: &[count(1)],
+                    },
+                    noise,
+                )
+            })
+            .collect();
+        let verdicts = significance::judge(&tests, threshold_pp, threshold_pp);
+        tests
+            .iter()
+            .zip(verdicts)
+            .map(|(test, verdict)| (test.delta_pp, verdict.significant))
+            .collect()
+    }
+}
+
+/// Titles and labels of a picture.
+pub struct Labels {
+    pub title: String,
+    pub base: String,
+    pub new: String,
+}
+
+/// Draws `drawn`'s stacks coloured by the change; `None` when that side
+/// has no samples.
+pub fn draw(
+    stacks: &DiffStacks<'_>,
+    drawn: Drawn,
+    labels: &Labels,
+    min_width: f64,
+) -> std::io::Result<Option<Vec<u8>>> {
+    let side = match drawn {
+        Drawn::Base => stacks.base,
+        Drawn::New => stacks.new,
+    };
+    if side.is_empty() {
+        return Ok(None);
+    }
+    let tree = Tree::new(stacks);
+    let changes = tree.changes(&stacks.noise, stacks.threshold_pp);
+    let largest = changes
+        .iter()
+        .filter(|(_, significant)| *significant)
+        .map(|(delta, _)| delta.abs())
+        .fold(0.0, f64::max);
+    let mut lines: Vec<(&str, u64)> = side
+        .iter()
+        .map(|(line, &count)| (line.as_str(), count))
+        .collect();
+    lines.sort_unstable();
+    let starts = frame_starts(&tree, &lines);
+
+    let mut options = Options::default();
+    options.title = labels.title.clone();
+    options.subtitle = Some(subtitle(drawn, labels, stacks.threshold_pp));
+    options.count_name = "samples".to_owned();
+    options.image_width = Some(IMAGE_WIDTH);
+    options.min_width = min_width;
+    options.deterministic = true;
+    options.no_sort = true;
+    let text_lines: Vec<String> = lines
+        .iter()
+        .map(|(line, count)| format!("{line} {count}"))
+        .collect();
+    let mut svg = Vec::new();
+    inferno::flamegraph::from_lines(
+        &mut options,
+        text_lines.iter().map(String::as_str),
+        &mut svg,
+    )?;
+    let svg = String::from_utf8(svg).expect("inferno writes UTF-8");
+    let recoloured = recolour(&svg, |depth, start| {
+        let node = *starts.get(&(depth, start))?;
+        let (delta, significant) = changes[node];
+        let other = match drawn {
+            Drawn::Base => ("new", tree.nodes[node].samples[1], tree.totals[1]),
+            Drawn::New => ("base", tree.nodes[node].samples[0], tree.totals[0]),
+        };
+        Some(FrameChange {
+            color: color(delta, significant, largest),
+            note: format!(
+                "{} {:.2}%, {:+.2} pp{}",
+                other.0,
+                crate::attribute::percent(other.1, other.2),
+                delta,
+                if significant { "" } else { ", within noise" }
+            ),
+        })
+    });
+    Ok(Some(
+        add_scale(recoloured, largest, stacks.threshold_pp).into_bytes(),
+    ))
+}
+
+/// What the picture says under its title.
+fn subtitle(drawn: Drawn, labels: &Labels, threshold_pp: f64) -> String {
+    let (widths, other) = match drawn {
+        Drawn::New => (&labels.new, &labels.base),
+        Drawn::Base => (&labels.base, &labels.new),
+    };
+    format!(
+        "widths: {widths}; colours: change of each frame's share from base to new (red grew, blue shrank; grey: within noise or under {threshold_pp} pp); compared with {other}"
+    )
+}
+
+/// The fill of a frame whose share changed by `delta` points.
+fn color(delta: f64, significant: bool, largest: f64) -> (u8, u8, u8) {
+    if !significant || largest <= 0.0 {
+        return WITHIN_NOISE;
+    }
+    let depth = (delta.abs() / largest).clamp(0.0, 1.0);
+    let other = (PALEST - (PALEST - DEEPEST) * depth).round() as u8;
+    if delta > 0.0 {
+        (255, other, other)
+    } else {
+        (other, other, 255)
+    }
+}
+
+/// The frame of each (depth, first sample) inferno draws from `lines`
+/// (sorted, as inferno reads them): the same walk as inferno's, which
+/// opens a frame where a stack first differs from the one before.
+fn frame_starts(tree: &Tree<'_>, lines: &[(&str, u64)]) -> HashMap<(usize, u64), usize> {
+    let mut starts = HashMap::new();
+    starts.insert((0, 0), 0);
+    let mut open: Vec<(&str, usize)> = Vec::new();
+    let mut time = 0;
+    for (line, count) in lines {
+        let names: Vec<&str> = line.split(';').collect();
+        let shared = open
+            .iter()
+            .zip(&names)
+            .take_while(|((open_name, _), name)| open_name == *name)
+            .count();
+        open.truncate(shared);
+        for name in &names[shared..] {
+            let parent = open.last().map_or(0, |(_, node)| *node);
+            let node = tree.nodes[parent].children[name];
+            open.push((name, node));
+            starts.insert((open.len(), time), node);
+        }
+        time += count;
+    }
+    starts
+}
+
+/// A frame's new colour and what its tooltip adds.
+struct FrameChange {
+    color: (u8, u8, u8),
+    note: String,
+}
+
+/// inferno's SVG with every frame `change(depth, first sample)` knows
+/// recoloured and its tooltip extended. Depth 0 is the root; depths come
+/// from the frames' `y`, the root lowest.
+fn recolour(svg: &str, change: impl Fn(usize, u64) -> Option<FrameChange>) -> String {
+    const FRAME: &str = "<g><title>";
+    let mut ys: Vec<u64> = svg
+        .match_indices(FRAME)
+        .filter_map(|(at, _)| attribute(&svg[at..], "y"))
+        .collect();
+    ys.sort_unstable();
+    ys.dedup();
+    let depth_of = |y: u64| ys.len() - 1 - ys.binary_search(&y).unwrap_or(0);
+    let mut out = String::with_capacity(svg.len() + svg.len() / 4);
+    let mut rest = svg;
+    while let Some(at) = rest.find(FRAME) {
+        out.push_str(&rest[..at]);
+        let frame = &rest[at..];
+        let end = frame.find("/>").map_or(frame.len(), |end| end + 2);
+        let (tag, after) = frame.split_at(end);
+        rest = after;
+        let found = attribute(tag, "y")
+            .zip(attribute(tag, "fg:x"))
+            .and_then(|(y, start)| change(depth_of(y), start));
+        match found {
+            Some(found) => out.push_str(&rewrite(tag, &found)),
+            None => out.push_str(tag),
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The numeric value of `name="…"` in `tag`.
+fn attribute(tag: &str, name: &str) -> Option<u64> {
+    let key = format!(" {name}=\"");
+    let start = tag.find(&key)? + key.len();
+    let value = &tag[start..start + tag[start..].find('"')?];
+    value.parse().ok()
+}
+
+/// A frame's `<g><title>…</title><rect …/>` with the new fill and the
+/// change added inside the title's parentheses.
+fn rewrite(tag: &str, change: &FrameChange) -> String {
+    let (r, g, b) = change.color;
+    let mut text = tag.to_owned();
+    if let Some(close) = text.find(")</title>") {
+        text.insert_str(close, &format!("; {}", xml_escape(&change.note)));
+    }
+    if let Some(fill) = text.find(" fill=\"") {
+        let value_start = fill + " fill=\"".len();
+        if let Some(length) = text[value_start..].find('"') {
+            text.replace_range(
+                value_start..value_start + length,
+                &format!("rgb({r},{g},{b})"),
+            );
+        }
+    }
+    text
+}
+
+/// Adds the colour scale below the picture.
+fn add_scale(svg: String, largest: f64, threshold_pp: f64) -> String {
+    let Some(height) = outer_height(&svg) else {
+        return svg;
+    };
+    let new_height = height + LEGEND_HEIGHT;
+    let swatches = [
+        (
+            color(-largest, true, largest),
+            format!("shrank {largest:.1} pp"),
+        ),
+        (color(-threshold_pp, true, largest), "shrank".to_owned()),
+        (WITHIN_NOISE, "within noise".to_owned()),
+        (color(threshold_pp, true, largest), "grew".to_owned()),
+        (
+            color(largest, true, largest),
+            format!("grew {largest:.1} pp"),
+        ),
+    ];
+    let mut legend = r#"<g id="legend" font-size="12"><title>colour scale</title>"#.to_owned();
+    for (index, ((r, g, b), label)) in swatches.iter().enumerate() {
+        let x = 10 + index * 150;
+        let y = height + 6;
+        legend.push_str(&format!(
+            r#"<g class="legend-entry"><rect x="{x}" y="{y}" width="12" height="12" fill="rgb({r},{g},{b})"/><text x="{tx}" y="{ty}">{label}</text></g>"#,
+            tx = x + 16,
+            ty = y + 10,
+            label = xml_escape(label),
+        ));
+    }
+    legend.push_str("</g>");
+    let resized = svg
+        .replacen(
+            &format!(r#"height="{height}" onload"#),
+            &format!(r#"height="{new_height}" onload"#),
+            1,
+        )
+        .replacen(
+            &format!(r#"viewBox="0 0 {IMAGE_WIDTH} {height}""#),
+            &format!(r#"viewBox="0 0 {IMAGE_WIDTH} {new_height}""#),
+            1,
+        );
+    let end = resized.rfind("</svg>").expect("an SVG ends with </svg>");
+    format!("{}{legend}{}", &resized[..end], &resized[end..])
+}
+
+/// The `height` of the outermost `<svg>` element.
+fn outer_height(svg: &str) -> Option<usize> {
+    let start = svg.find("<svg ")?;
+    let tag_end = start + svg[start..].find('>')?;
+    let tag = &svg[start..tag_end];
+    let at = tag.find(" height=\"")? + " height=\"".len();
+    let digits: String = tag[at..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
