@@ -78,6 +78,10 @@ pub struct RecordArgs {
     /// Pass ARG on to `perf record`. Repeatable.
     #[arg(long = "perf-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub perf_args: Vec<String>,
+    /// Record the command N times, into DIR/run-1 … DIR/run-N, and report
+    /// the runs together, with the spread of each category's share.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: Option<u32>,
     #[command(flatten)]
     pub rules: RulesFileArg,
     /// The command to record, after `--`.
@@ -519,6 +523,7 @@ impl Cli {
                     event: args.event,
                     perf_args: args.perf_args,
                     memory: args.memory,
+                    repeat: args.repeat,
                 }),
                 None,
                 args.rules.file,

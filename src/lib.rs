@@ -21,6 +21,7 @@ pub mod process;
 pub mod profile;
 pub mod record;
 pub mod render;
+mod repeat_command;
 pub mod report;
 pub mod significance;
 pub mod stacks;
@@ -52,8 +53,11 @@ pub fn run(config: &Config) -> Result<u8, Error> {
         Action::Record(options) => {
             // Rules compile before the compile is recorded: a bad file fails fast.
             let rules = load_rules(config.rules_file.as_deref())?;
+            if let Some(times) = options.repeat {
+                return repeat_command::run(config, options, times, &rules);
+            }
             let recorded = record::record(options)?;
-            report_recording(config, recorded, &rules)
+            report_recording(config, recorded, &rules, None)
         }
         Action::Diff(options) => diff_command::run(config, options),
         Action::Rules { format } => {
@@ -209,11 +213,14 @@ fn stdout_wants_color() -> bool {
 /// After `record`: reads the recording and fills the run directory with the
 /// report (text and JSON) and the flamegraphs (all processes, the compiler
 /// process, inverted), prints the category table, and marks `run.json`
-/// finished. The exit code is the command's when it failed.
+/// finished. The exit code is the command's when it failed. One run of
+/// several (`record --repeat`) adds its rows to `runs` instead of printing
+/// its table.
 fn report_recording(
     config: &Config,
     mut recorded: record::Recorded,
     rules: &RuleTable,
+    runs: Option<&mut Vec<compare::runs::RunRows>>,
 ) -> Result<u8, Error> {
     let load = profile::LoadOptions {
         input: perfdata::Input::Path(recorded.perf_data.clone()),
@@ -289,13 +296,22 @@ fn report_recording(
             Err(error) => return Err(error),
         }
     }
-    write_report(
-        &Output::Stdout,
-        &breakdown,
-        memory,
-        table,
-        stdout_wants_color(),
-    )?;
+    match runs {
+        Some(runs) => runs.push(compare::runs::run_rows(
+            recorded.perf_data.clone(),
+            &profile,
+            &classes,
+            &report::breakdown::ReportOptions::default(),
+            false,
+        )),
+        None => write_report(
+            &Output::Stdout,
+            &breakdown,
+            memory,
+            table,
+            stdout_wants_color(),
+        )?,
+    }
     recorded
         .run
         .outputs

@@ -62,6 +62,9 @@ pub struct RecordOptions {
     pub perf_args: Vec<String>,
     /// Also sample page faults, for memory by category and pass.
     pub memory: bool,
+    /// Record the command this many times, into `run-1` … `run-N` of the
+    /// output directory. Default is once, into the directory itself.
+    pub repeat: Option<u32>,
 }
 
 /// Why recording could not start or finish.
@@ -222,8 +225,9 @@ impl Recorded {
     }
 }
 
-/// Records `options.command` under perf into `options.output_dir`.
-pub fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
+/// The checks made before recording: the command exists, perf runs and
+/// may profile. Returns perf's version.
+pub(crate) fn preflight(options: &RecordOptions) -> Result<String, RecordError> {
     let program = options
         .command
         .first()
@@ -237,6 +241,12 @@ pub fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
     }
     let perf_version = perf_version()?;
     check_permission()?;
+    Ok(perf_version)
+}
+
+/// Records `options.command` under perf into `options.output_dir`.
+pub fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
+    let perf_version = preflight(options)?;
     let dir = &options.output_dir;
     prepare_dir(dir, options.force)?;
 
@@ -464,7 +474,7 @@ fn check_permission() -> Result<(), RecordError> {
 /// [`force_refusal`] lets it be replaced: then a run directory is deleted
 /// and made again, and an empty one is used as it is. Every check is made
 /// before anything is deleted.
-fn prepare_dir(dir: &Path, force: bool) -> Result<(), RecordError> {
+pub(crate) fn prepare_dir(dir: &Path, force: bool) -> Result<(), RecordError> {
     let not_writable = |source| RecordError::OutputNotWritable {
         dir: dir.to_owned(),
         source,
