@@ -112,6 +112,12 @@ fn merged_stacks(side: &Side) -> HashMap<String, u64> {
     merged
 }
 
+/// The last two parts of a path, enough to tell the sides apart in a title.
+fn short_path(path: &str) -> String {
+    let parts: Vec<&str> = path.trim_end_matches('/').rsplit('/').take(2).collect();
+    parts.into_iter().rev().collect::<Vec<_>>().join("/")
+}
+
 /// `OUT.svg` → `OUT-base.svg`: where BASE's stacks are drawn.
 fn base_picture_path(path: &Path) -> PathBuf {
     let stem = path.file_stem().map_or_else(
@@ -135,13 +141,14 @@ fn draw_flamegraphs(compared: &Diff, path: &Path) -> Result<(), Error> {
         noise: compared.judged.inclusive_noise,
         threshold_pp: compared.judged.threshold_pp,
     };
+    let (base_name, new_name) = (
+        short_path(&compared.base.name),
+        short_path(&compared.new.name),
+    );
     let labels = Labels {
-        title: format!(
-            "compile-perf diff: {} vs {}",
-            compared.new.name, compared.base.name
-        ),
-        base: format!("base {}", compared.base.name),
-        new: format!("new {}", compared.new.name),
+        title: format!("compile-perf diff: {new_name} (new) vs {base_name} (base)"),
+        base: base_name,
+        new: new_name,
     };
     let base_path = base_picture_path(path);
     for (drawn, target) in [

@@ -188,7 +188,7 @@ pub fn draw(
                 other.0,
                 crate::attribute::percent(other.1, other.2),
                 delta,
-                if significant { "" } else { ", within noise" }
+                if significant { "" } else { ", not significant" }
             ),
         })
     });
@@ -204,7 +204,7 @@ fn subtitle(drawn: Drawn, labels: &Labels, threshold_pp: f64) -> String {
         Drawn::Base => (&labels.base, &labels.new),
     };
     format!(
-        "widths: {widths}; colours: change of each frame's share from base to new (red grew, blue shrank; grey: within noise or under {threshold_pp} pp); compared with {other}"
+        "widths: samples of {widths}; colour: each frame's share, base → new: red grew, blue shrank, grey within noise or < {threshold_pp} pp (vs {other})"
     )
 }
 
@@ -369,4 +369,122 @@ fn outer_height(svg: &str) -> Option<usize> {
     let at = tag.find(" height=\"")? + " height=\"".len();
     let digits: String = tag[at..].chars().take_while(char::is_ascii_digit).collect();
     digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fill and title of every frame of an SVG, in order.
+    fn frames(svg: &[u8]) -> Vec<(String, String)> {
+        let svg = std::str::from_utf8(svg).unwrap();
+        svg.split("<g><title>")
+            .skip(1)
+            .map(|frame| {
+                let title = frame[..frame.find("</title>").unwrap()].to_owned();
+                let fill_at = frame.find("fill=\"").unwrap() + "fill=\"".len();
+                let fill = frame[fill_at..fill_at + frame[fill_at..].find('"').unwrap()].to_owned();
+                (title, fill)
+            })
+            .collect()
+    }
+
+    fn stacks(lines: &[(&str, u64)]) -> HashMap<String, u64> {
+        lines
+            .iter()
+            .map(|(line, count)| ((*line).to_owned(), *count))
+            .collect()
+    }
+
+    #[test]
+    fn each_frame_is_coloured_by_the_change_of_its_own_path() {
+        // `c` grows under `b` and shrinks under `a`: colours go by frame
+        // (path), not by name. `f` and `f(int)` sort by what follows the
+        // name, as in inferno.
+        let base = stacks(&[
+            ("main;a;c", 300),
+            ("main;b;c", 300),
+            ("main;d", 380),
+            ("main;f", 10),
+            ("main;f(int)", 10),
+        ]);
+        let new = stacks(&[
+            ("main;a;c", 100),
+            ("main;b;c", 500),
+            ("main;d", 380),
+            ("main;f", 10),
+            ("main;f(int)", 10),
+        ]);
+        let diff = DiffStacks {
+            base: &base,
+            new: &new,
+            noise: Noise {
+                dispersion: 1.0,
+                degrees_of_freedom: None,
+            },
+            threshold_pp: 1.0,
+        };
+        let labels = Labels {
+            title: "t".to_owned(),
+            base: "base".to_owned(),
+            new: "new".to_owned(),
+        };
+        let red = "rgb(255,90,90)";
+        let blue = "rgb(90,90,255)";
+        let grey = "rgb(212,212,212)";
+        let drawn = frames(&draw(&diff, Drawn::New, &labels, 0.0).unwrap().unwrap());
+        let fill_of = |frames: &[(String, String)], title: &str| -> String {
+            frames
+                .iter()
+                .find(|(text, _)| text.starts_with(title))
+                .unwrap_or_else(|| panic!("no frame {title} in {frames:?}"))
+                .1
+                .clone()
+        };
+        // Frames in inferno's order: a, c under a, b, c under b, d, f, f(int).
+        assert_eq!(fill_of(&drawn, "a (100 samples"), blue);
+        assert_eq!(fill_of(&drawn, "c (100 samples"), blue);
+        assert_eq!(fill_of(&drawn, "b (500 samples"), red);
+        assert_eq!(fill_of(&drawn, "c (500 samples"), red);
+        assert_eq!(fill_of(&drawn, "d (380 samples"), grey);
+        assert_eq!(fill_of(&drawn, "main (1,000 samples"), grey);
+        assert_eq!(fill_of(&drawn, "f (10 samples"), grey);
+        assert_eq!(fill_of(&drawn, "f(int) (10 samples"), grey);
+        assert!(
+            drawn
+                .iter()
+                .any(|(title, _)| title == "c (500 samples, 50.00%; base 30.00%, +20.00 pp)"),
+            "{drawn:?}"
+        );
+        // BASE's stacks, the same colours: `c` under `a` has 300 samples there.
+        let drawn = frames(&draw(&diff, Drawn::Base, &labels, 0.0).unwrap().unwrap());
+        assert_eq!(fill_of(&drawn, "c (300 samples, 30.00%; new 10.00%"), blue);
+        assert_eq!(fill_of(&drawn, "c (300 samples, 30.00%; new 50.00%"), red);
+    }
+
+    #[test]
+    fn changes_within_sampling_error_stay_grey() {
+        // 50% → 52% of 1000 samples is within sampling error (z ≈ 0.9).
+        let base = stacks(&[("main;a", 500), ("main;b", 500)]);
+        let new = stacks(&[("main;a", 520), ("main;b", 480)]);
+        let diff = DiffStacks {
+            base: &base,
+            new: &new,
+            noise: Noise {
+                dispersion: 1.0,
+                degrees_of_freedom: None,
+            },
+            threshold_pp: 1.0,
+        };
+        let labels = Labels {
+            title: "t".to_owned(),
+            base: "base".to_owned(),
+            new: "new".to_owned(),
+        };
+        let drawn = frames(&draw(&diff, Drawn::New, &labels, 0.0).unwrap().unwrap());
+        assert!(
+            drawn.iter().all(|(_, fill)| fill == "rgb(212,212,212)"),
+            "{drawn:?}"
+        );
+    }
 }
