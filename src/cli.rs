@@ -113,7 +113,7 @@ pub struct DiffArgs {
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
     /// The smallest change, in percentage points of the samples, that is flagged.
-    #[arg(long, value_name = "PP", default_value_t = crate::compare::diff::DEFAULT_THRESHOLD_PP)]
+    #[arg(long, value_name = "PP", default_value_t = crate::compare::diff::DEFAULT_THRESHOLD_PP, value_parser = parse_points)]
     pub threshold: f64,
     /// Exit 30 when a row's share grew beyond the noise by more than the threshold.
     #[arg(long)]
@@ -155,20 +155,25 @@ pub struct DiffArgs {
     pub salvage: bool,
 }
 
+/// Percentage points: a number from 0 to 100.
+fn parse_points(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(points) if (0.0..=100.0).contains(&points) => Ok(points),
+        _ => Err(format!(
+            "{text:?} is not a number of percentage points from 0 to 100"
+        )),
+    }
+}
+
 /// `KEY=PP` of `--max-increase`.
 fn parse_limit(text: &str) -> Result<(String, f64), String> {
     let (key, limit) = text
         .rsplit_once('=')
         .ok_or_else(|| format!("{text:?} is not KEY=PP"))?;
-    let limit: f64 = limit
-        .parse()
-        .map_err(|_| format!("{limit:?} is not a number of percentage points"))?;
-    if key.is_empty() || !limit.is_finite() || limit < 0.0 {
-        return Err(format!(
-            "{text:?}: KEY must not be empty and PP must be a number ≥ 0"
-        ));
+    if key.is_empty() {
+        return Err(format!("{text:?} names no row before `=`"));
     }
-    Ok((key.to_owned(), limit))
+    Ok((key.to_owned(), parse_points(limit)?))
 }
 
 #[derive(Debug, Args)]

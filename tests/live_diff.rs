@@ -1,0 +1,339 @@
+//! Live: `record --repeat` and `diff` on real iree-compile compiles of
+//! small workloads. Under `CI=true` these must run.
+//!
+//! - hex constants in text against the same model as bytecode: the lexer
+//!   row falls, significantly, by the difference of the two reports; the
+//!   gate run the other way fails (exit 30); the differential flamegraphs
+//!   are well-formed, with red and blue frames, the lexer's blue;
+//! - const-eval on against `--iree-opt-const-eval=false`: constant
+//!   folding's inclusive share falls by more than 5 points, significantly;
+//! - three runs against three runs of one unchanged compile, on three
+//!   workloads: nothing is significant and the gate passes.
+
+mod common;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use common::iree::{IREE_FLAGS, iree_live_prerequisites, live_lock, workload};
+use common::{Run, TempDir, compile_perf, iree_compile};
+use serde_json::Value;
+
+/// `record --repeat 3` of `input` compiled with `flags`, into `dir`.
+fn record_three(dir: &Path, input: &Path, flags: &[&str]) -> PathBuf {
+    let mut args: Vec<OsString> = vec![
+        "record".into(),
+        "--repeat".into(),
+        "3".into(),
+        "-o".into(),
+        dir.into(),
+        "--".into(),
+        iree_compile().into(),
+    ];
+    args.extend(IREE_FLAGS.iter().chain(flags).map(OsString::from));
+    args.extend([input.into(), "-o".into(), dir.with_extension("vmfb").into()]);
+    compile_perf(&args).expect_code(0, &format!("record --repeat 3 into {}", dir.display()));
+    dir.to_owned()
+}
+
+/// `compile-perf diff BASE NEW -q ARGS`.
+fn diff(base: &Path, new: &Path, args: &[&str]) -> Run {
+    let mut all: Vec<OsString> = vec!["diff".into(), base.into(), new.into(), "-q".into()];
+    all.extend(args.iter().map(OsString::from));
+    compile_perf(&all)
+}
+
+/// `diff --format json`, which must exit 0.
+fn diff_json(base: &Path, new: &Path) -> Value {
+    let run = diff(base, new, &["--format", "json"]);
+    run.expect_code(0, "diff --format json");
+    run.json()
+}
+
+/// The row `key` of a diff.
+fn row<'a>(diff: &'a Value, key: &str) -> &'a Value {
+    diff["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["key"] == key)
+        .unwrap_or_else(|| panic!("no row {key} in {diff:#}"))
+}
+
+/// A number of a JSON document.
+fn number(value: &Value) -> f64 {
+    value
+        .as_f64()
+        .unwrap_or_else(|| panic!("{value} is not a number"))
+}
+
+/// The self and inclusive share of category `id` in a `report.json` (of a
+/// run, or of `record --repeat`'s runs together); zero when absent.
+fn report_share(report: &Path, id: &str) -> (f64, f64) {
+    let json: Value = serde_json::from_slice(&std::fs::read(report).unwrap()).unwrap();
+    json["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|category| category["id"] == id)
+        .map_or((0.0, 0.0), |category| {
+            (
+                number(&category["self_percent"]),
+                number(&category["inclusive_percent"]),
+            )
+        })
+}
+
+/// Checks that an unchanged compile's two sets of runs differ in nothing
+/// significant, and that the gate passes.
+fn assert_nothing_significant(first: &Path, second: &Path, workload: &str) {
+    let compared = diff_json(first, second);
+    let flagged: Vec<&Value> = compared["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|row| row["significant"] == true)
+        .collect();
+    eprintln!(
+        "{workload}, 3 runs against 3: {}",
+        compared["significance"].as_str().unwrap()
+    );
+    assert!(
+        flagged.is_empty(),
+        "{workload}: same compile, rows flagged: {flagged:#?}"
+    );
+    diff(first, second, &["--fail-on-regression"]).expect_code(0, "the gate, same compile");
+}
+
+/// A frame of an SVG flamegraph: its tooltip, fill and width in samples.
+#[derive(Debug)]
+struct Frame {
+    title: String,
+    fill: String,
+    samples: u64,
+}
+
+/// Parses `svg` as XML (it must be well-formed) and returns its frames.
+fn svg_frames(svg: &Path) -> Vec<Frame> {
+    use quick_xml::events::Event;
+    let text = std::fs::read_to_string(svg).unwrap();
+    let mut reader = quick_xml::Reader::from_str(&text);
+    let mut frames = Vec::new();
+    let mut in_title = false;
+    let mut title = String::new();
+    loop {
+        match reader
+            .read_event()
+            .unwrap_or_else(|error| panic!("{} is not well-formed: {error}", svg.display()))
+        {
+            Event::Eof => return frames,
+            Event::Start(element) if element.name().as_ref() == b"title" => {
+                in_title = true;
+                title.clear();
+            }
+            Event::Text(text) if in_title => title.push_str(&text.decode().unwrap()),
+            Event::GeneralRef(entity) if in_title => {
+                let name = entity.decode().unwrap();
+                title.push_str(match name.as_ref() {
+                    "lt" => "<",
+                    "gt" => ">",
+                    "amp" => "&",
+                    "quot" => "\"",
+                    _ => "?",
+                });
+            }
+            Event::End(element) if element.name().as_ref() == b"title" => in_title = false,
+            Event::Empty(element) if element.name().as_ref() == b"rect" => {
+                let attribute = |name: &str| {
+                    element
+                        .try_get_attribute(name)
+                        .unwrap()
+                        .map(|value| String::from_utf8(value.value.to_vec()).unwrap())
+                };
+                if let (Some(fill), Some(width)) = (attribute("fill"), attribute("fg:w")) {
+                    frames.push(Frame {
+                        title: title.clone(),
+                        fill,
+                        samples: width.parse().unwrap(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Red and blue as the differential flamegraph draws them.
+fn is_red(fill: &str) -> bool {
+    fill.starts_with("rgb(255,") && !fill.ends_with(",255)")
+}
+
+fn is_blue(fill: &str) -> bool {
+    fill.ends_with(",255)") && !fill.starts_with("rgb(255,")
+}
+
+#[test]
+fn text_against_bytecode_the_lexer_falls_and_the_gate_catches_the_way_back() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("diff-hex");
+    let text_input = workload(&dir, "hex-constants");
+    let bytecode_input = workload(&dir, "hex-constants-bytecode");
+    let text = record_three(&dir.join("text"), &text_input, &[]);
+    let again = record_three(&dir.join("text-again"), &text_input, &[]);
+    let bytecode = record_three(&dir.join("bytecode"), &bytecode_input, &[]);
+
+    assert_nothing_significant(&text, &again, "hex-constants");
+
+    // Three runs a side: each share is the one of the runs together, as
+    // `record --repeat` reports them.
+    let compared = diff_json(&text, &bytecode);
+    eprintln!("{}", compared["significance"].as_str().unwrap());
+    let lexer = row(&compared, "lexer");
+    eprintln!("lexer: {lexer}");
+    let (base_lexer, _) = report_share(&text.join("report.json"), "lexer");
+    let (new_lexer, _) = report_share(&bytecode.join("report.json"), "lexer");
+    assert_eq!(number(&lexer["base_self_percent"]), base_lexer);
+    assert_eq!(number(&lexer["new_self_percent"]), new_lexer);
+    let delta = number(&lexer["delta_self_pp"]);
+    assert!(
+        (delta - (new_lexer - base_lexer)).abs() < 1e-9,
+        "{delta} against {new_lexer} − {base_lexer}"
+    );
+    assert!(delta < -2.0, "the lexer fell by {delta} points");
+    assert_eq!(lexer["significant"], true, "{lexer}");
+    assert_eq!(compared["base"]["runs"], 3);
+    assert!(number(&compared["base"]["cpu_seconds"]) > 0.1, "{compared}");
+
+    // One run a side: the shares are `report --format json`'s of each recording.
+    let (one_text, one_bytecode) = (text.join("run-1"), bytecode.join("run-1").join("perf.data"));
+    let compared = diff_json(&one_text, &one_bytecode);
+    assert!(
+        compared["significance"]
+            .as_str()
+            .unwrap()
+            .contains("only sampling error"),
+        "{}",
+        compared["significance"]
+    );
+    let lexer = row(&compared, "lexer");
+    let (base_lexer, _) = report_share(&one_text.join("report.json"), "lexer");
+    let (new_lexer, _) = report_share(&bytecode.join("run-1").join("report.json"), "lexer");
+    assert_eq!(number(&lexer["base_self_percent"]), base_lexer);
+    assert_eq!(number(&lexer["new_self_percent"]), new_lexer);
+    assert!((number(&lexer["delta_self_pp"]) - (new_lexer - base_lexer)).abs() < 1e-9);
+
+    // The gate, bytecode → text: the lexer grew.
+    let gate = diff(&bytecode, &text, &["--fail-on-regression"]);
+    gate.expect_code(30, "the gate, bytecode → text");
+    assert!(gate.stderr.contains("| Lexer | self |"), "{}", gate.stderr);
+    let limited = diff(&bytecode, &text, &["--max-increase", "lexer=50"]);
+    limited.expect_code(0, "a limit above the lexer's growth");
+    diff(&bytecode, &text, &["--max-increase", "no-such-category=1"])
+        .expect_code(13, "an unknown category");
+
+    // Differential flamegraphs: NEW's stacks, and BASE's beside them.
+    let svg = dir.join("diff.svg");
+    let drawn = diff(&text, &bytecode, &["--flamegraph", svg.to_str().unwrap()]);
+    drawn.expect_code(0, "diff --flamegraph");
+    let base_svg = dir.join("diff-base.svg");
+    assert!(
+        drawn.stderr.contains(base_svg.to_str().unwrap()),
+        "{}",
+        drawn.stderr
+    );
+    let new_frames = svg_frames(&svg);
+    let base_frames = svg_frames(&base_svg);
+    let both = || new_frames.iter().chain(&base_frames);
+    assert!(both().any(|frame| is_red(&frame.fill)), "no red frame");
+    assert!(both().any(|frame| is_blue(&frame.fill)), "no blue frame");
+    // The lexer is on text's stacks only: there, its frames are blue.
+    let lexer_frames: Vec<&Frame> = base_frames
+        .iter()
+        .filter(|frame| frame.title.starts_with("mlir::Lexer::"))
+        .collect();
+    let widest = lexer_frames
+        .iter()
+        .max_by_key(|frame| frame.samples)
+        .expect("lexer frames in text's flamegraph");
+    assert!(is_blue(&widest.fill), "{widest:?}");
+    let blue: u64 = lexer_frames
+        .iter()
+        .filter(|frame| is_blue(&frame.fill))
+        .map(|frame| frame.samples)
+        .sum();
+    let all: u64 = lexer_frames.iter().map(|frame| frame.samples).sum();
+    assert!(
+        blue * 4 >= all * 3,
+        "only {blue} of {all} lexer frame samples are blue: {lexer_frames:#?}"
+    );
+    assert!(
+        !new_frames
+            .iter()
+            .any(|frame| frame.title.starts_with("mlir::Lexer::lex")),
+        "bytecode does not lex"
+    );
+}
+
+#[test]
+fn const_eval_off_folding_falls_and_repeated_runs_report_their_spread() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("diff-const-eval");
+    let input = workload(&dir, "const-eval");
+    let on = record_three(&dir.join("on"), &input, &[]);
+    let again = record_three(&dir.join("on-again"), &input, &[]);
+    let off = record_three(&dir.join("off"), &input, &["--iree-opt-const-eval=false"]);
+
+    // The report of the runs together: each run's share is its own report's.
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(on.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["runs"].as_array().unwrap().len(), 3);
+    let folding = report["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|category| category["id"] == "folding")
+        .expect("folding in the report of the runs");
+    for (index, share) in folding["inclusive_percent_runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        let run = on.join(format!("run-{}", index + 1)).join("report.json");
+        assert_eq!(number(share), report_share(&run, "folding").1, "{run:?}");
+    }
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(on.join("run.json")).unwrap()).unwrap();
+    assert_eq!(manifest["status"], "finished");
+    assert_eq!(manifest["runs"].as_array().unwrap().len(), 3);
+
+    assert_nothing_significant(&on, &again, "const-eval");
+
+    let compared = diff_json(&on, &off);
+    let folding = row(&compared, "folding");
+    eprintln!("folding: {folding}");
+    assert!(
+        number(&folding["delta_inclusive_pp"]) < -5.0,
+        "folding's inclusive share: {folding}"
+    );
+    assert_eq!(folding["significant_inclusive"], true, "{folding}");
+}
+
+#[test]
+fn three_runs_against_three_of_an_unchanged_compile_flag_nothing() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("diff-same");
+    let input = workload(&dir, "many-dispatches");
+    let first = record_three(&dir.join("first"), &input, &[]);
+    let second = record_three(&dir.join("second"), &input, &[]);
+    assert_nothing_significant(&first, &second, "many-dispatches");
+}
