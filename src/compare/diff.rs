@@ -250,10 +250,8 @@ impl Diff {
         let runs = |side: &Side| side.runs.len();
         let family = format!(
             "Holm-corrected over {} tests (the self and inclusive shares of the rows large enough to change by \
-             the threshold) at {:.0}% family-wise; changes under {} pp are not flagged",
-            judged.tests,
-            FAMILY_ALPHA * 100.0,
-            judged.threshold_pp
+             the threshold) at a family-wise error rate of {}; changes under {} pp are not flagged",
+            judged.tests, FAMILY_ALPHA, judged.threshold_pp
         );
         if judged.self_noise.sampling_error_only() {
             return format!(

@@ -90,8 +90,8 @@ impl<'a> Tree<'a> {
     }
 
     /// Change of each frame's share, in percentage points, and whether it
-    /// is significant, judged together with the frames large enough to
-    /// change by the threshold.
+    /// is significant, each frame on its own: correcting over thousands of
+    /// nested frames would grey out all but the largest changes.
     fn changes(&self, noise: &Noise, threshold_pp: f64) -> Vec<(f64, bool)> {
         let tests: Vec<Test> = self
             .nodes
@@ -110,11 +110,14 @@ impl<'a> Tree<'a> {
                 )
             })
             .collect();
-        let verdicts = significance::judge(&tests, threshold_pp, threshold_pp);
         tests
             .iter()
-            .zip(verdicts)
-            .map(|(test, verdict)| (test.delta_pp, verdict.significant))
+            .map(|test| {
+                (
+                    test.delta_pp,
+                    significance::significant_alone(test, threshold_pp),
+                )
+            })
             .collect()
     }
 }
