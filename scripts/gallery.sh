@@ -9,12 +9,16 @@
 #   NAME.md     `compile-perf report perf.data --compiler --format markdown`, with the
 #               wall time and peak RSS from run.json
 #   f32-literals-inverted.svg   the icicle of leaf callers of the APFloat workload
+#   diff-hex-constants.svg, diff-hex-constants-base.svg, diff-hex-constants.md
+#               `compile-perf diff` of hex-constants as text against bytecode, three
+#               runs each (`record --repeat 3`): the stacks of both sides coloured by
+#               the change, and the table
 #   README.md   one line per workload with measured figures, the lexer text-vs-bytecode
-#               comparison side by side, and how to regenerate
+#               comparison side by side, the diff, and how to regenerate
 # perf.data files stay in the temp dir and are deleted (use --keep to keep them).
 # An SVG over 2 MB is drawn again with a larger --min-width.
 #
-# Takes about a minute on 2 cores. Needs scripts/setup.sh to have run.
+# Takes about two minutes on 2 cores. Needs scripts/setup.sh to have run.
 # Usage: scripts/gallery.sh [--keep]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -99,6 +103,40 @@ EOF
   ((keep)) || rm -f "$run/perf.data"
   log "$name: flamegraphs/$name.svg ($(stat -c %s "$out/$name.svg") bytes), flamegraphs/$name.md"
 done
+
+# A diff: the same model as text and as bytecode, three runs each (`record
+# --repeat 3`), compared with `diff --compiler`: the table, and both sides'
+# stacks coloured by the change.
+for name in hex-constants hex-constants-bytecode; do
+  ext=mlir
+  side=text
+  if [[ $name = *-bytecode ]]; then ext=mlirbc; side=bytecode; fi
+  log "diff: recording $name.$ext three times into $side/"
+  code=0
+  (cd "$tmp" && "$bin" record --repeat 3 -o "$side" -- iree-compile --iree-hal-target-device=local \
+    --iree-hal-local-target-device-backends=llvm-cpu --iree-llvmcpu-target-cpu=generic \
+    "$name.$ext" -o "$side.vmfb" > "$side.table") || code=$?
+  [[ $code = 0 || $code = 10 || $code = 11 ]] || die "$side: compile-perf record --repeat 3 exited with $code"
+done
+log "diff: text against bytecode"
+code=0
+(cd "$tmp" && "$bin" diff text bytecode --compiler -q --format markdown -o diff.table.md \
+  --flamegraph "$out/diff-hex-constants.svg") || code=$?
+[[ $code = 0 || $code = 10 || $code = 11 ]] || die "compile-perf diff exited with $code"
+python3 - "$tmp/diff.table.md" "$out/diff-hex-constants.md" <<'EOF'
+import sys
+table, out = sys.argv[1:]
+with open(out, "w") as f:
+    f.write("# diff: hex-constants as text against bytecode\n\n")
+    f.write("![text's stacks coloured by the change](diff-hex-constants-base.svg)\n\n")
+    f.write("Each side is `compile-perf record --repeat 3` of the workload (default scale); the table is "
+            "`compile-perf diff text bytecode --compiler --format markdown`, the pictures are its "
+            "`--flamegraph diff-hex-constants.svg`: [bytecode's stacks](diff-hex-constants.svg) and, above, "
+            "[text's](diff-hex-constants-base.svg), each frame coloured by how its share changed from text "
+            "to bytecode (red grew, blue shrank, grey within the noise or under 1 point).\n\n")
+    f.write(open(table).read())
+EOF
+((keep)) || rm -f "$tmp"/text/run-*/perf.data "$tmp"/bytecode/run-*/perf.data
 
 # The index, with figures taken from the reports just made.
 log "writing flamegraphs/README.md"
@@ -207,13 +245,31 @@ if "hex-constants" in loaded and "hex-constants-bytecode" in loaded:
     lines[-1] = ("| flamegraph | [![hex-constants](hex-constants.svg)](hex-constants.svg) "
                  "| [![hex-constants-bytecode](hex-constants-bytecode.svg)](hex-constants-bytecode.svg) |")
 
+diff_table = os.path.join(tmp, "diff.table.md")
+if os.path.exists(diff_table):
+    rows = [line for line in open(diff_table) if line.startswith("| Lexer |")]
+    lexer = rows[0].split("|")[2:4] if rows else ["?", "?"]
+    lines += [
+        "",
+        "## A diff: text against bytecode",
+        "",
+        "The same two models compared with `compile-perf diff` (three runs of each, `--compiler`): the "
+        f"Lexer's self share goes from {lexer[0].strip()} to {lexer[1].strip()}, and the frames of text "
+        "parsing are blue in text's stacks, coloured by the change from text to bytecode (red grew, "
+        "blue shrank, grey within the noise). The table and the method are in "
+        "[diff-hex-constants.md](diff-hex-constants.md); bytecode's stacks, coloured the same way, are "
+        "[diff-hex-constants.svg](diff-hex-constants.svg).",
+        "",
+        "[![text's stacks coloured by the change to bytecode](diff-hex-constants-base.svg)](diff-hex-constants-base.svg)",
+    ]
+
 lines += [
     "",
     "## Regenerating",
     "",
     "```sh",
     "bash scripts/setup.sh     # once: perf, the .venv with iree-compile, the release build",
-    "bash scripts/gallery.sh   # every workload from scratch (about a minute on 2 cores)",
+    "bash scripts/gallery.sh   # every workload from scratch (about two minutes on 2 cores)",
     "```",
     "",
     "The recordings (perf.data) are not kept; `--keep` keeps the temp dir with every run directory.",

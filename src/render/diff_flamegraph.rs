@@ -26,6 +26,7 @@ const PALEST: f64 = 225.0;
 const DEEPEST: f64 = 90.0;
 const IMAGE_WIDTH: usize = 1200;
 const LEGEND_HEIGHT: usize = 30;
+const LEGEND_COLUMN_WIDTH: usize = 200;
 
 /// Which side's stacks are drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -330,16 +331,19 @@ fn add_scale(svg: String, largest: f64, threshold_pp: f64) -> String {
             format!("shrank {largest:.1} pp"),
         ),
         (color(-threshold_pp, true, largest), "shrank".to_owned()),
-        (WITHIN_NOISE, "within noise".to_owned()),
+        (
+            WITHIN_NOISE,
+            format!("within noise or under {threshold_pp} pp"),
+        ),
         (color(threshold_pp, true, largest), "grew".to_owned()),
         (
             color(largest, true, largest),
             format!("grew {largest:.1} pp"),
         ),
     ];
-    let mut legend = r#"<g id="legend" font-size="12"><title>colour scale</title>"#.to_owned();
+    let mut legend = r#"<g id="legend" font-size="12"><title>colour scale: change of each frame's share from base to new; the deepest shades are the largest change drawn</title>"#.to_owned();
     for (index, ((r, g, b), label)) in swatches.iter().enumerate() {
-        let x = 10 + index * 150;
+        let x = 10 + index * LEGEND_COLUMN_WIDTH;
         let y = height + 6;
         legend.push_str(&format!(
             r#"<g class="legend-entry"><rect x="{x}" y="{y}" width="12" height="12" fill="rgb({r},{g},{b})"/><text x="{tx}" y="{ty}">{label}</text></g>"#,
