@@ -116,9 +116,10 @@ pub(crate) fn run(
     manifest.status = RunStatus::Finished;
     manifest.finished = true;
     manifest.save(options)?;
+    let runs = manifest.runs.len();
     eprintln!(
-        "compile-perf: the {} runs are in {}",
-        manifest.runs.len(),
+        "compile-perf: {runs} run{} in {}",
+        if runs == 1 { " is" } else { "s are" },
         options.output_dir.display()
     );
     Ok(code)
