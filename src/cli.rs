@@ -13,7 +13,7 @@ use crate::attribute::{Attribution, Grouping, SampleFilter};
 use crate::output::Output;
 use crate::perfdata::Input;
 use crate::profile::{DEFAULT_DEBUG_ROOT, LoadOptions};
-use crate::record::{CallGraph, RecordOptions};
+use crate::recorder::{CallGraph, RecordOptions};
 use crate::report::table::TextFormat;
 
 /// Profile iree-compile: read perf.data, unwind, symbolize, and tell which

@@ -69,7 +69,7 @@ pub enum Error {
     },
     /// A `--rules` file that cannot be read or used.
     #[error("{0}")]
-    Rules(#[from] crate::categorize::RulesError),
+    Rules(#[from] crate::rules::RulesError),
     /// A `--rules` file that cannot be read.
     #[error("cannot read the rules file {path}: {source}")]
     ReadRules {
@@ -87,7 +87,7 @@ pub enum Error {
     NothingToDraw { reason: String },
     /// `record` could not record.
     #[error("{0}")]
-    Record(#[from] crate::record::RecordError),
+    Record(#[from] crate::recorder::RecordError),
     /// Writing the output failed.
     #[error("cannot write {target}: {source}")]
     Output {

@@ -10,16 +10,16 @@
 
 pub mod attribute;
 pub mod binary;
-pub mod categorize;
 pub mod cli;
 pub mod error;
 pub mod output;
 pub mod perfdata;
 pub mod process;
 pub mod profile;
-pub mod record;
+pub mod recorder;
 pub mod render;
 pub mod report;
+pub mod rules;
 pub mod stacks;
 pub mod symbolize;
 pub mod unwind;
@@ -28,28 +28,29 @@ use std::fs::File;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use categorize::RuleTable;
 use cli::{Action, ColorChoice, Config};
 use error::Error;
 use output::{Output, write_output};
 use perfdata::InputEnd;
 use profile::Profile;
+use rules::RuleTable;
 
 /// Runs one command; returns the exit code its warnings call for.
 pub fn run(config: &Config) -> Result<u8, Error> {
     let filter = &config.filter;
     match &config.action {
         Action::Measure { command, into } => {
-            let code = record::measure(command, into).map_err(|source| Error::Output {
-                target: into.display().to_string(),
-                source,
-            })?;
+            let code =
+                recorder::measure::measure(command, into).map_err(|source| Error::Output {
+                    target: into.display().to_string(),
+                    source,
+                })?;
             Ok(u8::try_from(code).unwrap_or(1))
         }
         Action::Record(options) => {
             // Rules compile before the compile is recorded: a bad file fails fast.
             let rules = load_rules(config.rules_file.as_deref())?;
-            let recorded = record::record(options)?;
+            let recorded = recorder::record(options)?;
             report_recording(config, recorded, &rules)
         }
         Action::Rules { format } => {
@@ -147,7 +148,7 @@ pub fn run(config: &Config) -> Result<u8, Error> {
             let (rules, profile) = rules_and_profile(config)?;
             let classes = attribute::Classes::new(&profile, &rules);
             let timeline = attribute::timeline(&profile, &classes, filter, *buckets);
-            if timeline.buckets.is_empty() {
+            if timeline.slices.is_empty() {
                 return Err(Error::NothingToDraw {
                     reason: "no samples (check --pid, --process and --compiler)".to_owned(),
                 });
@@ -155,11 +156,13 @@ pub fn run(config: &Config) -> Result<u8, Error> {
             let command = report::breakdown::profiled_command(&profile);
             write_output(&config.output, |out| {
                 if *json {
-                    let document = report::timeline::to_json(&timeline, &rules, command);
+                    let document = report::timeline_json::to_json(&timeline, &rules, command);
                     serde_json::to_writer_pretty(&mut *out, &document)?;
                     writeln!(out)
                 } else {
-                    out.write_all(render::timeline::render(&timeline, &rules, &command).as_bytes())
+                    out.write_all(
+                        render::timeline_svg::render(&timeline, &rules, &command).as_bytes(),
+                    )
                 }
             })?;
             finish(config, &profile)
@@ -208,7 +211,7 @@ fn stdout_wants_color() -> bool {
 /// finished. The exit code is the command's when it failed.
 fn report_recording(
     config: &Config,
-    mut recorded: record::Recorded,
+    mut recorded: recorder::Recorded,
     rules: &RuleTable,
 ) -> Result<u8, Error> {
     let load = profile::LoadOptions {
@@ -296,7 +299,7 @@ fn report_recording(
         .run
         .outputs
         .extend(outputs.iter().map(|name| (*name).to_owned()));
-    recorded.run.status = record::RunStatus::Finished;
+    recorded.run.status = recorder::RunStatus::Finished;
     recorded.run.finished = true;
     recorded.save()?;
     eprintln!("compile-perf: the run is in {}", dir.display());

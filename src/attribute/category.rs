@@ -11,12 +11,12 @@
 use hashbrown::{HashMap, HashSet};
 use rayon::prelude::*;
 
-use super::pass::{Bucket, Outside, PassId, Passes, bucket};
+use super::pass::{Outside, OutsidePass, PassId, Passes, outside_pass};
 use super::{SampleFilter, is_compiler};
 use crate::binary::DsoId;
-use crate::categorize::{CategoryId, FunctionRef, RuleTable};
 use crate::process::{ProcessId, ThreadId};
 use crate::profile::Profile;
+use crate::rules::{CategoryId, FunctionRef, RuleTable};
 use crate::stacks::SampleKey;
 use crate::symbolize::SymbolId;
 
@@ -53,7 +53,7 @@ pub enum RowKey {
     Process(ProcessId),
     Pass(PassId),
     /// Samples outside every pass.
-    Bucket(Bucket),
+    OutsidePass(OutsidePass),
 }
 
 /// What a row's "top" column lists.
@@ -70,7 +70,7 @@ pub struct RowTotals {
     pub inclusive_samples: u64,
     /// Self samples of the row split by detail (symbols or categories).
     pub details: HashMap<Detail, u64>,
-    /// Self samples of the row split by innermost pass (or bucket).
+    /// Self samples of the row split by innermost pass (or place outside passes).
     pub passes: HashMap<RowKey, u64>,
 }
 
@@ -115,7 +115,7 @@ pub struct Facts {
     pub self_category: CategoryId,
     /// The passes on the stack, outermost first.
     pub passes: Vec<PassId>,
-    /// The innermost pass, or the bucket of a sample outside every pass.
+    /// The innermost pass, or the place of a sample outside every pass.
     pub place: RowKey,
     pub thread: ThreadId,
     pub process: ProcessId,
@@ -154,7 +154,7 @@ pub fn facts(
     let main_thread = profile.processes.thread(thread).tid == image.pid;
     let place = match passes.last() {
         Some(&innermost) => RowKey::Pass(innermost),
-        None => RowKey::Bucket(bucket(
+        None => RowKey::OutsidePass(outside_pass(
             table,
             &classes.categories,
             &symbols,

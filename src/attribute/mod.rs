@@ -6,15 +6,15 @@
 mod category;
 mod filter;
 mod pass;
-mod timeline;
+mod time_slices;
 
 pub use category::{
     Attribution, Classes, Detail, Facts, Grouped, Grouping, RowKey, RowTotals, classify_symbols,
     facts, group,
 };
 pub use filter::{SampleFilter, is_compiler};
-pub use pass::{Bucket, PassId, Passes, Phase};
-pub use timeline::{PhaseSpan, TimeBucket, Timeline, Utilization, timeline};
+pub use pass::{OutsidePass, PassId, Passes, Phase};
+pub use time_slices::{PhaseSpan, TimeSlice, Timeline, Utilization, timeline};
 
 use hashbrown::HashMap;
 

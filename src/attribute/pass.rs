@@ -5,7 +5,7 @@
 //! `runOnOperationSync/Async()`) called under the pass manager
 //! (`mlir::detail::OpToOpPassAdaptor`). Nested pipelines give nested pass
 //! frames; the innermost is the sample's own pass. Samples outside every pass
-//! fall into explicit buckets (parsing the input, serialization and output,
+//! fall into explicit places (parsing the input, serialization and output,
 //! startup and Python, the pass manager, thread-pool tasks, other), decided
 //! by the categories on their stack and the thread they ran on. Stacks are
 //! cut above LLVM's thread-pool task runner: a thread that waits for its
@@ -13,8 +13,8 @@
 
 use hashbrown::HashMap;
 
-use crate::categorize::{CategoryId, RuleTable};
 use crate::profile::Profile;
+use crate::rules::{CategoryId, RuleTable};
 use crate::symbolize::SymbolId;
 
 /// The methods that run a pass: `runOnOperation()`, and IREE's pipeline
@@ -36,7 +36,7 @@ pub struct PassId(pub u16);
 
 /// Where a sample outside every pass belongs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Bucket {
+pub enum OutsidePass {
     ParsingInput,
     SerializationAndOutput,
     StartupAndPython,
@@ -49,15 +49,15 @@ pub enum Bucket {
     Other,
 }
 
-impl Bucket {
+impl OutsidePass {
     pub fn name(self) -> &'static str {
         match self {
-            Bucket::ParsingInput => "(parsing the input)",
-            Bucket::SerializationAndOutput => "(serialization and output)",
-            Bucket::StartupAndPython => "(startup and Python)",
-            Bucket::PassManager => "(pass manager: verification, between passes)",
-            Bucket::PoolTasks => "(thread-pool tasks)",
-            Bucket::Other => "(outside passes, other)",
+            OutsidePass::ParsingInput => "(parsing the input)",
+            OutsidePass::SerializationAndOutput => "(serialization and output)",
+            OutsidePass::StartupAndPython => "(startup and Python)",
+            OutsidePass::PassManager => "(pass manager: verification, between passes)",
+            OutsidePass::PoolTasks => "(thread-pool tasks)",
+            OutsidePass::Other => "(outside passes, other)",
         }
     }
 }
@@ -216,14 +216,14 @@ pub struct Outside {
     pub managed: bool,
 }
 
-/// The bucket of a sample outside every pass, from its stack's categories
+/// The place of a sample outside every pass, from its stack's categories
 /// and where it ran.
-pub fn bucket(
+pub fn outside_pass(
     table: &RuleTable,
     categories: &[CategoryId],
     leaf_first: &[SymbolId],
     outside: Outside,
-) -> Bucket {
+) -> OutsidePass {
     let has = |ids: &[&str]| {
         leaf_first.iter().any(|symbol| {
             let id = &table.category(categories[symbol.0 as usize]).id;
@@ -231,17 +231,17 @@ pub fn bucket(
         })
     };
     if !outside.in_compiler || has(&["python", "startup"]) {
-        Bucket::StartupAndPython
+        OutsidePass::StartupAndPython
     } else if outside.managed {
-        Bucket::PassManager
+        OutsidePass::PassManager
     } else if has(&["lexer", "parser"]) {
-        Bucket::ParsingInput
+        OutsidePass::ParsingInput
     } else if has(&["serialization"]) {
-        Bucket::SerializationAndOutput
+        OutsidePass::SerializationAndOutput
     } else if outside.in_task {
-        Bucket::PoolTasks
+        OutsidePass::PoolTasks
     } else {
-        Bucket::Other
+        OutsidePass::Other
     }
 }
 

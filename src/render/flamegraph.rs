@@ -10,10 +10,10 @@ use inferno::flamegraph::{Direction, Options};
 
 use super::{TITLE_CHARS, short_command, xml_escape};
 use crate::attribute::{Classes, PassId, SampleFilter, percent};
-use crate::categorize::{CategoryId, RuleTable};
 use crate::profile::Profile;
 use crate::report::breakdown::profiled_command;
 use crate::report::collapse::{FoldedStack, TRUNCATED_FRAME, counted_lines, fold, sort_by_names};
+use crate::rules::{CategoryId, RuleTable};
 
 /// Colour of frames that are not functions: thread roots and `[truncated]`.
 const NEUTRAL_COLOR: &str = "#bdbdbd";

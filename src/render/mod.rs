@@ -2,7 +2,7 @@
 //! the timeline of categories over the compile.
 
 pub mod flamegraph;
-pub mod timeline;
+pub mod timeline_svg;
 
 /// Titles longer than this are cut.
 const TITLE_CHARS: usize = 110;

@@ -20,8 +20,8 @@ const TEXT_TOP: usize = 3;
 const JSON_TOP: usize = 10;
 /// Longest symbol name shown in the text table.
 const TEXT_SYMBOL_WIDTH: usize = 70;
-/// Time buckets behind the utilization figure of `--by thread`.
-const UTILIZATION_BUCKETS: usize = 200;
+/// Time slices behind the utilization figure of `--by thread`.
+const UTILIZATION_SLICES: usize = 200;
 
 /// What `report` was asked for.
 #[derive(Clone, Debug, Default)]
@@ -69,7 +69,7 @@ pub fn breakdown<'a>(
     });
     let unwind = unwind_stats(profile, &options.filter).0;
     let utilization = (options.grouping == Grouping::Thread)
-        .then(|| timeline(profile, classes, &options.filter, UTILIZATION_BUCKETS).utilization)
+        .then(|| timeline(profile, classes, &options.filter, UTILIZATION_SLICES).utilization)
         .flatten();
     Breakdown {
         profile,
@@ -136,7 +136,7 @@ impl Breakdown<'_> {
                 (format!("{} ({})", image.name, image.pid), None)
             }
             RowKey::Pass(id) => (self.classes.passes.name(id).to_owned(), None),
-            RowKey::Bucket(bucket) => (bucket.name().to_owned(), None),
+            RowKey::OutsidePass(place) => (place.name().to_owned(), None),
         }
     }
 
@@ -277,7 +277,7 @@ impl Breakdown<'_> {
         Table { columns, rows }
     }
 
-    /// The pass (or bucket) most of a row's self samples were in.
+    /// The pass (or place outside passes) most of a row's self samples were in.
     fn top_pass(&self, row: &RowTotals) -> String {
         row.passes
             .iter()
@@ -472,11 +472,11 @@ pub struct ReportJson {
     pub in_pass_manager_samples: Option<u64>,
     /// With `--by thread`: how busy the threads were over time.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub utilization: Option<super::timeline::UtilizationJson>,
+    pub utilization: Option<super::timeline_json::UtilizationJson>,
     /// When the recording has a page-fault event: memory by category and pass.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<super::memory::MemoryJson>,
-    /// With any other `--by` (and the buckets outside passes with `--by
+    /// With any other `--by` (and the places outside passes with `--by
     /// pass`): one entry per row.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rows: Vec<RowJson>,

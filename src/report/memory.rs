@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use super::table::{Cell, Column, Table, TextFormat, write_table};
 use crate::attribute::{Attribution, Classes, Grouping, RowKey, SampleFilter, group};
-use crate::categorize::RuleTable;
 use crate::profile::Profile;
+use crate::rules::RuleTable;
 
 /// The page size of x86-64 Linux.
 pub const PAGE_SIZE: u64 = 4096;
@@ -95,7 +95,7 @@ pub fn memory_report(
                 name: match key {
                     RowKey::Category(id) => rules.category(id).id.clone(),
                     RowKey::Pass(id) => classes.passes.name(id).to_owned(),
-                    RowKey::Bucket(bucket) => bucket.name().to_owned(),
+                    RowKey::OutsidePass(place) => place.name().to_owned(),
                     _ => String::new(),
                 },
                 bytes: samples * bytes_per_sample,

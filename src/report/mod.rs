@@ -8,7 +8,7 @@ pub mod memory;
 pub mod rules;
 pub mod summary;
 pub mod table;
-pub mod timeline;
+pub mod timeline_json;
 pub mod top;
 
 /// `value` rounded to two decimals, as JSON reports print percentages.

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use super::table::{Cell, Column, Table, TextFormat, write_table};
-use crate::categorize::{RuleTable, Space};
+use crate::rules::{RuleTable, Space};
 
 /// Writes the categories and the ordered rules of `table`.
 pub fn write_rules(

@@ -1,9 +1,9 @@
-//! The compile over time: samples in equal time buckets, split by category,
+//! The compile over time: samples in equal time slices, split by category,
 //! with the number of busy threads and the phase of the compile (input
-//! parsing, flow, stream, HAL, codegen, VM, output) each bucket was in.
+//! parsing, flow, stream, HAL, codegen, VM, output) each slice was in.
 //!
 //! Busy threads are CPU time over wall time: a thread that ran the whole
-//! bucket yields `frequency × bucket length` samples. That also says how
+//! slice yields `frequency × slice length` samples. That also says how
 //! much of the compile ran on one thread while the machine's other cores
 //! idled.
 
@@ -11,17 +11,17 @@ use hashbrown::HashMap;
 
 use super::SampleFilter;
 use super::category::{Attribution, Classes, RowKey, facts};
-use super::pass::{Bucket, Phase};
-use crate::categorize::CategoryId;
+use super::pass::{OutsidePass, Phase};
 use crate::profile::Profile;
+use crate::rules::CategoryId;
 use crate::stacks::SampleKey;
 
-/// Below this many busy threads a bucket counts as running on one thread.
+/// Below this many busy threads a slice counts as running on one thread.
 const SERIAL_BELOW: f64 = 1.25;
 
 /// One slice of time.
 #[derive(Clone, Debug, Default)]
-pub struct TimeBucket {
+pub struct TimeSlice {
     /// Start, in seconds from the first sample.
     pub start_seconds: f64,
     pub samples: u64,
@@ -29,11 +29,11 @@ pub struct TimeBucket {
     pub categories: HashMap<CategoryId, u64>,
     /// Average number of threads on a CPU, when the sampling rate is known.
     pub busy_threads: Option<f64>,
-    /// The phase most of the bucket's samples were in.
+    /// The phase most of the slice's samples were in.
     pub phase: Option<Phase>,
 }
 
-/// A run of buckets in the same phase.
+/// A run of slices in the same phase.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PhaseSpan {
     pub phase: Phase,
@@ -55,13 +55,13 @@ pub struct Utilization {
 /// The samples of a profile over time.
 #[derive(Clone, Debug)]
 pub struct Timeline {
-    pub bucket_seconds: f64,
-    pub buckets: Vec<TimeBucket>,
+    pub slice_seconds: f64,
+    pub slices: Vec<TimeSlice>,
     pub phases: Vec<PhaseSpan>,
     pub utilization: Option<Utilization>,
 }
 
-/// Splits the samples `filter` keeps into `count` equal time buckets.
+/// Splits the samples `filter` keeps into `count` equal time slices.
 pub fn timeline(
     profile: &Profile,
     classes: &Classes<'_>,
@@ -84,20 +84,20 @@ pub fn timeline(
         kept.iter().map(|sample| sample.time).max(),
     ) else {
         return Timeline {
-            bucket_seconds: 0.0,
-            buckets: Vec::new(),
+            slice_seconds: 0.0,
+            slices: Vec::new(),
             phases: Vec::new(),
             utilization: None,
         };
     };
     let count = count.max(1);
     let span = (last - first).max(1);
-    let bucket_ns = span.div_ceil(count as u64).max(1);
-    let bucket_seconds = bucket_ns as f64 / 1e9;
-    let mut buckets: Vec<TimeBucket> = (0..count)
-        .map(|index| TimeBucket {
-            start_seconds: index as f64 * bucket_seconds,
-            ..TimeBucket::default()
+    let slice_ns = span.div_ceil(count as u64).max(1);
+    let slice_seconds = slice_ns as f64 / 1e9;
+    let mut slices: Vec<TimeSlice> = (0..count)
+        .map(|index| TimeSlice {
+            start_seconds: index as f64 * slice_seconds,
+            ..TimeSlice::default()
         })
         .collect();
     let mut phase_counts: Vec<HashMap<Phase, u64>> = vec![HashMap::new(); count];
@@ -106,16 +106,16 @@ pub fn timeline(
         let (category, phase) = *known.entry(sample.key).or_insert_with(|| {
             let facts = facts(profile, classes, Attribution::Leaf, &sample.key);
             let phase = classes.passes.phase(&facts.passes).or(match facts.place {
-                RowKey::Bucket(Bucket::ParsingInput) => Some(Phase::Input),
-                RowKey::Bucket(Bucket::SerializationAndOutput) => Some(Phase::Output),
+                RowKey::OutsidePass(OutsidePass::ParsingInput) => Some(Phase::Input),
+                RowKey::OutsidePass(OutsidePass::SerializationAndOutput) => Some(Phase::Output),
                 _ => None,
             });
             (facts.self_category, phase)
         });
-        let index = (((sample.time - first) / bucket_ns) as usize).min(count - 1);
-        let bucket = &mut buckets[index];
-        bucket.samples += 1;
-        *bucket.categories.entry(category).or_default() += 1;
+        let index = (((sample.time - first) / slice_ns) as usize).min(count - 1);
+        let slice = &mut slices[index];
+        slice.samples += 1;
+        *slice.categories.entry(category).or_default() += 1;
         if let Some(phase) = phase {
             *phase_counts[index].entry(phase).or_default() += 1;
         }
@@ -126,18 +126,17 @@ pub fn timeline(
         .iter()
         .find(|event| event.name == profile.event)
         .and_then(|event| event.frequency);
-    for (bucket, phases) in buckets.iter_mut().zip(&phase_counts) {
-        bucket.busy_threads =
-            frequency.map(|hz| bucket.samples as f64 / (hz as f64 * bucket_seconds));
-        bucket.phase = phases
+    for (slice, phases) in slices.iter_mut().zip(&phase_counts) {
+        slice.busy_threads = frequency.map(|hz| slice.samples as f64 / (hz as f64 * slice_seconds));
+        slice.phase = phases
             .iter()
             .max_by(|a, b| (a.1, b.0).cmp(&(b.1, a.0)))
             .map(|(phase, _)| *phase);
     }
     let utilization = frequency.map(|_| {
-        let busy: Vec<f64> = buckets
+        let busy: Vec<f64> = slices
             .iter()
-            .filter_map(|bucket| bucket.busy_threads)
+            .filter_map(|slice| slice.busy_threads)
             .collect();
         let mean = busy.iter().sum::<f64>() / busy.len().max(1) as f64;
         let serial = busy
@@ -151,24 +150,24 @@ pub fn timeline(
         }
     });
     Timeline {
-        bucket_seconds,
-        phases: phase_spans(&buckets, bucket_seconds),
-        buckets,
+        slice_seconds,
+        phases: phase_spans(&slices, slice_seconds),
+        slices,
         utilization,
     }
 }
 
-/// Runs of buckets in one phase; buckets without a phase join the run they
+/// Runs of slices in one phase; slices without a phase join the run they
 /// are in.
-fn phase_spans(buckets: &[TimeBucket], bucket_seconds: f64) -> Vec<PhaseSpan> {
+fn phase_spans(slices: &[TimeSlice], slice_seconds: f64) -> Vec<PhaseSpan> {
     let mut spans: Vec<PhaseSpan> = Vec::new();
-    for bucket in buckets {
-        let end = bucket.start_seconds + bucket_seconds;
-        match (bucket.phase, spans.last_mut()) {
+    for slice in slices {
+        let end = slice.start_seconds + slice_seconds;
+        match (slice.phase, spans.last_mut()) {
             (Some(phase), Some(last)) if last.phase == phase => last.end_seconds = end,
             (Some(phase), _) => spans.push(PhaseSpan {
                 phase,
-                start_seconds: bucket.start_seconds,
+                start_seconds: slice.start_seconds,
                 end_seconds: end,
             }),
             (None, Some(last)) => last.end_seconds = end,
@@ -182,24 +181,24 @@ fn phase_spans(buckets: &[TimeBucket], bucket_seconds: f64) -> Vec<PhaseSpan> {
 mod tests {
     use super::*;
 
-    fn bucket(start: f64, phase: Option<Phase>) -> TimeBucket {
-        TimeBucket {
+    fn slice(start: f64, phase: Option<Phase>) -> TimeSlice {
+        TimeSlice {
             start_seconds: start,
             phase,
-            ..TimeBucket::default()
+            ..TimeSlice::default()
         }
     }
 
     #[test]
     fn phases_merge_into_spans_and_gaps_join_the_current_one() {
-        let buckets = [
-            bucket(0.0, Some(Phase::Input)),
-            bucket(1.0, Some(Phase::Input)),
-            bucket(2.0, None),
-            bucket(3.0, Some(Phase::Flow)),
-            bucket(4.0, Some(Phase::Codegen)),
+        let slices = [
+            slice(0.0, Some(Phase::Input)),
+            slice(1.0, Some(Phase::Input)),
+            slice(2.0, None),
+            slice(3.0, Some(Phase::Flow)),
+            slice(4.0, Some(Phase::Codegen)),
         ];
-        let spans = phase_spans(&buckets, 1.0);
+        let spans = phase_spans(&slices, 1.0);
         let summary: Vec<(Phase, f64, f64)> = spans
             .iter()
             .map(|span| (span.phase, span.start_seconds, span.end_seconds))

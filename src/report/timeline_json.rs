@@ -1,10 +1,11 @@
-//! `compile-perf timeline --format json`: the time buckets, their category
-//! samples, busy threads and phases, and the utilization summary.
+//! `compile-perf timeline --format json`: the time slices (`buckets` in the
+//! JSON, as `--buckets` counts them), their category samples, busy threads
+//! and phases, and the utilization summary.
 
 use serde::Serialize;
 
 use crate::attribute::{Timeline, Utilization};
-use crate::categorize::RuleTable;
+use crate::rules::RuleTable;
 
 /// The JSON document of `timeline --format json`.
 #[derive(Debug, Serialize)]
@@ -13,7 +14,7 @@ pub struct TimelineJson {
     pub bucket_seconds: f64,
     pub utilization: Option<UtilizationJson>,
     pub phases: Vec<PhaseJson>,
-    pub buckets: Vec<BucketJson>,
+    pub buckets: Vec<SliceJson>,
 }
 
 #[derive(Debug, Serialize)]
@@ -42,7 +43,7 @@ pub struct PhaseJson {
 }
 
 #[derive(Debug, Serialize)]
-pub struct BucketJson {
+pub struct SliceJson {
     pub start_seconds: f64,
     pub samples: u64,
     pub busy_threads: Option<f64>,
@@ -56,7 +57,7 @@ pub fn to_json(timeline: &Timeline, table: &RuleTable, command: String) -> Timel
     let round = |value: f64| (value * 1000.0).round() / 1000.0;
     TimelineJson {
         command,
-        bucket_seconds: round(timeline.bucket_seconds),
+        bucket_seconds: round(timeline.slice_seconds),
         utilization: timeline.utilization.map(Into::into),
         phases: timeline
             .phases
@@ -68,20 +69,20 @@ pub fn to_json(timeline: &Timeline, table: &RuleTable, command: String) -> Timel
             })
             .collect(),
         buckets: timeline
-            .buckets
+            .slices
             .iter()
-            .map(|bucket| {
-                let mut categories: Vec<(String, u64)> = bucket
+            .map(|slice| {
+                let mut categories: Vec<(String, u64)> = slice
                     .categories
                     .iter()
                     .map(|(id, samples)| (table.category(*id).id.clone(), *samples))
                     .collect();
                 categories.sort_by(|a, b| (b.1, &a.0).cmp(&(a.1, &b.0)));
-                BucketJson {
-                    start_seconds: round(bucket.start_seconds),
-                    samples: bucket.samples,
-                    busy_threads: bucket.busy_threads.map(super::round2),
-                    phase: bucket.phase.map(|phase| phase.name()),
+                SliceJson {
+                    start_seconds: round(slice.start_seconds),
+                    samples: slice.samples,
+                    busy_threads: slice.busy_threads.map(super::round2),
+                    phase: slice.phase.map(|phase| phase.name()),
                     categories,
                 }
             })

@@ -199,7 +199,7 @@ mod tests {
     /// example names (each rule's own, and the others' as misses).
     #[test]
     fn built_in_patterns_match_as_written_on_every_example() {
-        let table = crate::categorize::RuleTable::builtin();
+        let table = crate::rules::RuleTable::builtin();
         let names: Vec<&str> = table
             .rules
             .iter()

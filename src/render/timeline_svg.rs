@@ -1,5 +1,5 @@
 //! `compile-perf timeline`: an SVG of category shares over the course of the
-//! compile, one stacked column per time bucket in the flamegraph colours,
+//! compile, one stacked column per time slice in the flamegraph colours,
 //! with the compile's phases as a band above and the number of busy threads
 //! as a line over the columns.
 
@@ -9,7 +9,7 @@ use hashbrown::HashMap;
 
 use super::{TITLE_CHARS, short_command, xml_escape};
 use crate::attribute::{Phase, Timeline};
-use crate::categorize::{CategoryId, RuleTable};
+use crate::rules::{CategoryId, RuleTable};
 
 const WIDTH: f64 = 1200.0;
 const LEFT: f64 = 60.0;
@@ -38,15 +38,15 @@ fn phase_color(phase: Phase) -> &'static str {
 pub fn render(timeline: &Timeline, table: &RuleTable, command: &str) -> String {
     let title = short_command(command, TITLE_CHARS);
     let plot_width = WIDTH - LEFT - RIGHT;
-    let count = timeline.buckets.len().max(1);
+    let count = timeline.slices.len().max(1);
     let column = plot_width / count as f64;
-    let total_seconds = timeline.bucket_seconds * count as f64;
+    let total_seconds = timeline.slice_seconds * count as f64;
     let x_of = |seconds: f64| LEFT + seconds / total_seconds.max(f64::EPSILON) * plot_width;
 
     // Categories by their total, largest at the bottom of every column.
     let mut totals: HashMap<CategoryId, u64> = HashMap::new();
-    for bucket in &timeline.buckets {
-        for (category, samples) in &bucket.categories {
+    for slice in &timeline.slices {
+        for (category, samples) in &slice.categories {
             *totals.entry(*category).or_default() += samples;
         }
     }
@@ -73,13 +73,13 @@ pub fn render(timeline: &Timeline, table: &RuleTable, command: &str) -> String {
     let subtitle = match &timeline.utilization {
         Some(use_) => format!(
             "category shares per {:.2} s; on average {:.2} busy threads{}; {:.0}% of the time on one thread",
-            timeline.bucket_seconds,
+            timeline.slice_seconds,
             use_.mean_busy_threads,
             use_.cpus
                 .map_or(String::new(), |cpus| format!(" of {cpus} CPUs")),
             use_.serial_share * 100.0
         ),
-        None => format!("category shares per {:.2} s", timeline.bucket_seconds),
+        None => format!("category shares per {:.2} s", timeline.slice_seconds),
     };
     let _ = writeln!(
         svg,
@@ -113,18 +113,18 @@ pub fn render(timeline: &Timeline, table: &RuleTable, command: &str) -> String {
         );
     }
 
-    // One stacked column per bucket.
-    for (index, bucket) in timeline.buckets.iter().enumerate() {
-        if bucket.samples == 0 {
+    // One stacked column per slice.
+    for (index, slice) in timeline.slices.iter().enumerate() {
+        if slice.samples == 0 {
             continue;
         }
         let x = LEFT + index as f64 * column;
         let mut y = CHART_TOP + CHART_HEIGHT;
         for (category, _) in &order {
-            let Some(&samples) = bucket.categories.get(category) else {
+            let Some(&samples) = slice.categories.get(category) else {
                 continue;
             };
-            let share = samples as f64 / bucket.samples as f64;
+            let share = samples as f64 / slice.samples as f64;
             let h = share * CHART_HEIGHT;
             y -= h;
             let info = table.category(*category);
@@ -133,8 +133,8 @@ pub fn render(timeline: &Timeline, table: &RuleTable, command: &str) -> String {
                 r#"<rect x="{x:.2}" y="{y:.2}" width="{:.2}" height="{h:.2}" fill="{}"><title>{:.2}–{:.2} s: {} {:.0}% ({samples} samples)</title></rect>"#,
                 column + 0.05,
                 info.color,
-                bucket.start_seconds,
-                bucket.start_seconds + timeline.bucket_seconds,
+                slice.start_seconds,
+                slice.start_seconds + timeline.slice_seconds,
                 xml_escape(&info.name),
                 share * 100.0,
             );
@@ -143,18 +143,18 @@ pub fn render(timeline: &Timeline, table: &RuleTable, command: &str) -> String {
 
     // Busy threads, on the right axis.
     let busiest = timeline
-        .buckets
+        .slices
         .iter()
-        .filter_map(|bucket| bucket.busy_threads)
+        .filter_map(|slice| slice.busy_threads)
         .fold(1.0f64, f64::max)
         .max(timeline.utilization.and_then(|use_| use_.cpus).unwrap_or(1) as f64)
         .ceil();
     let points: Vec<String> = timeline
-        .buckets
+        .slices
         .iter()
         .enumerate()
-        .filter_map(|(index, bucket)| {
-            let busy = bucket.busy_threads?;
+        .filter_map(|(index, slice)| {
+            let busy = slice.busy_threads?;
             let x = LEFT + (index as f64 + 0.5) * column;
             let y = CHART_TOP + CHART_HEIGHT - busy.min(busiest) / busiest * CHART_HEIGHT;
             Some(format!("{x:.1},{y:.1}"))
