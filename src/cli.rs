@@ -9,10 +9,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::attribute::{Attribution, Grouping, SampleFilter};
+use crate::attribute::{Attribution, Grouping};
 use crate::output::Output;
 use crate::perfdata::Input;
-use crate::profile::{DEFAULT_DEBUG_ROOT, LoadOptions};
+use crate::profile::{DEFAULT_DEBUG_ROOT, LoadOptions, SampleFilter};
 use crate::recorder::{CallGraph, RecordOptions};
 use crate::report::table::TextFormat;
 

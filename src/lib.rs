@@ -12,6 +12,7 @@ pub mod attribute;
 pub mod binary;
 pub mod cli;
 pub mod error;
+pub mod fold;
 pub mod output;
 pub mod perfdata;
 pub mod process;
@@ -153,7 +154,7 @@ pub fn run(config: &Config) -> Result<u8, Error> {
                     reason: "no samples (check --pid, --process and --compiler)".to_owned(),
                 });
             }
-            let command = report::breakdown::profiled_command(&profile);
+            let command = profile.profiled_command();
             write_output(&config.output, |out| {
                 if *json {
                     let document = report::timeline_json::to_json(&timeline, &rules, command);
@@ -240,7 +241,7 @@ fn report_recording(
     );
     let dir = recorded.dir.clone();
     let file = |name: &str| Output::File(dir.join(name));
-    let memory = memory_section(&load, &profile, rules, &attribute::SampleFilter::default())?;
+    let memory = memory_section(&load, &profile, rules, &profile::SampleFilter::default())?;
     let table = Some(report::table::TextFormat::Table);
     write_report(
         &file("report.txt"),
@@ -273,9 +274,9 @@ fn report_recording(
             min_width,
             folded_out: None,
         };
-        let filter = attribute::SampleFilter {
+        let filter = profile::SampleFilter {
             compiler_only,
-            ..attribute::SampleFilter::default()
+            ..profile::SampleFilter::default()
         };
         let drawn = flamegraph_picture(&request, &filter, &profile, &classes, None)
             .and_then(|picture| save_flamegraph(&request, picture));
@@ -346,7 +347,7 @@ fn memory_section(
     load: &profile::LoadOptions,
     profile: &Profile,
     rules: &RuleTable,
-    filter: &attribute::SampleFilter,
+    filter: &profile::SampleFilter,
 ) -> Result<Option<report::memory::MemoryJson>, Error> {
     let Some(event) = report::memory::fault_event(profile) else {
         return Ok(None);
@@ -395,7 +396,7 @@ struct FlamegraphRequest {
 /// `filter` keeps, made beforehand; it is used when it suits the request.
 fn flamegraph_picture(
     request: &FlamegraphRequest,
-    filter: &attribute::SampleFilter,
+    filter: &profile::SampleFilter,
     profile: &Profile,
     classes: &attribute::Classes<'_>,
     prepared: Option<render::flamegraph::Drawable<'_>>,

@@ -42,7 +42,7 @@ pub enum Walk {
     /// The walk stopped without seeing the end (framehop gave up, the stack
     /// copy ran out, or it is a kernel-recorded callchain, which has no end
     /// marker). The stack is whole if its outermost frame is a thread entry
-    /// function; `attribute::reaches_root` judges that by name.
+    /// function; `Profile::reaches_root` judges that by name.
     Stopped,
 }
 

@@ -12,10 +12,9 @@ use hashbrown::{HashMap, HashSet};
 use rayon::prelude::*;
 
 use super::pass::{Outside, OutsidePass, PassId, Passes, outside_pass};
-use super::{SampleFilter, is_compiler};
 use crate::binary::DsoId;
 use crate::process::{ProcessId, ThreadId};
-use crate::profile::Profile;
+use crate::profile::{Profile, SampleFilter, is_compiler};
 use crate::rules::{CategoryId, FunctionRef, RuleTable};
 use crate::stacks::SampleKey;
 use crate::symbolize::SymbolId;

@@ -4,7 +4,6 @@
 //! in-memory tables.
 
 mod category;
-mod filter;
 mod pass;
 mod time_slices;
 
@@ -12,7 +11,6 @@ pub use category::{
     Attribution, Classes, Detail, Facts, Grouped, Grouping, RowKey, RowTotals, classify_symbols,
     facts, group,
 };
-pub use filter::{SampleFilter, is_compiler};
 pub use pass::{OutsidePass, PassId, Passes, Phase};
 pub use time_slices::{PhaseSpan, TimeSlice, Timeline, Utilization, timeline};
 
@@ -20,46 +18,8 @@ use hashbrown::HashMap;
 
 use crate::binary::DsoId;
 use crate::process::ProcessId;
-use crate::profile::Profile;
-use crate::stacks::SampleKey;
+use crate::profile::{Profile, SampleFilter};
 use crate::symbolize::SymbolId;
-use crate::unwind::Walk;
-
-/// The functions a thread starts in, as real stacks end: a stack whose
-/// outermost function is one of these is whole, whichever unwinder made it.
-///
-/// - `_start`, `__libc_start_main`: the main thread, unwound with DWARF CFI;
-/// - `__libc_start_call_main`: the main thread in a `-g` (frame pointer)
-///   callchain, which stops there because `_start` clears the frame pointer;
-/// - `start_thread`, `clone3`, `clone` and glibc's internal aliases: other
-///   threads (`start_thread` ends `-g` callchains, `clone3` DWARF ones).
-///
-/// glibc's functions other than `__libc_start_main` are named only when its
-/// symbol table is there (Debian: `libc6-dbg`).
-const THREAD_ENTRY_FUNCTIONS: &[&str] = &[
-    "_start",
-    "__libc_start_main",
-    "__libc_start_call_main",
-    "start_thread",
-    "clone3",
-    "clone",
-    "__clone",
-    "__clone3",
-    "__GI___clone",
-    "__GI___clone3",
-];
-
-/// True when `name` (a symbol name, maybe with an `@VERSION` suffix such as
-/// `__libc_start_main@@GLIBC_2.34`) is a thread entry function. A PLT stub
-/// (`clone@plt`) is not.
-fn is_thread_entry(name: &str) -> bool {
-    let unversioned = match name.split_once('@') {
-        Some((_, "plt")) => return false,
-        Some((base, _)) => base,
-        None => name,
-    };
-    THREAD_ENTRY_FUNCTIONS.contains(&unversioned)
-}
 
 /// Samples per symbol.
 #[derive(Default)]
@@ -99,24 +59,6 @@ pub fn percent(part: u64, whole: u64) -> f64 {
     }
 }
 
-/// True when the sample's stack reaches a thread root: the unwinder saw the
-/// stack's end, or its outermost function is a thread entry function.
-pub fn reaches_root(profile: &Profile, key: &SampleKey) -> bool {
-    match key.walk {
-        Walk::Complete => true,
-        Walk::Stopped => key.stack.is_some_and(|stack| {
-            let root = profile.stacks.root_frame(stack);
-            is_thread_entry(
-                &profile
-                    .symbols
-                    .get(profile.symbols.function_of_frame(root))
-                    .name,
-            )
-        }),
-    }
-}
-
-/// Unwinding results of the samples `filter` keeps, overall and per process image.
 pub fn unwind_stats(
     profile: &Profile,
     filter: &SampleFilter,
@@ -126,7 +68,7 @@ pub fn unwind_stats(
     for (key, count) in profile.samples(filter) {
         let process = profile.processes.thread(key.thread).process;
         let stats = per_process.entry(process).or_default();
-        if reaches_root(profile, key) {
+        if profile.reaches_root(key) {
             overall.complete += count;
             stats.complete += count;
         } else {
@@ -181,34 +123,4 @@ pub fn frame_resolution(profile: &Profile) -> FrameResolution {
         }
     }
     resolution
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_thread_entry;
-
-    #[test]
-    fn thread_entry_functions_are_known_with_or_without_a_symbol_version() {
-        for name in [
-            "_start",
-            "__libc_start_main@@GLIBC_2.34",
-            "__libc_start_main@GLIBC_2.2.5",
-            "__libc_start_call_main",
-            "start_thread",
-            "clone3",
-            "__GI___clone3",
-        ] {
-            assert!(is_thread_entry(name), "{name}");
-        }
-        for name in [
-            "main",
-            "clone@plt",
-            "_start_thread",
-            "libc.so.6+0x27249",
-            "[unknown]",
-            "mlir::PassManager::run(mlir::Operation*)",
-        ] {
-            assert!(!is_thread_entry(name), "{name}");
-        }
-    }
 }

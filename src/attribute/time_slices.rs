@@ -9,10 +9,9 @@
 
 use hashbrown::HashMap;
 
-use super::SampleFilter;
 use super::category::{Attribution, Classes, RowKey, facts};
 use super::pass::{OutsidePass, Phase};
-use crate::profile::Profile;
+use crate::profile::{Profile, SampleFilter};
 use crate::rules::CategoryId;
 use crate::stacks::SampleKey;
 

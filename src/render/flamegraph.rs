@@ -9,10 +9,9 @@ use inferno::flamegraph::color::{PaletteMap, parse_hex_color};
 use inferno::flamegraph::{Direction, Options};
 
 use super::{TITLE_CHARS, short_command, xml_escape};
-use crate::attribute::{Classes, PassId, SampleFilter, percent};
-use crate::profile::Profile;
-use crate::report::breakdown::profiled_command;
-use crate::report::collapse::{FoldedStack, TRUNCATED_FRAME, counted_lines, fold, sort_by_names};
+use crate::attribute::{Classes, PassId, percent};
+use crate::fold::{FoldedStack, TRUNCATED_FRAME, counted_lines, fold, sort_by_names};
+use crate::profile::{Profile, SampleFilter};
 use crate::rules::{CategoryId, RuleTable};
 
 /// Colour of frames that are not functions: thread roots and `[truncated]`.
@@ -425,7 +424,7 @@ fn category_shares(stacks: &[(FoldedStack<'_>, u64)], categories: &[CategoryId])
 /// The profiled command with its program's directory dropped, cut to fit,
 /// and what the picture was cut to.
 fn title(profile: &Profile, options: &FlamegraphOptions, classes: &Classes<'_>) -> String {
-    let mut command = short_command(&profiled_command(profile), TITLE_CHARS);
+    let mut command = short_command(&profile.profiled_command(), TITLE_CHARS);
     if let Some(pass) = options.pass {
         command = format!("{command} — pass {}", classes.passes.name(pass));
     }

@@ -10,10 +10,10 @@ use serde::Serialize;
 use super::round2;
 use super::table::{Cell, Column, Table, TextFormat, write_table};
 use crate::attribute::{
-    Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, SampleFilter, UnwindStats,
-    Utilization, percent, timeline, unwind_stats,
+    Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, UnwindStats, Utilization,
+    percent, timeline, unwind_stats,
 };
-use crate::profile::Profile;
+use crate::profile::{Profile, SampleFilter};
 
 /// Symbols listed per row in the text table; JSON lists more.
 const TEXT_TOP: usize = 3;
@@ -79,26 +79,6 @@ pub fn breakdown<'a>(
         order,
         unwind,
         utilization,
-    }
-}
-
-/// The command perf recorded: what follows `--` in `perf record … -- CMD`.
-pub fn profiled_command(profile: &Profile) -> String {
-    let Some(args) = &profile.info.perf_command else {
-        return "(the recording does not say)".to_owned();
-    };
-    let after_dashes = |args: &[String]| match args.iter().position(|arg| arg == "--") {
-        Some(at) => args[at + 1..].to_vec(),
-        None => args.to_vec(),
-    };
-    let command = after_dashes(args);
-    // `compile-perf record` runs the command through `compile-perf measure … --`.
-    let wrapped =
-        command.len() > 1 && command[0].ends_with("compile-perf") && command[1] == "measure";
-    if wrapped {
-        after_dashes(&command[1..]).join(" ")
-    } else {
-        command.join(" ")
     }
 }
 
@@ -183,7 +163,7 @@ impl Breakdown<'_> {
             parts.join(", ")
         };
         let mut lines = vec![
-            format!("command: {}", profiled_command(profile)),
+            format!("command: {}", profile.profiled_command()),
             format!(
                 "event: {}, {} samples over {:.2} s, {:.1}% of stacks unwound to a thread root",
                 profile.event,
@@ -400,7 +380,7 @@ impl Breakdown<'_> {
             }
         }
         ReportJson {
-            command: profiled_command(self.profile),
+            command: self.profile.profiled_command(),
             event: self.profile.event.clone(),
             samples,
             duration_seconds: round2(self.profile.counts.duration_seconds()),

@@ -9,8 +9,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::table::{Cell, Column, Table, TextFormat, write_table};
-use crate::attribute::{Attribution, Classes, Grouping, RowKey, SampleFilter, group};
-use crate::profile::Profile;
+use crate::attribute::{Attribution, Classes, Grouping, RowKey, group};
+use crate::profile::{Profile, SampleFilter};
 use crate::rules::RuleTable;
 
 /// The page size of x86-64 Linux.

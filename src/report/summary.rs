@@ -6,10 +6,10 @@
 
 use std::io::Write;
 
-use crate::attribute::{SampleFilter, frame_resolution, percent, unwind_stats};
+use crate::attribute::{frame_resolution, percent, unwind_stats};
 use crate::binary::{DsoProblem, hex};
 use crate::error::{EXIT_BUILD_ID_MISMATCH, EXIT_MISSING_LIBRARY};
-use crate::profile::Profile;
+use crate::profile::{Profile, SampleFilter};
 use crate::symbolize::KernelSymbolsUnavailable;
 
 /// Processes below this share of samples are not listed one by one.

@@ -6,8 +6,8 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::round2;
-use crate::attribute::{SampleFilter, UnwindStats, percent, symbol_totals, unwind_stats};
-use crate::profile::Profile;
+use crate::attribute::{UnwindStats, percent, symbol_totals, unwind_stats};
+use crate::profile::{Profile, SampleFilter};
 
 /// One row: a function and its sample counts.
 #[derive(Debug, Serialize)]

@@ -2,10 +2,12 @@
 //! process model and the unwinder into the stack table, then symbolizes each
 //! unique frame once.
 
+mod select;
+mod thread_roots;
+
 use hashbrown::HashMap;
 use std::path::PathBuf;
 
-use crate::attribute::SampleFilter;
 use crate::binary::{SearchPaths, Store};
 use crate::error::Error;
 use crate::perfdata::{Input, InputEnd, Record, Recording, RecordingInfo};
@@ -15,6 +17,8 @@ use crate::symbolize::{
     KernelSymbols, KernelSymbolsUnavailable, RecordedKernel, SymbolId, Symbols, symbolize,
 };
 use crate::unwind::{FrameKey, Unwinders, mapping_bias};
+
+pub use select::{SampleFilter, is_compiler};
 
 /// Where separate debug files live unless told otherwise.
 pub const DEFAULT_DEBUG_ROOT: &str = "/usr/lib/debug";
@@ -96,6 +100,26 @@ impl Profile {
     pub fn symbols_leaf_first(&self, stack: Option<StackId>, symbols: &mut Vec<SymbolId>) {
         for frame in self.stacks.frames_leaf_first(stack) {
             symbols.extend_from_slice(self.symbols.of_frame(frame));
+        }
+    }
+
+    /// The command perf recorded: what follows `--` in `perf record … -- CMD`.
+    pub fn profiled_command(&self) -> String {
+        let Some(args) = &self.info.perf_command else {
+            return "(the recording does not say)".to_owned();
+        };
+        let after_dashes = |args: &[String]| match args.iter().position(|arg| arg == "--") {
+            Some(at) => args[at + 1..].to_vec(),
+            None => args.to_vec(),
+        };
+        let command = after_dashes(args);
+        // `compile-perf record` runs the command through `compile-perf measure … --`.
+        let wrapped =
+            command.len() > 1 && command[0].ends_with("compile-perf") && command[1] == "measure";
+        if wrapped {
+            after_dashes(&command[1..]).join(" ")
+        } else {
+            command.join(" ")
         }
     }
 
