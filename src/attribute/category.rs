@@ -19,19 +19,23 @@ use crate::rules::{CategoryId, FunctionRef, RuleTable};
 use crate::stacks::SampleKey;
 use crate::symbolize::SymbolId;
 
-/// How a sample's self category is chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// How a sample's self category is chosen (`report --attribution`).
+/// `--help` names the values without the notes below (`help = None`), as
+/// the option's own help explains them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Attribution {
     /// The leaf function's category, exactly.
     #[default]
+    #[value(help = None::<&str>)]
     Leaf,
     /// Generic library work (allocation, memcpy, hashing, uniquing, the
     /// kernel…) is charged to the nearest caller with a compiler category.
+    #[value(help = None::<&str>)]
     Caller,
 }
 
-/// What report rows are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// What report rows are (`report --by`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Grouping {
     #[default]
     Category,

@@ -7,12 +7,9 @@ mod category;
 mod pass;
 mod time_slices;
 
-pub use category::{
-    Attribution, Classes, Detail, Facts, Grouped, Grouping, RowKey, RowTotals, classify_symbols,
-    facts, group,
-};
-pub use pass::{OutsidePass, PassId, Passes, Phase};
-pub use time_slices::{PhaseSpan, TimeSlice, Timeline, Utilization, timeline};
+pub use category::{Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, group};
+pub use pass::{PassId, Phase};
+pub use time_slices::{Timeline, Utilization, timeline};
 
 use hashbrown::HashMap;
 

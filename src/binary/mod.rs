@@ -37,7 +37,7 @@ pub enum DsoKind {
 #[derive(Debug)]
 pub enum DsoProblem {
     /// No candidate file exists.
-    Missing { searched: Vec<PathBuf> },
+    Missing,
     /// Files exist, but none has the build id the recording states.
     BuildIdMismatch {
         path: PathBuf,
@@ -188,9 +188,7 @@ impl Store {
         }
         Err(first_mismatch
             .or(unreadable.map(DsoProblem::Unreadable))
-            .unwrap_or(DsoProblem::Missing {
-                searched: candidates,
-            }))
+            .unwrap_or(DsoProblem::Missing))
     }
 
     /// The separate debug file of a binary (by build id or `.gnu_debuglink`), if any.

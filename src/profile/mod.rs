@@ -20,9 +20,6 @@ use crate::unwind::{FrameKey, Unwinders, mapping_bias};
 
 pub use select::{SampleFilter, is_compiler};
 
-/// Where separate debug files live unless told otherwise.
-pub const DEFAULT_DEBUG_ROOT: &str = "/usr/lib/debug";
-
 /// What to load and how.
 #[derive(Clone, Debug)]
 pub struct LoadOptions {
@@ -31,7 +28,7 @@ pub struct LoadOptions {
     pub event: Option<String>,
     /// Extra roots to find moved binaries in (`--symfs`).
     pub symfs: Vec<PathBuf>,
-    /// Roots of separate debug files. Default is `/usr/lib/debug`.
+    /// Roots of separate debug files. Default is [`crate::defaults::DEBUG_ROOT`].
     pub debug_roots: Vec<PathBuf>,
     /// Read a recording perf did not finish as far as it goes (`--salvage`).
     /// Default is false: such a recording is refused.

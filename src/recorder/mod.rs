@@ -32,30 +32,36 @@ use run_json::{host, input_files, iree_compile_version, write_run_json};
 /// of memory first touched) keeps a multi-GB compile's recording small.
 const MEMORY_EVENT: &str = "page-faults/period=64/";
 
-/// How perf collects call stacks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// How perf collects call stacks (`record --call-graph`). `--help` names
+/// the values without the notes below (`help = None`), as the option's own
+/// help explains them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum CallGraph {
     /// Copy the user stack and unwind it with DWARF CFI (needed for
     /// libIREECompiler, which has no frame pointers).
+    #[default]
+    #[value(help = None::<&str>)]
     Dwarf,
     /// Frame pointers: cheap, but only the leaf is right in iree-compile.
+    #[value(help = None::<&str>)]
     Fp,
 }
 
-/// What to record and how. Defaults are `perf record -z -F 499
-/// --call-graph dwarf,65528`.
+/// What to record and how. The defaults (in [`crate::defaults`]) make
+/// `perf record -z -F 499 --call-graph dwarf,65528`.
 #[derive(Clone, Debug)]
 pub struct RecordOptions {
     pub command: Vec<OsString>,
     pub output_dir: PathBuf,
     /// Replace an existing output directory. Default is to refuse.
     pub force: bool,
-    /// Samples per second. Default is 499.
+    /// Samples per second. Default is [`crate::defaults::FREQUENCY_HZ`].
     pub frequency: u32,
+    /// How stacks are collected. Default is [`CallGraph::Dwarf`].
     pub call_graph: CallGraph,
-    /// Bytes of user stack copied per sample with DWARF. Default is 65528,
-    /// with which 99% of stacks reach their thread root.
+    /// Bytes of user stack copied per sample with DWARF. Default is
+    /// [`crate::defaults::STACK_SIZE_BYTES`].
     pub stack_size: u32,
     /// The event; default is detected.
     pub event: Option<String>,

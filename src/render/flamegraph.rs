@@ -23,7 +23,7 @@ const IMAGE_WIDTH: usize = 1200;
 
 /// What to draw.
 #[derive(Clone, Debug)]
-pub struct FlamegraphOptions {
+pub struct PictureOptions {
     /// Keep only stacks with a frame of this category; its frames keep their
     /// colour and the others are dimmed.
     pub category: Option<CategoryId>,
@@ -39,7 +39,7 @@ pub struct FlamegraphOptions {
 }
 
 /// The SVG, and the folded stacks drawn (`stack count` lines, in byte
-/// order) when [`FlamegraphOptions::keep_folded`] asked for them.
+/// order) when [`PictureOptions::keep_folded`] asked for them.
 pub struct Rendered {
     pub folded: Vec<String>,
     pub svg: Vec<u8>,
@@ -60,7 +60,7 @@ pub struct Drawable<'a> {
 
 impl Drawable<'_> {
     /// True when these stacks, cut as they are, draw what `options` asks for.
-    pub fn suits(&self, options: &FlamegraphOptions) -> bool {
+    pub fn suits(&self, options: &PictureOptions) -> bool {
         options.category.is_none()
             && options.pass.is_none()
             && options.inverted == self.inverted
@@ -209,7 +209,7 @@ fn frames_to_keep<'n>(
 pub fn picture(
     profile: &Profile,
     classes: &Classes<'_>,
-    options: &FlamegraphOptions,
+    options: &PictureOptions,
 ) -> Option<Picture> {
     let categories = &classes.categories;
     let mut stacks: Vec<_> = fold(profile, &options.filter)
@@ -256,7 +256,7 @@ struct LegendEntry {
 pub fn picture_of(
     profile: &Profile,
     classes: &Classes<'_>,
-    options: &FlamegraphOptions,
+    options: &PictureOptions,
     drawable: Drawable<'_>,
 ) -> Option<Picture> {
     let Drawable { stacks, lines, .. } = drawable;
@@ -423,7 +423,7 @@ fn category_shares(stacks: &[(FoldedStack<'_>, u64)], categories: &[CategoryId])
 
 /// The profiled command with its program's directory dropped, cut to fit,
 /// and what the picture was cut to.
-fn title(profile: &Profile, options: &FlamegraphOptions, classes: &Classes<'_>) -> String {
+fn title(profile: &Profile, options: &PictureOptions, classes: &Classes<'_>) -> String {
     let mut command = short_command(&profile.profiled_command(), TITLE_CHARS);
     if let Some(pass) = options.pass {
         command = format!("{command} — pass {}", classes.passes.name(pass));

@@ -25,7 +25,7 @@ const UTILIZATION_SLICES: usize = 200;
 
 /// What `report` was asked for.
 #[derive(Clone, Debug, Default)]
-pub struct ReportOptions {
+pub struct BreakdownOptions {
     pub grouping: Grouping,
     pub attribution: Attribution,
     pub filter: SampleFilter,
@@ -35,7 +35,7 @@ pub struct ReportOptions {
 pub struct Breakdown<'a> {
     profile: &'a Profile,
     classes: &'a Classes<'a>,
-    options: ReportOptions,
+    options: BreakdownOptions,
     grouped: Grouped,
     /// Rows sorted by self samples, then inclusive samples.
     order: Vec<RowKey>,
@@ -48,7 +48,7 @@ pub struct Breakdown<'a> {
 pub fn breakdown<'a>(
     profile: &'a Profile,
     classes: &'a Classes<'a>,
-    options: ReportOptions,
+    options: BreakdownOptions,
 ) -> Breakdown<'a> {
     let grouped = crate::attribute::group(
         profile,

@@ -96,7 +96,7 @@ pub fn summarize(profile: &Profile) -> Summary {
     for (_, dso, problem, frames) in problem_dsos {
         let consequence = format!("its {frames} frames are shown as {}+offset", dso.name);
         match problem {
-            DsoProblem::Missing { .. } => {
+            DsoProblem::Missing => {
                 warnings.push(format!(
                     "{} was not found; {consequence}; pass --symfs DIR where it now lives",
                     dso.recorded_path
