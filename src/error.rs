@@ -7,12 +7,15 @@
 
 use std::path::PathBuf;
 
+pub use crate::recorder::{ForceRefusal, RecordError};
+pub use crate::rules::RulesError;
+
 /// Exit code for a recording perf did not finish, refused or read with `--salvage`.
-pub const EXIT_TRUNCATED: u8 = 6;
+pub(crate) const EXIT_TRUNCATED: u8 = 6;
 /// Exit code when the run finished but sampled libraries could not be found.
-pub const EXIT_MISSING_LIBRARY: u8 = 10;
+pub(crate) const EXIT_MISSING_LIBRARY: u8 = 10;
 /// Exit code when the run finished but a library had a different build id.
-pub const EXIT_BUILD_ID_MISMATCH: u8 = 11;
+pub(crate) const EXIT_BUILD_ID_MISMATCH: u8 = 11;
 
 /// A failure that stops the pipeline.
 #[derive(Debug, thiserror::Error)]
@@ -20,78 +23,128 @@ pub enum Error {
     /// The input path could not be opened.
     #[error("cannot open {path}: {source}")]
     Open {
+        /// The path given.
         path: PathBuf,
+        /// Why it cannot be opened.
         source: std::io::Error,
     },
     /// The input has no bytes at all.
     #[error("{input}: the file is empty; perf record writes nothing there when it fails to start")]
-    Empty { input: String },
+    Empty {
+        /// The input's name.
+        input: String,
+    },
     /// The input does not start like any perf.data file.
     #[error("{input}: not a perf.data file ({reason})")]
-    NotPerfData { input: String, reason: String },
+    NotPerfData {
+        /// The input's name.
+        input: String,
+        /// What is wrong with its start.
+        reason: String,
+    },
     /// A file-mode perf.data arrived through a pipe, which cannot seek to
     /// the sections at its end.
     #[error(
         "{input}: this is a file-mode perf.data recording, which can only be read from a file: pass its path (a recording made with `perf record -o -` can come through a pipe)"
     )]
-    FileModeStream { input: String },
+    FileModeStream {
+        /// The input's name.
+        input: String,
+    },
     /// A file-mode perf.data whose sections point past its end.
     #[error("{input}: the file is truncated: {reason}")]
-    Truncated { input: String, reason: String },
+    Truncated {
+        /// The input's name.
+        input: String,
+        /// Where the file ends and what is missing.
+        reason: String,
+    },
     /// A pipe-mode stream that ended before perf finished writing it.
     #[error(
         "{input}: the perf stream was cut short after {bytes} bytes ({reason}); {samples} samples were read before the cut, the rest of the recording is missing"
     )]
     StreamCutShort {
+        /// The input's name.
         input: String,
+        /// The bytes the stream had.
         bytes: u64,
+        /// Where it stopped.
         reason: &'static str,
+        /// The samples read before the cut (and used).
         samples: u64,
     },
     /// Records that cannot be decoded.
     #[error("{input}: corrupt perf data: {reason}")]
-    Corrupt { input: String, reason: String },
+    Corrupt {
+        /// The input's name.
+        input: String,
+        /// What is damaged, and where.
+        reason: String,
+    },
     /// Records damaged from some point on; the output holds the samples before it.
     #[error(
         "{input}: corrupt perf data: {reason}; the {samples} samples read before it were used, the rest of the recording was not read"
     )]
     CorruptRecords {
+        /// The input's name.
         input: String,
+        /// What is damaged, and where.
         reason: String,
+        /// The samples read before the damage (and used).
         samples: u64,
     },
     /// `--event` names an event the recording does not have.
     #[error("{input}: no sampling event named {wanted:?}; the recording has: {available}")]
     NoSuchEvent {
+        /// The input's name.
         input: String,
+        /// The event asked for.
         wanted: String,
+        /// The recording's sampling events, listed.
         available: String,
     },
     /// A `--rules` file that cannot be read or used.
     #[error("{0}")]
-    Rules(#[from] crate::rules::RulesError),
+    Rules(#[from] RulesError),
     /// A `--rules` file that cannot be read.
     #[error("cannot read the rules file {path}: {source}")]
     ReadRules {
+        /// The path given.
         path: PathBuf,
+        /// Why it cannot be read.
         source: std::io::Error,
     },
     /// `--category` names no category of the table.
     #[error("no category {wanted:?}; the categories are: {available}")]
-    UnknownCategory { wanted: String, available: String },
+    UnknownCategory {
+        /// The category asked for.
+        wanted: String,
+        /// The table's category ids, listed.
+        available: String,
+    },
     /// `--pass` names no pass found on the recording's stacks.
     #[error("no pass {wanted:?} on the recorded stacks; the passes are: {available}")]
-    UnknownPass { wanted: String, available: String },
+    UnknownPass {
+        /// The pass asked for.
+        wanted: String,
+        /// The passes on the stacks, listed.
+        available: String,
+    },
     /// The samples selected leave nothing to draw or report.
     #[error("nothing to draw: {reason}")]
-    NothingToDraw { reason: String },
+    NothingToDraw {
+        /// Why, and what to check.
+        reason: String,
+    },
     /// `record` could not record.
     #[error("{0}")]
-    Record(#[from] crate::recorder::RecordError),
+    Record(#[from] RecordError),
     /// Writing the output failed.
     #[error("cannot write {target}: {source}")]
     Output {
+        /// The path, or `stdout`.
         target: String,
+        /// Why writing failed.
         source: std::io::Error,
     },
 }

@@ -14,11 +14,11 @@ use crate::profile::{Profile, SampleFilter};
 use crate::symbolize::SymbolId;
 
 /// The frame that marks a stack that stops early.
-pub const TRUNCATED_FRAME: &str = "[truncated]";
+pub(crate) const TRUNCATED_FRAME: &str = "[truncated]";
 
 /// Samples whose stacks name the same functions, merged.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct FoldedStack<'a> {
+pub(crate) struct FoldedStack<'a> {
     pub thread: &'a str,
     pub truncated: bool,
     /// Functions from the root to the leaf (inlined ones included).
@@ -29,7 +29,7 @@ pub struct FoldedStack<'a> {
 
 /// The stacks of the samples `filter` keeps, merged by the functions they
 /// name (different call sites in one function merge), with their counts.
-pub fn fold<'a>(profile: &'a Profile, filter: &SampleFilter) -> Vec<(FoldedStack<'a>, u64)> {
+pub(crate) fn fold<'a>(profile: &'a Profile, filter: &SampleFilter) -> Vec<(FoldedStack<'a>, u64)> {
     let mut merged: HashMap<FoldedStack<'a>, u64> = HashMap::new();
     for (key, count) in profile.samples(filter) {
         let mut symbols = Vec::new();
@@ -47,7 +47,7 @@ pub fn fold<'a>(profile: &'a Profile, filter: &SampleFilter) -> Vec<(FoldedStack
 }
 
 /// The folded line of `stack`, without its count.
-pub fn line(profile: &Profile, stack: &FoldedStack<'_>) -> String {
+pub(crate) fn line(profile: &Profile, stack: &FoldedStack<'_>) -> String {
     let names = stack
         .symbols
         .iter()
@@ -78,14 +78,14 @@ fn push_frame(line: &mut String, name: &str) {
 /// Sorts stacks by their frames' names (thread first), as their folded
 /// lines would sort frame by frame; no line is built to do it. Each name is
 /// ranked once, so comparing two deep stacks compares integers.
-pub fn sort_by_names<'a>(profile: &'a Profile, stacks: &mut [(FoldedStack<'a>, u64)]) {
+pub(crate) fn sort_by_names<'a>(profile: &'a Profile, stacks: &mut [(FoldedStack<'a>, u64)]) {
     let mut symbols: Vec<SymbolId> = stacks
         .iter()
         .flat_map(|(stack, _)| stack.symbols.iter().copied())
         .collect();
     symbols.sort_unstable();
     symbols.dedup();
-    let mut symbol_rank = vec![0u32; symbols.last().map_or(0, |last| last.0 as usize + 1)];
+    let mut symbol_rank = vec![0u32; symbols.last().map_or(0, |last| last.index() + 1)];
     let mut frames: Vec<(&str, Option<SymbolId>)> = symbols
         .into_iter()
         .map(|symbol| (profile.symbols.get(symbol).name.as_str(), Some(symbol)))
@@ -99,7 +99,7 @@ pub fn sort_by_names<'a>(profile: &'a Profile, stacks: &mut [(FoldedStack<'a>, u
             rank += 1;
         }
         match symbol {
-            Some(symbol) => symbol_rank[symbol.0 as usize] = rank,
+            Some(symbol) => symbol_rank[symbol.index()] = rank,
             None => truncated_rank = rank,
         }
     }
@@ -112,7 +112,7 @@ pub fn sort_by_names<'a>(profile: &'a Profile, stacks: &mut [(FoldedStack<'a>, u
                 stack
                     .symbols
                     .iter()
-                    .map(|symbol| symbol_rank[symbol.0 as usize]),
+                    .map(|symbol| symbol_rank[symbol.index()]),
             )
             .collect();
         (stack.thread, ranks)
@@ -120,7 +120,7 @@ pub fn sort_by_names<'a>(profile: &'a Profile, stacks: &mut [(FoldedStack<'a>, u
 }
 
 /// The folded line of `stack` with its count: `stack count`.
-pub fn counted_line(profile: &Profile, stack: &FoldedStack<'_>, count: u64) -> String {
+pub(crate) fn counted_line(profile: &Profile, stack: &FoldedStack<'_>, count: u64) -> String {
     let mut text = line(profile, stack);
     text.push_str(&format!(" {count}"));
     text
@@ -128,7 +128,7 @@ pub fn counted_line(profile: &Profile, stack: &FoldedStack<'_>, count: u64) -> S
 
 /// Folded lines with their counts (`stack count`), in the order of
 /// `stacks`, built on all cores.
-pub fn counted_lines(profile: &Profile, stacks: &[(FoldedStack<'_>, u64)]) -> Vec<String> {
+pub(crate) fn counted_lines(profile: &Profile, stacks: &[(FoldedStack<'_>, u64)]) -> Vec<String> {
     stacks
         .par_iter()
         .map(|(stack, count)| counted_line(profile, stack, *count))

@@ -23,6 +23,7 @@ mod commands;
 mod defaults;
 pub mod error;
 mod fold;
+mod index;
 mod output;
 pub mod perfdata;
 mod process;

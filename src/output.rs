@@ -24,7 +24,7 @@ use crate::error::Error;
 
 /// Where output goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Output {
+pub(crate) enum Output {
     Stdout,
     File(PathBuf),
 }
@@ -39,7 +39,7 @@ impl Output {
     }
 
     /// The name used in messages: the path, or `stdout`.
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         match self {
             Output::Stdout => "stdout".to_owned(),
             Output::File(path) => path.display().to_string(),
@@ -48,7 +48,7 @@ impl Output {
 }
 
 /// Hands `write` a buffered writer for `output`, and flushes it.
-pub fn write_output(
+pub(crate) fn write_output(
     output: &Output,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<(), Error> {
@@ -67,7 +67,7 @@ pub fn write_output(
 
 /// Writes the file at `path` with `write`, in the way its kind of path calls
 /// for (see the module's documentation).
-pub fn write_file(
+pub(crate) fn write_file(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {

@@ -23,7 +23,7 @@ use crate::symbolize::SymbolId;
 /// `--help` names the values without the notes below (`help = None`), as
 /// the option's own help explains them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Attribution {
+pub(crate) enum Attribution {
     /// The leaf function's category, exactly.
     #[default]
     #[value(help = None::<&str>)]
@@ -36,7 +36,7 @@ pub enum Attribution {
 
 /// What report rows are (`report --by`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Grouping {
+pub(crate) enum Grouping {
     #[default]
     Category,
     Symbol,
@@ -48,7 +48,7 @@ pub enum Grouping {
 
 /// The key of one row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum RowKey {
+pub(crate) enum RowKey {
     Category(CategoryId),
     Symbol(SymbolId),
     Dso(DsoId),
@@ -61,14 +61,14 @@ pub enum RowKey {
 
 /// What a row's "top" column lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Detail {
+pub(crate) enum Detail {
     Symbol(SymbolId),
     Category(CategoryId),
 }
 
 /// One row's totals.
 #[derive(Clone, Debug, Default)]
-pub struct RowTotals {
+pub(crate) struct RowTotals {
     pub self_samples: u64,
     pub inclusive_samples: u64,
     /// Self samples of the row split by detail (symbols or categories).
@@ -78,7 +78,7 @@ pub struct RowTotals {
 }
 
 /// Samples grouped into rows.
-pub struct Grouped {
+pub(crate) struct Grouped {
     /// Samples the filter kept.
     pub samples: u64,
     /// Of those, samples of the compiler process with a pass on their stack:
@@ -88,14 +88,14 @@ pub struct Grouped {
 }
 
 /// Every symbol classified once: its category, and its role for passes.
-pub struct Classes<'a> {
+pub(crate) struct Classes<'a> {
     pub table: &'a RuleTable,
     pub categories: Vec<CategoryId>,
     pub passes: Passes,
 }
 
 impl<'a> Classes<'a> {
-    pub fn new(profile: &Profile, table: &'a RuleTable) -> Classes<'a> {
+    pub(crate) fn new(profile: &Profile, table: &'a RuleTable) -> Classes<'a> {
         Classes {
             table,
             categories: classify_symbols(profile, table),
@@ -103,13 +103,13 @@ impl<'a> Classes<'a> {
         }
     }
 
-    pub fn category_of(&self, symbol: SymbolId) -> CategoryId {
-        self.categories[symbol.0 as usize]
+    pub(crate) fn category_of(&self, symbol: SymbolId) -> CategoryId {
+        self.categories[symbol.index()]
     }
 }
 
 /// What one sample (or several with the same key) is.
-pub struct Facts {
+pub(super) struct Facts {
     /// The symbols of the stack, leaf first, up to the thread-pool task
     /// runner when the sample ran a task.
     pub symbols: Vec<SymbolId>,
@@ -127,7 +127,7 @@ pub struct Facts {
 }
 
 /// Works out what the samples of `key` are.
-pub fn facts(
+pub(super) fn facts(
     profile: &Profile,
     classes: &Classes<'_>,
     attribution: Attribution,
@@ -182,7 +182,7 @@ pub fn facts(
 
 /// The category of every symbol, indexed by [`SymbolId`]; each classified
 /// once, spread over the cores.
-pub fn classify_symbols(profile: &Profile, table: &RuleTable) -> Vec<CategoryId> {
+pub(super) fn classify_symbols(profile: &Profile, table: &RuleTable) -> Vec<CategoryId> {
     profile
         .symbols
         .symbols
@@ -199,7 +199,7 @@ pub fn classify_symbols(profile: &Profile, table: &RuleTable) -> Vec<CategoryId>
 }
 
 /// Groups the samples `filter` keeps into rows of `grouping`.
-pub fn group(
+pub(crate) fn group(
     profile: &Profile,
     classes: &Classes<'_>,
     grouping: Grouping,
@@ -291,7 +291,7 @@ fn charged_category(
     }
     leaf_first
         .iter()
-        .map(|symbol| categories[symbol.0 as usize])
+        .map(|symbol| categories[symbol.index()])
         .find(|&category| !table.category(category).generic && category != table.other())
         .unwrap_or(leaf_category)
 }

@@ -7,9 +7,11 @@ mod category;
 mod pass;
 mod time_slices;
 
-pub use category::{Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, group};
-pub use pass::{PassId, Phase};
-pub use time_slices::{Timeline, Utilization, timeline};
+pub(crate) use category::{
+    Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, group,
+};
+pub(crate) use pass::{PassId, Phase};
+pub(crate) use time_slices::{Timeline, Utilization, timeline};
 
 use hashbrown::HashMap;
 
@@ -20,7 +22,7 @@ use crate::symbolize::SymbolId;
 
 /// Samples per symbol.
 #[derive(Default)]
-pub struct SymbolTotals {
+pub(crate) struct SymbolTotals {
     /// Samples whose sampled instruction is in the symbol (the leaf function).
     pub self_samples: HashMap<SymbolId, u64>,
     /// Samples with the symbol anywhere on the stack, counted once per sample.
@@ -29,7 +31,7 @@ pub struct SymbolTotals {
 
 /// How far stacks got.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct UnwindStats {
+pub(crate) struct UnwindStats {
     /// Samples whose stack reaches a thread root.
     pub complete: u64,
     /// Samples whose stack stops early (kept, and marked `[truncated]`).
@@ -37,18 +39,18 @@ pub struct UnwindStats {
 }
 
 impl UnwindStats {
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.complete + self.truncated
     }
 
     /// Share of complete stacks, in percent.
-    pub fn complete_percent(&self) -> f64 {
+    pub(crate) fn complete_percent(&self) -> f64 {
         percent(self.complete, self.total())
     }
 }
 
 /// `part` of `whole` in percent; 0 for an empty whole.
-pub fn percent(part: u64, whole: u64) -> f64 {
+pub(crate) fn percent(part: u64, whole: u64) -> f64 {
     if whole == 0 {
         0.0
     } else {
@@ -56,7 +58,7 @@ pub fn percent(part: u64, whole: u64) -> f64 {
     }
 }
 
-pub fn unwind_stats(
+pub(crate) fn unwind_stats(
     profile: &Profile,
     filter: &SampleFilter,
 ) -> (UnwindStats, HashMap<ProcessId, UnwindStats>) {
@@ -77,7 +79,7 @@ pub fn unwind_stats(
 }
 
 /// Self and inclusive samples of every symbol, over the samples `filter` keeps.
-pub fn symbol_totals(profile: &Profile, filter: &SampleFilter) -> SymbolTotals {
+pub(crate) fn symbol_totals(profile: &Profile, filter: &SampleFilter) -> SymbolTotals {
     let mut totals = SymbolTotals::default();
     let mut on_stack: Vec<SymbolId> = Vec::new();
     for (key, count) in profile.samples(filter) {
@@ -98,14 +100,14 @@ pub fn symbol_totals(profile: &Profile, filter: &SampleFilter) -> SymbolTotals {
 /// Frame occurrences over all samples, and how many of them stayed unresolved,
 /// in all and per binary.
 #[derive(Default)]
-pub struct FrameResolution {
+pub(crate) struct FrameResolution {
     pub frames: u64,
     pub unresolved: u64,
     /// Frame occurrences per binary.
     pub per_dso: HashMap<DsoId, u64>,
 }
 
-pub fn frame_resolution(profile: &Profile) -> FrameResolution {
+pub(crate) fn frame_resolution(profile: &Profile) -> FrameResolution {
     let mut resolution = FrameResolution::default();
     for (key, &count) in &profile.stacks.counts {
         for frame in profile.stacks.frames_leaf_first(key.stack) {

@@ -20,7 +20,7 @@ const SERIAL_BELOW: f64 = 1.25;
 
 /// One slice of time.
 #[derive(Clone, Debug, Default)]
-pub struct TimeSlice {
+pub(crate) struct TimeSlice {
     /// Start, in seconds from the first sample.
     pub start_seconds: f64,
     pub samples: u64,
@@ -34,7 +34,7 @@ pub struct TimeSlice {
 
 /// A run of slices in the same phase.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PhaseSpan {
+pub(crate) struct PhaseSpan {
     pub phase: Phase,
     pub start_seconds: f64,
     pub end_seconds: f64,
@@ -42,7 +42,7 @@ pub struct PhaseSpan {
 
 /// How busy the threads were over the whole span.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Utilization {
+pub(crate) struct Utilization {
     /// Average number of busy threads.
     pub mean_busy_threads: f64,
     /// Share (0–1) of the time with fewer than 1.25 busy threads.
@@ -53,7 +53,7 @@ pub struct Utilization {
 
 /// The samples of a profile over time.
 #[derive(Clone, Debug)]
-pub struct Timeline {
+pub(crate) struct Timeline {
     pub slice_seconds: f64,
     pub slices: Vec<TimeSlice>,
     pub phases: Vec<PhaseSpan>,
@@ -61,7 +61,7 @@ pub struct Timeline {
 }
 
 /// Splits the samples `filter` keeps into `count` equal time slices.
-pub fn timeline(
+pub(crate) fn timeline(
     profile: &Profile,
     classes: &Classes<'_>,
     filter: &SampleFilter,

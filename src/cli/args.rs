@@ -16,7 +16,7 @@ use crate::defaults;
 use crate::recorder::CallGraph;
 
 #[derive(Debug, Args)]
-pub struct RecordArgs {
+pub(super) struct RecordArgs {
     /// The run directory. Default is compile-perf-runs/<timestamp>.
     #[arg(long, short, value_name = "DIR")]
     pub output: Option<PathBuf>,
@@ -51,7 +51,7 @@ pub struct RecordArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct MeasureArgs {
+pub(super) struct MeasureArgs {
     /// Where to write the result (JSON).
     #[arg(long, value_name = "FILE")]
     pub into: PathBuf,
@@ -62,7 +62,7 @@ pub struct MeasureArgs {
 
 /// Options shared by every command that reads a recording.
 #[derive(Debug, Args)]
-pub struct InputArgs {
+pub(super) struct InputArgs {
     /// The recording: a perf.data file, a pipe-mode stream, or `-` for stdin.
     #[arg(default_value = defaults::INPUT)]
     pub input: PathBuf,
@@ -95,7 +95,7 @@ pub struct InputArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct CollapseArgs {
+pub(super) struct CollapseArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Write to FILE instead of stdout (`-` is stdout).
@@ -104,7 +104,7 @@ pub struct CollapseArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct TopArgs {
+pub(super) struct TopArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Show this many functions.
@@ -119,7 +119,7 @@ pub struct TopArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ReportArgs {
+pub(super) struct ReportArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Output format.
@@ -146,7 +146,7 @@ pub struct ReportArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct FlamegraphArgs {
+pub(super) struct FlamegraphArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// The SVG to write (`-` is stdout).
@@ -173,7 +173,7 @@ pub struct FlamegraphArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct TimelineArgs {
+pub(super) struct TimelineArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Where to write (`-` is stdout).
@@ -190,7 +190,7 @@ pub struct TimelineArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct RulesArgs {
+pub(super) struct RulesArgs {
     #[command(flatten)]
     pub rules: RulesFileArg,
     /// Output format.
@@ -200,7 +200,7 @@ pub struct RulesArgs {
 
 /// `--rules`, shared by the commands that categorize.
 #[derive(Debug, Args)]
-pub struct RulesFileArg {
+pub(super) struct RulesFileArg {
     /// Extend the built-in categories with a TOML file of the same format:
     /// add categories, rename or recolour them, put rules in front.
     #[arg(long = "rules", value_name = "FILE.toml")]

@@ -17,7 +17,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
 
 /// Size of the fixed part of a file-mode header (`struct perf_file_header`).
-pub const FILE_HEADER_SIZE: u64 = 104;
+pub(super) const FILE_HEADER_SIZE: u64 = 104;
 /// The smallest `perf_event_attr` perf ever wrote (`PERF_ATTR_SIZE_VER0`).
 const MIN_ATTR_SIZE: u64 = 64;
 /// The largest `perf_event_attr` entry believed (Linux 6.18's is 136 bytes).
@@ -52,7 +52,7 @@ fn is_unassigned_feature(bit: u32) -> bool {
 
 /// Why a file failed the check.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Problem {
+pub(super) enum Problem {
     /// The file ends before the parts a reading needs.
     Truncated(String),
     /// A field holds a value perf never writes.
@@ -61,7 +61,7 @@ pub enum Problem {
 
 /// Where the records of a checked file lie, and how to read it.
 #[derive(Debug)]
-pub struct Layout {
+pub(super) struct Layout {
     /// File offsets of the records.
     pub data: Range<u64>,
     /// Set when the file is read as a salvage of an unfinished recording.
@@ -70,7 +70,7 @@ pub struct Layout {
 
 /// A file perf did not finish, read as far as it goes.
 #[derive(Debug)]
-pub struct Salvage {
+pub(super) struct Salvage {
     /// What is missing, for the warning.
     pub reason: String,
     /// A perf.data header for linux-perf-data to parse instead of the
@@ -155,7 +155,7 @@ struct FeatureSection {
 /// and says where its records lie. A file perf did not finish is refused,
 /// unless `salvage` allows reading what it holds. On success the file
 /// position is unspecified; callers seek back.
-pub fn check_file_structure<R: Read + Seek>(
+pub(super) fn check_file_structure<R: Read + Seek>(
     file: &mut R,
     file_len: u64,
     big_endian: bool,

@@ -18,11 +18,11 @@ use crate::symbolize::{
 };
 use crate::unwind::{FrameKey, Unwinders, mapping_bias};
 
-pub use select::{SampleFilter, is_compiler};
+pub(crate) use select::{SampleFilter, is_compiler};
 
 /// What to load and how.
 #[derive(Clone, Debug)]
-pub struct LoadOptions {
+pub(crate) struct LoadOptions {
     pub input: Input,
     /// The event to count; default is the first sampling event.
     pub event: Option<String>,
@@ -37,7 +37,7 @@ pub struct LoadOptions {
 
 /// Counts gathered while streaming.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct IngestCounts {
+pub(crate) struct IngestCounts {
     /// Samples of the chosen event.
     pub samples: u64,
     /// Samples of other events, skipped.
@@ -51,7 +51,7 @@ pub struct IngestCounts {
 
 impl IngestCounts {
     /// Seconds from the first to the last sample.
-    pub fn duration_seconds(&self) -> f64 {
+    pub(crate) fn duration_seconds(&self) -> f64 {
         match (self.first_time, self.last_time) {
             (Some(first), Some(last)) => last.saturating_sub(first) as f64 / 1e9,
             _ => 0.0,
@@ -60,7 +60,7 @@ impl IngestCounts {
 }
 
 /// A loaded, symbolized recording.
-pub struct Profile {
+pub(crate) struct Profile {
     pub info: RecordingInfo,
     pub input_name: String,
     /// The name of the event counted.
@@ -75,7 +75,7 @@ pub struct Profile {
 
 impl Profile {
     /// The sample counts that `filter` keeps, by thread, stack and unwinding result.
-    pub fn samples<'a>(
+    pub(crate) fn samples<'a>(
         &'a self,
         filter: &'a SampleFilter,
     ) -> impl Iterator<Item = (&'a SampleKey, u64)> + 'a {
@@ -94,14 +94,14 @@ impl Profile {
 
     /// Appends the symbols of `stack` to `symbols`, leaf first; a frame's
     /// inlined functions come before the function they are inlined into.
-    pub fn symbols_leaf_first(&self, stack: Option<StackId>, symbols: &mut Vec<SymbolId>) {
+    pub(crate) fn symbols_leaf_first(&self, stack: Option<StackId>, symbols: &mut Vec<SymbolId>) {
         for frame in self.stacks.frames_leaf_first(stack) {
             symbols.extend_from_slice(self.symbols.of_frame(frame));
         }
     }
 
     /// The command perf recorded: what follows `--` in `perf record … -- CMD`.
-    pub fn profiled_command(&self) -> String {
+    pub(crate) fn profiled_command(&self) -> String {
         let Some(args) = &self.info.perf_command else {
             return "(the recording does not say)".to_owned();
         };
@@ -122,7 +122,7 @@ impl Profile {
 
     /// The function the sampled instruction of `stack` is in, as `perf
     /// report --no-inline` counts self time.
-    pub fn leaf_function(&self, stack: Option<StackId>) -> Option<SymbolId> {
+    pub(crate) fn leaf_function(&self, stack: Option<StackId>) -> Option<SymbolId> {
         stack.map(|stack| {
             self.symbols
                 .function_of_frame(self.stacks.node(stack).frame)
@@ -131,7 +131,7 @@ impl Profile {
 }
 
 /// Reads, unwinds and symbolizes the recording named in `options`.
-pub fn load(options: &LoadOptions) -> Result<Profile, Error> {
+pub(crate) fn load(options: &LoadOptions) -> Result<Profile, Error> {
     let mut recording = Recording::open(&options.input, options.salvage)?;
     let input_name = options.input.display_name();
     let event_index = choose_event(&recording.info, options.event.as_deref(), &input_name)?;

@@ -7,7 +7,7 @@ const COMPILER_EXECUTABLE: &str = "_mlir_libs/iree-compile";
 
 /// A restriction to some processes. The default keeps every sample.
 #[derive(Clone, Debug, Default)]
-pub struct SampleFilter {
+pub(crate) struct SampleFilter {
     /// Keep processes with these pids.
     pub pids: Vec<i32>,
     /// Keep processes whose name or executable file name is one of these.
@@ -19,12 +19,12 @@ pub struct SampleFilter {
 
 impl SampleFilter {
     /// True when every sample is kept.
-    pub fn keeps_all(&self) -> bool {
+    pub(crate) fn keeps_all(&self) -> bool {
         self.pids.is_empty() && self.names.is_empty() && !self.compiler_only
     }
 
     /// True when samples of `image` are kept.
-    pub fn accepts(&self, image: &ProcessImage) -> bool {
+    pub(crate) fn accepts(&self, image: &ProcessImage) -> bool {
         if self.keeps_all() {
             return true;
         }
@@ -42,7 +42,7 @@ impl SampleFilter {
 }
 
 /// True for the native compiler process.
-pub fn is_compiler(image: &ProcessImage) -> bool {
+pub(crate) fn is_compiler(image: &ProcessImage) -> bool {
     image
         .executable
         .as_deref()

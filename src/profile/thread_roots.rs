@@ -45,7 +45,7 @@ fn is_thread_entry(name: &str) -> bool {
 impl Profile {
     /// True when the sample's stack reaches a thread root: the unwinder saw the
     /// stack's end, or its outermost function is a thread entry function.
-    pub fn reaches_root(&self, key: &SampleKey) -> bool {
+    pub(crate) fn reaches_root(&self, key: &SampleKey) -> bool {
         match key.walk {
             Walk::Complete => true,
             Walk::Stopped => key.stack.is_some_and(|stack| {

@@ -13,7 +13,7 @@ const HARDWARE_EVENT: &str = "cycles";
 const FALLBACK_EVENT: &str = "cpu-clock";
 
 /// True when `program` is a path to a file, or a name found on `PATH`.
-pub fn program_exists(program: &std::ffi::OsStr) -> bool {
+pub(super) fn program_exists(program: &std::ffi::OsStr) -> bool {
     let path = Path::new(program);
     if path.components().count() > 1 {
         return path.is_file();
@@ -22,7 +22,7 @@ pub fn program_exists(program: &std::ffi::OsStr) -> bool {
         .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
 }
 
-pub fn perf_version() -> Result<String, RecordError> {
+pub(super) fn perf_version() -> Result<String, RecordError> {
     let output = Command::new("perf")
         .arg("--version")
         .stdin(Stdio::null())
@@ -41,7 +41,7 @@ pub fn perf_version() -> Result<String, RecordError> {
 }
 
 /// Refuses when `perf_event_paranoid` keeps this user from profiling.
-pub fn check_permission() -> Result<(), RecordError> {
+pub(super) fn check_permission() -> Result<(), RecordError> {
     // SAFETY: `geteuid` has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     let value = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
@@ -57,7 +57,7 @@ pub fn check_permission() -> Result<(), RecordError> {
 /// [`force_refusal`] lets it be replaced: then a run directory is deleted
 /// and made again, and an empty one is used as it is. Every check is made
 /// before anything is deleted.
-pub fn prepare_dir(dir: &Path, force: bool) -> Result<(), RecordError> {
+pub(super) fn prepare_dir(dir: &Path, force: bool) -> Result<(), RecordError> {
     let not_writable = |source| RecordError::OutputNotWritable {
         dir: dir.to_owned(),
         source,
@@ -106,16 +106,22 @@ enum Occupant {
 /// Why `--force` does not replace a directory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ForceRefusal {
+    /// The root directory.
     #[error("it is the root directory")]
     Root,
+    /// The home directory or above it.
     #[error("it is the home directory or contains it")]
     Home,
+    /// The working directory or above it.
     #[error("it is the working directory or contains it")]
     WorkingDirectory,
+    /// The working directory is unknown, so the path cannot be checked against it.
     #[error("the working directory cannot be found, so it cannot be told apart from it")]
     WorkingDirectoryUnknown,
+    /// Not a directory.
     #[error("it is not a directory")]
     NotADirectory,
+    /// A directory with things in it, but no `run.json` of a run.
     #[error(
         "it is not empty and has no run.json of compile-perf record, so it is not a run directory"
     )]
@@ -186,7 +192,7 @@ fn is_run_json(path: &Path) -> bool {
 }
 
 /// The hardware event where the machine counts cycles, else `cpu-clock`.
-pub fn detect_event() -> (String, String) {
+pub(super) fn detect_event() -> (String, String) {
     let output = Command::new("perf")
         .args(["stat", "-x", ",", "-e", HARDWARE_EVENT, "--", "true"])
         .stdin(Stdio::null())

@@ -11,11 +11,11 @@ use serde::{Deserialize, Serialize};
 use super::run_json::CommandExit;
 
 /// The file the `measure` wrapper writes its result to, in the run directory.
-pub const MEASURE_FILE: &str = ".measure.json";
+pub(crate) const MEASURE_FILE: &str = ".measure.json";
 
 /// What the `measure` wrapper reports about the command it ran.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-pub struct Measured {
+pub(crate) struct Measured {
     pub exit: CommandExit,
     /// The largest peak resident set of the command and its descendants.
     pub peak_rss_bytes: u64,
@@ -23,7 +23,7 @@ pub struct Measured {
 
 /// `compile-perf measure`: runs `command`, waits, and writes its exit status
 /// and peak RSS to `into`. Returns the shell exit code of the command.
-pub fn measure(command: &[OsString], into: &Path) -> std::io::Result<i32> {
+pub(crate) fn measure(command: &[OsString], into: &Path) -> std::io::Result<i32> {
     let (program, args) = command
         .split_first()
         .ok_or_else(|| std::io::Error::other("no command to run"))?;
@@ -52,6 +52,6 @@ fn children_peak_rss() -> u64 {
     u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024
 }
 
-pub fn read_measured(path: &Path) -> Option<Measured> {
+pub(crate) fn read_measured(path: &Path) -> Option<Measured> {
     serde_json::from_slice(&std::fs::read(path).ok()?).ok()
 }

@@ -10,7 +10,7 @@
 //! reports the peak RSS of the compile, not of perf.
 
 mod checks;
-pub mod measure;
+pub(crate) mod measure;
 mod run_json;
 
 use std::ffi::OsString;
@@ -25,7 +25,7 @@ use serde::Serialize;
 pub use checks::ForceRefusal;
 use checks::{check_permission, detect_event, perf_version, prepare_dir, program_exists};
 use measure::{MEASURE_FILE, read_measured};
-pub use run_json::{CommandExit, PerfRun, RunManifest, RunStatus};
+pub(crate) use run_json::{CommandExit, PerfRun, RunManifest, RunStatus};
 use run_json::{host, input_files, iree_compile_version, write_run_json};
 
 /// The page-fault event `--memory` adds: one sample per 64 faults (256 KiB
@@ -37,7 +37,7 @@ const MEMORY_EVENT: &str = "page-faults/period=64/";
 /// help explains them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
-pub enum CallGraph {
+pub(crate) enum CallGraph {
     /// Copy the user stack and unwind it with DWARF CFI (needed for
     /// libIREECompiler, which has no frame pointers).
     #[default]
@@ -51,7 +51,7 @@ pub enum CallGraph {
 /// What to record and how. The defaults (in [`crate::defaults`]) make
 /// `perf record -z -F 499 --call-graph dwarf,65528`.
 #[derive(Clone, Debug)]
-pub struct RecordOptions {
+pub(crate) struct RecordOptions {
     pub command: Vec<OsString>,
     pub output_dir: PathBuf,
     /// Replace an existing output directory. Default is to refuse.
@@ -74,27 +74,56 @@ pub struct RecordOptions {
 /// Why recording could not start or finish.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
+    /// perf cannot be run.
     #[error(
         "perf is not installed or does not run ({detail}); on Debian install it with: apt-get install linux-perf"
     )]
-    PerfMissing { detail: String },
+    PerfMissing {
+        /// What running it said.
+        detail: String,
+    },
+    /// `perf_event_paranoid` keeps this user from profiling.
     #[error(
         "the kernel does not let this user profile (kernel.perf_event_paranoid = {value}); allow it with: sudo sysctl kernel.perf_event_paranoid=1"
     )]
-    NotPermitted { value: i64 },
+    NotPermitted {
+        /// `kernel.perf_event_paranoid`.
+        value: i64,
+    },
+    /// The run directory exists, and `--force` was not given.
     #[error("{dir} already exists; choose another -o or pass --force to replace it")]
-    OutputExists { dir: PathBuf },
+    OutputExists {
+        /// The run directory asked for.
+        dir: PathBuf,
+    },
+    /// `--force` was given, but the directory is not one it replaces.
     #[error("--force does not replace {dir}: {reason}; nothing was deleted")]
-    ForceRefused { dir: PathBuf, reason: ForceRefusal },
+    ForceRefused {
+        /// The run directory asked for.
+        dir: PathBuf,
+        /// Why it stays.
+        reason: ForceRefusal,
+    },
+    /// The run directory cannot be made or written.
     #[error("cannot write the run directory {dir}: {source}")]
     OutputNotWritable {
+        /// The run directory.
         dir: PathBuf,
+        /// Why it cannot be written.
         source: std::io::Error,
     },
+    /// The command to record does not exist.
     #[error("command not found: {command}")]
-    CommandMissing { command: String },
+    CommandMissing {
+        /// The program named.
+        command: String,
+    },
+    /// perf ran but made no recording.
     #[error("perf record failed ({status}) and left no recording; its messages are above")]
-    PerfFailed { status: String },
+    PerfFailed {
+        /// How perf ended.
+        status: String,
+    },
 }
 
 impl RecordError {
@@ -113,7 +142,7 @@ impl RecordError {
 }
 
 /// A finished recording, ready to be reported on.
-pub struct Recorded {
+pub(crate) struct Recorded {
     pub dir: PathBuf,
     pub perf_data: PathBuf,
     pub run: RunManifest,
@@ -121,13 +150,13 @@ pub struct Recorded {
 
 impl Recorded {
     /// Rewrites `run.json`.
-    pub fn save(&self) -> Result<(), RecordError> {
+    pub(crate) fn save(&self) -> Result<(), RecordError> {
         write_run_json(&self.dir, &self.run)
     }
 }
 
 /// Records `options.command` under perf into `options.output_dir`.
-pub fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
+pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
     let program = options
         .command
         .first()

@@ -17,7 +17,7 @@ const MAX_HASHED_INPUT: u64 = 4 << 30;
 
 /// How the recorded command ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CommandExit {
+pub(crate) struct CommandExit {
     /// The exit code, when it exited.
     pub code: Option<i32>,
     /// The signal that ended it, when one did.
@@ -25,7 +25,7 @@ pub struct CommandExit {
 }
 
 impl CommandExit {
-    pub fn from_status(status: ExitStatus) -> CommandExit {
+    pub(crate) fn from_status(status: ExitStatus) -> CommandExit {
         use std::os::unix::process::ExitStatusExt;
         CommandExit {
             code: status.code(),
@@ -34,7 +34,7 @@ impl CommandExit {
     }
 
     /// The code a shell would report: the exit code, or 128 + the signal.
-    pub fn shell_code(&self) -> i32 {
+    pub(crate) fn shell_code(&self) -> i32 {
         match (self.code, self.signal) {
             (Some(code), _) => code,
             (None, Some(signal)) => 128 + signal,
@@ -45,7 +45,7 @@ impl CommandExit {
 
 /// An input file named on the command line.
 #[derive(Clone, Debug, Serialize)]
-pub struct InputFile {
+pub(crate) struct InputFile {
     pub path: String,
     pub bytes: u64,
     /// Lower-case hex SHA-256; `None` for inputs too large to hash.
@@ -54,7 +54,7 @@ pub struct InputFile {
 
 /// The machine the run was on.
 #[derive(Clone, Debug, Serialize)]
-pub struct Host {
+pub(crate) struct Host {
     pub hostname: Option<String>,
     pub cores: usize,
     pub memory_bytes: Option<u64>,
@@ -63,7 +63,7 @@ pub struct Host {
 
 /// How perf was run.
 #[derive(Clone, Debug, Serialize)]
-pub struct PerfRun {
+pub(crate) struct PerfRun {
     pub version: String,
     pub command: Vec<String>,
     pub event: String,
@@ -76,7 +76,7 @@ pub struct PerfRun {
 /// for complete.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum RunStatus {
+pub(crate) enum RunStatus {
     /// perf is recording.
     Recording,
     /// The recording is complete; the report is being made.
@@ -87,7 +87,7 @@ pub enum RunStatus {
 
 /// `run.json`.
 #[derive(Clone, Debug, Serialize)]
-pub struct RunManifest {
+pub(crate) struct RunManifest {
     pub status: RunStatus,
     /// True once everything listed under `outputs` is written.
     pub finished: bool,
@@ -110,7 +110,7 @@ pub struct RunManifest {
     pub notes: Vec<String>,
 }
 
-pub fn write_run_json(dir: &Path, run: &RunManifest) -> Result<(), RecordError> {
+pub(super) fn write_run_json(dir: &Path, run: &RunManifest) -> Result<(), RecordError> {
     let text = serde_json::to_vec_pretty(run).expect("run.json serializes");
     crate::output::write_file(&dir.join("run.json"), |out| out.write_all(&text)).map_err(|source| {
         RecordError::OutputNotWritable {
@@ -121,7 +121,7 @@ pub fn write_run_json(dir: &Path, run: &RunManifest) -> Result<(), RecordError> 
 }
 
 /// `iree-compile --version`, when the command is iree-compile.
-pub fn iree_compile_version(command: &[OsString]) -> Option<String> {
+pub(super) fn iree_compile_version(command: &[OsString]) -> Option<String> {
     let program = command.first()?;
     let name = Path::new(program).file_name()?.to_string_lossy();
     if !name.starts_with("iree-compile") {
@@ -138,7 +138,7 @@ pub fn iree_compile_version(command: &[OsString]) -> Option<String> {
 }
 
 /// The existing files among the command's arguments (`--flag=FILE` too).
-pub fn input_files(args: &[OsString]) -> Vec<InputFile> {
+pub(super) fn input_files(args: &[OsString]) -> Vec<InputFile> {
     args.iter()
         .filter_map(|arg| {
             let arg = arg.to_string_lossy();
@@ -169,7 +169,7 @@ fn sha256_of(path: &Path) -> Option<String> {
     Some(crate::binary::hex(&hasher.finalize()))
 }
 
-pub fn host() -> Host {
+pub(super) fn host() -> Host {
     let memory_bytes = std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|text| {

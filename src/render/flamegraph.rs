@@ -23,7 +23,7 @@ const IMAGE_WIDTH: usize = 1200;
 
 /// What to draw.
 #[derive(Clone, Debug)]
-pub struct PictureOptions {
+pub(crate) struct PictureOptions {
     /// Keep only stacks with a frame of this category; its frames keep their
     /// colour and the others are dimmed.
     pub category: Option<CategoryId>,
@@ -40,13 +40,13 @@ pub struct PictureOptions {
 
 /// The SVG, and the folded stacks drawn (`stack count` lines, in byte
 /// order) when [`PictureOptions::keep_folded`] asked for them.
-pub struct Rendered {
+pub(crate) struct Rendered {
     pub folded: Vec<String>,
     pub svg: Vec<u8>,
 }
 
 /// Stacks ready to draw.
-pub struct Drawable<'a> {
+pub(crate) struct Drawable<'a> {
     /// Every stack selected, merged: shares and colours are counted on these.
     stacks: Vec<(FoldedStack<'a>, u64)>,
     /// What inferno reads: the stacks cut where inferno stops drawing them,
@@ -60,7 +60,7 @@ pub struct Drawable<'a> {
 
 impl Drawable<'_> {
     /// True when these stacks, cut as they are, draw what `options` asks for.
-    pub fn suits(&self, options: &PictureOptions) -> bool {
+    pub(crate) fn suits(&self, options: &PictureOptions) -> bool {
         options.category.is_none()
             && options.pass.is_none()
             && options.inverted == self.inverted
@@ -71,7 +71,11 @@ impl Drawable<'_> {
 /// Every stack `filter` keeps, ready for a flamegraph with frames at least
 /// `min_width` percent wide. It needs no categories, so it can be made while
 /// the symbols are classified.
-pub fn all_stacks<'a>(profile: &'a Profile, filter: &SampleFilter, min_width: f64) -> Drawable<'a> {
+pub(crate) fn all_stacks<'a>(
+    profile: &'a Profile,
+    filter: &SampleFilter,
+    min_width: f64,
+) -> Drawable<'a> {
     drawable(profile, fold(profile, filter), min_width, false)
 }
 
@@ -206,7 +210,7 @@ fn frames_to_keep<'n>(
 }
 
 /// The flamegraph of `profile`, ready to draw; `None` when no stack is left.
-pub fn picture(
+pub(crate) fn picture(
     profile: &Profile,
     classes: &Classes<'_>,
     options: &PictureOptions,
@@ -219,7 +223,7 @@ pub fn picture(
             Some(wanted) => stack
                 .symbols
                 .iter()
-                .any(|symbol| categories[symbol.0 as usize] == wanted),
+                .any(|symbol| categories[symbol.index()] == wanted),
         })
         .collect();
     if let Some(pass) = options.pass {
@@ -231,7 +235,7 @@ pub fn picture(
 
 /// Everything inferno needs for one flamegraph, owned, so that it can be
 /// drawn on a thread of its own while the run goes on.
-pub struct Picture {
+pub(crate) struct Picture {
     lines: Vec<String>,
     palette: PaletteMap,
     title: String,
@@ -253,7 +257,7 @@ struct LegendEntry {
 
 /// The picture of `drawable`, which must hold the stacks `options` selects,
 /// cut for them (see [`Drawable::suits`]); `None` when there is no stack.
-pub fn picture_of(
+pub(crate) fn picture_of(
     profile: &Profile,
     classes: &Classes<'_>,
     options: &PictureOptions,
@@ -275,10 +279,10 @@ pub fn picture_of(
     // of the Python launcher and of the compiler) takes the first one drawn.
     let mut coloured = vec![false; categories.len()];
     for symbol in stacks.iter().flat_map(|(stack, _)| &stack.symbols) {
-        if std::mem::replace(&mut coloured[symbol.0 as usize], true) {
+        if std::mem::replace(&mut coloured[symbol.index()], true) {
             continue;
         }
-        let category = categories[symbol.0 as usize];
+        let category = categories[symbol.index()];
         let color = parse_hex_color(&table.category(category).color).unwrap_or(neutral);
         let color = match options.category {
             Some(wanted) if wanted != category => dim(color),
@@ -316,7 +320,7 @@ pub fn picture_of(
 
 impl Picture {
     /// Draws the picture with inferno and adds the legend.
-    pub fn draw(mut self) -> std::io::Result<Rendered> {
+    pub(crate) fn draw(mut self) -> std::io::Result<Rendered> {
         let mut inferno_options = Options::default();
         inferno_options.title = std::mem::take(&mut self.title);
         inferno_options.subtitle = Some(std::mem::take(&mut self.subtitle));
@@ -395,18 +399,18 @@ fn category_shares(stacks: &[(FoldedStack<'_>, u64)], categories: &[CategoryId])
     let mut on_stack: Vec<bool> = Vec::new();
     for (stack, count) in stacks {
         if let Some(leaf) = stack.leaf {
-            counts.entry(categories[leaf.0 as usize]).or_default().0 += count;
+            counts.entry(categories[leaf.index()]).or_default().0 += count;
         }
         on_stack.clear();
         for symbol in &stack.symbols {
-            let category = usize::from(categories[symbol.0 as usize].0);
+            let category = categories[symbol.index()].index();
             if category >= on_stack.len() {
                 on_stack.resize(category + 1, false);
             }
             on_stack[category] = true;
         }
         for (category, _) in on_stack.iter().enumerate().filter(|(_, on)| **on) {
-            counts.entry(CategoryId(category as u16)).or_default().1 += count;
+            counts.entry(CategoryId::new(category)).or_default().1 += count;
         }
     }
     let mut shares: Vec<(CategoryId, (u64, u64))> = counts.into_iter().collect();

@@ -35,7 +35,7 @@ fn phase_color(phase: Phase) -> &'static str {
 }
 
 /// Draws `timeline`, titled with the profiled `command`.
-pub fn render(timeline: &Timeline, table: &RuleTable, command: &str) -> String {
+pub(crate) fn render(timeline: &Timeline, table: &RuleTable, command: &str) -> String {
     let title = short_command(command, TITLE_CHARS);
     let plot_width = WIDTH - LEFT - RIGHT;
     let count = timeline.slices.len().max(1);

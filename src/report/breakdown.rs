@@ -25,14 +25,14 @@ const UTILIZATION_SLICES: usize = 200;
 
 /// What `report` was asked for.
 #[derive(Clone, Debug, Default)]
-pub struct BreakdownOptions {
+pub(crate) struct BreakdownOptions {
     pub grouping: Grouping,
     pub attribution: Attribution,
     pub filter: SampleFilter,
 }
 
 /// A report, ready to print in any format.
-pub struct Breakdown<'a> {
+pub(crate) struct Breakdown<'a> {
     profile: &'a Profile,
     classes: &'a Classes<'a>,
     options: BreakdownOptions,
@@ -45,7 +45,7 @@ pub struct Breakdown<'a> {
 }
 
 /// Groups the profile's samples as `options` say.
-pub fn breakdown<'a>(
+pub(crate) fn breakdown<'a>(
     profile: &'a Profile,
     classes: &'a Classes<'a>,
     options: BreakdownOptions,
@@ -84,12 +84,12 @@ pub fn breakdown<'a>(
 
 impl Breakdown<'_> {
     /// The samples the report covers.
-    pub fn samples(&self) -> u64 {
+    pub(crate) fn samples(&self) -> u64 {
         self.grouped.samples
     }
 
     /// The rows in order, with their keys.
-    pub fn rows(&self) -> impl Iterator<Item = (RowKey, &RowTotals)> {
+    pub(crate) fn rows(&self) -> impl Iterator<Item = (RowKey, &RowTotals)> {
         self.order.iter().map(|key| (*key, &self.grouped.rows[key]))
     }
 
@@ -267,7 +267,7 @@ impl Breakdown<'_> {
     }
 
     /// Writes the report as text, Markdown or CSV.
-    pub fn write_text(
+    pub(crate) fn write_text(
         &self,
         format: TextFormat,
         colors: bool,
@@ -335,7 +335,7 @@ impl Breakdown<'_> {
     }
 
     /// The JSON document.
-    pub fn to_json(&self) -> ReportJson {
+    pub(crate) fn to_json(&self) -> ReportJson {
         let samples = self.samples();
         let mut categories = Vec::new();
         let mut rows = Vec::new();
@@ -432,7 +432,7 @@ impl Breakdown<'_> {
 
 /// `report --format json`.
 #[derive(Debug, Serialize)]
-pub struct ReportJson {
+pub(crate) struct ReportJson {
     pub command: String,
     pub event: String,
     pub samples: u64,
@@ -463,7 +463,7 @@ pub struct ReportJson {
 }
 
 #[derive(Debug, Serialize)]
-pub struct PassJson {
+pub(crate) struct PassJson {
     pub name: String,
     pub self_samples: u64,
     pub self_percent: f64,
@@ -476,14 +476,14 @@ pub struct PassJson {
 }
 
 #[derive(Debug, Serialize)]
-pub struct PassCategoryJson {
+pub(crate) struct PassCategoryJson {
     pub id: String,
     pub self_samples: u64,
     pub self_percent: f64,
 }
 
 #[derive(Debug, Serialize)]
-pub struct CategoryJson {
+pub(crate) struct CategoryJson {
     pub id: String,
     pub name: String,
     pub color: String,
@@ -496,13 +496,13 @@ pub struct CategoryJson {
 }
 
 #[derive(Debug, Serialize)]
-pub struct SymbolJson {
+pub(crate) struct SymbolJson {
     pub symbol: String,
     pub self_samples: u64,
 }
 
 #[derive(Debug, Serialize)]
-pub struct RowJson {
+pub(crate) struct RowJson {
     pub key: String,
     /// With `--by thread|process`: the pass most self samples were in.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -515,7 +515,7 @@ pub struct RowJson {
 }
 
 #[derive(Debug, Serialize)]
-pub struct DetailJson {
+pub(crate) struct DetailJson {
     pub name: String,
     pub self_samples: u64,
 }

@@ -8,7 +8,7 @@ use crate::profile::{Profile, SampleFilter};
 
 /// Writes the stacks `filter` keeps as folded lines, one `stack count` line
 /// each, sorted; lines are built one at a time, so memory stays flat.
-pub fn write_folded(
+pub(crate) fn write_folded(
     profile: &Profile,
     filter: &SampleFilter,
     out: &mut dyn Write,

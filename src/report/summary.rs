@@ -16,7 +16,7 @@ use crate::symbolize::KernelSymbolsUnavailable;
 const LISTED_PROCESS_SHARE: f64 = 1.0;
 
 /// What the summary says, and the exit code its warnings call for.
-pub struct Summary {
+pub(crate) struct Summary {
     pub lines: Vec<String>,
     pub warnings: Vec<String>,
     /// Non-zero when a warning means the output is incomplete.
@@ -24,7 +24,7 @@ pub struct Summary {
 }
 
 /// Summarizes `profile`.
-pub fn summarize(profile: &Profile) -> Summary {
+pub(crate) fn summarize(profile: &Profile) -> Summary {
     let samples = profile.counts.samples;
     let (unwind, per_process) = unwind_stats(profile, &SampleFilter::default());
     let resolution = frame_resolution(profile);
@@ -144,7 +144,7 @@ pub fn summarize(profile: &Profile) -> Summary {
 }
 
 /// Writes the summary, one line each, prefixed with the tool's name.
-pub fn write_summary(summary: &Summary, out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn write_summary(summary: &Summary, out: &mut dyn Write) -> std::io::Result<()> {
     for line in &summary.lines {
         writeln!(out, "compile-perf: {line}")?;
     }

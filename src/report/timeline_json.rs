@@ -9,7 +9,7 @@ use crate::rules::RuleTable;
 
 /// The JSON document of `timeline --format json`.
 #[derive(Debug, Serialize)]
-pub struct TimelineJson {
+pub(crate) struct TimelineJson {
     pub command: String,
     pub bucket_seconds: f64,
     pub utilization: Option<UtilizationJson>,
@@ -18,7 +18,7 @@ pub struct TimelineJson {
 }
 
 #[derive(Debug, Serialize)]
-pub struct UtilizationJson {
+pub(crate) struct UtilizationJson {
     pub mean_busy_threads: f64,
     /// Share (%) of the time with fewer than 1.25 busy threads.
     pub serial_percent: f64,
@@ -36,14 +36,14 @@ impl From<Utilization> for UtilizationJson {
 }
 
 #[derive(Debug, Serialize)]
-pub struct PhaseJson {
+pub(crate) struct PhaseJson {
     pub phase: &'static str,
     pub start_seconds: f64,
     pub end_seconds: f64,
 }
 
 #[derive(Debug, Serialize)]
-pub struct SliceJson {
+pub(crate) struct SliceJson {
     pub start_seconds: f64,
     pub samples: u64,
     pub busy_threads: Option<f64>,
@@ -53,7 +53,7 @@ pub struct SliceJson {
 }
 
 /// The JSON form of `timeline`.
-pub fn to_json(timeline: &Timeline, table: &RuleTable, command: String) -> TimelineJson {
+pub(crate) fn to_json(timeline: &Timeline, table: &RuleTable, command: String) -> TimelineJson {
     let round = |value: f64| (value * 1000.0).round() / 1000.0;
     TimelineJson {
         command,

@@ -15,9 +15,13 @@ use super::{Category, OTHER, Rule, RuleTable, Space};
 #[derive(Debug, thiserror::Error)]
 #[error("{origin}:{line}:{column}: {message}")]
 pub struct RulesError {
+    /// The file (or `built-in rules.toml`).
     pub origin: String,
+    /// The line of the mistake, from 1.
     pub line: usize,
+    /// Its column, from 1.
     pub column: usize,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -60,7 +64,7 @@ struct RuleEntry {
 /// empty or defined twice in the file, a rule with nothing to match on (no
 /// `symbol`, `dso` or `space`: it would take every sample), an unknown
 /// category, a bad regex or colour.
-pub fn parse_table(
+pub(super) fn parse_table(
     text: &str,
     origin: &str,
     base: Option<RuleTable>,
@@ -188,7 +192,7 @@ pub fn parse_table(
         let (line, _) = line_and_column(text, entry.category.span().start);
         example_spans.push(entry.examples.iter().map(Spanned::span).collect::<Vec<_>>());
         rules.push(Rule {
-            category: super::CategoryId(category as u16),
+            category: super::CategoryId::new(category),
             symbol: compile(&entry.symbol)?,
             dso: compile(&entry.dso)?,
             space: entry.space,

@@ -11,17 +11,18 @@ mod pattern;
 use std::sync::OnceLock;
 
 pub use file::RulesError;
-pub use pattern::NamePattern;
+pub(crate) use pattern::NamePattern;
 
 /// The built-in rule table, as written in `rules.toml`.
-pub const BUILTIN_RULES: &str = include_str!("rules.toml");
+pub(crate) const BUILTIN_RULES: &str = include_str!("rules.toml");
 
 /// The id every unmatched function gets.
-pub const OTHER: &str = "other";
+pub(crate) const OTHER: &str = "other";
 
-/// Index of a category in a [`RuleTable`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct CategoryId(pub u16);
+crate::index::index_type! {
+    /// Index of a category in a [`RuleTable`].
+    pub struct CategoryId(u16);
+}
 
 /// One category: what reports call it and how they colour it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,40 +43,43 @@ pub struct Category {
 /// Which side of the kernel boundary a rule applies to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Space {
+pub(crate) enum Space {
     Kernel,
     User,
 }
 
 /// One rule: a function whose name (and binary, and side) match is in `category`.
 #[derive(Clone, Debug)]
-pub struct Rule {
-    pub category: CategoryId,
+pub(crate) struct Rule {
+    pub(crate) category: CategoryId,
     /// Regex on the demangled function name; `None` matches every name.
-    pub symbol: Option<NamePattern>,
+    pub(crate) symbol: Option<NamePattern>,
     /// Regex on the binary's file name; `None` matches every binary.
-    pub dso: Option<NamePattern>,
-    pub space: Option<Space>,
+    pub(crate) dso: Option<NamePattern>,
+    /// Kernel or user code only; `None` matches both.
+    pub(crate) space: Option<Space>,
     /// Real function names (from real recordings) the rule is meant for.
-    pub examples: Vec<String>,
+    pub(crate) examples: Vec<String>,
     /// Where the rule was written, for `compile-perf rules` and errors.
-    pub origin: String,
+    pub(crate) origin: String,
 }
 
 /// A function to classify.
 #[derive(Clone, Copy, Debug)]
 pub struct FunctionRef<'a> {
+    /// The demangled function name.
     pub name: &'a str,
     /// The binary's file name (`libIREECompiler.so`, `[kernel.kallsyms]`).
     pub dso: &'a str,
+    /// True for kernel code.
     pub kernel: bool,
 }
 
 /// The ordered rules and the categories they name.
 #[derive(Clone, Debug)]
 pub struct RuleTable {
-    pub categories: Vec<Category>,
-    pub rules: Vec<Rule>,
+    pub(crate) categories: Vec<Category>,
+    pub(crate) rules: Vec<Rule>,
     other: CategoryId,
 }
 
@@ -106,30 +110,31 @@ impl RuleTable {
         RuleTable {
             categories,
             rules,
-            other: CategoryId(other as u16),
+            other: CategoryId::new(other),
         }
     }
 
+    /// The category with this id.
     pub fn category(&self, id: CategoryId) -> &Category {
-        &self.categories[id.0 as usize]
+        &self.categories[id.index()]
     }
 
     /// The category with this id string.
-    pub fn find(&self, id: &str) -> Option<CategoryId> {
+    pub(crate) fn find(&self, id: &str) -> Option<CategoryId> {
         self.categories
             .iter()
             .position(|category| category.id == id)
-            .map(|index| CategoryId(index as u16))
+            .map(CategoryId::new)
     }
 
-    pub fn other(&self) -> CategoryId {
+    pub(crate) fn other(&self) -> CategoryId {
         self.other
     }
 
     /// The index of the first rule matching `function`. Rules are tried one
     /// by one: most patterns are anchored and reject a name at once, which
     /// beats an overlapping search of all patterns together.
-    pub fn first_match(&self, function: FunctionRef<'_>) -> Option<usize> {
+    pub(crate) fn first_match(&self, function: FunctionRef<'_>) -> Option<usize> {
         self.rules.iter().position(|rule| rule.matches(function))
     }
 
@@ -173,7 +178,7 @@ fn example_function(example: &str) -> FunctionRef<'_> {
 
 impl Rule {
     /// True when the name, the binary and the side match.
-    pub fn matches(&self, function: FunctionRef<'_>) -> bool {
+    pub(crate) fn matches(&self, function: FunctionRef<'_>) -> bool {
         self.accepts(function)
             && self
                 .symbol

@@ -14,7 +14,7 @@ use regex_syntax::ast::{self, Ast};
 
 /// A compiled name pattern.
 #[derive(Clone, Debug)]
-pub struct NamePattern {
+pub(crate) struct NamePattern {
     /// The pattern as written.
     source: String,
     /// Its `^`-anchored top-level branches, and the others; either may be
@@ -27,7 +27,7 @@ impl NamePattern {
     /// Compiles `pattern`. Function names are ASCII: byte-level classes
     /// (`\w`, `.`) compile to automata a hundred times smaller than Unicode
     /// ones.
-    pub fn new(pattern: &str) -> Result<NamePattern, regex::Error> {
+    pub(crate) fn new(pattern: &str) -> Result<NamePattern, regex::Error> {
         let compile = |pattern: &str| RegexBuilder::new(pattern).unicode(false).build();
         let split = top_level_branches(pattern).filter(|branches| {
             let anchored = branches.iter().filter(|branch| branch.anchored).count();
@@ -58,11 +58,11 @@ impl NamePattern {
     }
 
     /// The pattern as written.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.source
     }
 
-    pub fn is_match(&self, name: &[u8]) -> bool {
+    pub(crate) fn is_match(&self, name: &[u8]) -> bool {
         self.anchored
             .as_ref()
             .is_some_and(|regex| regex.is_match(name))
