@@ -11,7 +11,7 @@ use linux_perf_data::linux_perf_event_reader::{
 };
 use linux_perf_data::{DsoKey, PerfFile, PerfFileRecord, PerfRecordIter};
 
-use super::reader::Events;
+use super::events::Events;
 use super::{
     EventInfo, HeaderBuildId, Mapping, Record, RecordingInfo, Sample, SampleMode, UserRegs, corrupt,
 };

@@ -8,14 +8,19 @@
 //! turns them into the few plain [`Record`]s the pipeline needs. It knows
 //! nothing about processes, unwinding or symbols.
 
+mod byte_order;
 mod chunks;
 mod convert;
 mod decompress;
+mod events;
+mod header_fields;
 mod mapped;
 mod open;
 mod plausible;
 mod reader;
+mod record_header;
 mod records;
+mod round_order;
 mod validate;
 
 use std::fs::File;
@@ -26,7 +31,8 @@ use linux_perf_data::{PerfFile, PerfRecordIter};
 
 use crate::error::Error;
 use convert::{deliver, drain};
-use reader::{Events, ReadEnd, RecordReader};
+use events::Events;
+use reader::{ReadEnd, RecordReader};
 pub use records::{
     EventInfo, HeaderBuildId, Input, InputEnd, Mapping, Record, RecordingInfo, Sample, SampleMode,
     UserRegs,
@@ -181,7 +187,7 @@ mod tests {
         let paths = std::env::var("COMPILE_PERF_COMPARE")
             .expect("COMPILE_PERF_COMPARE names the recordings to compare");
         for path in paths.split(':').map(Path::new) {
-            let pipe = validate::ByteOrder { big_endian: false }
+            let pipe = byte_order::ByteOrder { big_endian: false }
                 .u64(&std::fs::read(path).unwrap()[..16], 8)
                 == Some(16);
             let file = BufReader::new(File::open(path).unwrap());

@@ -9,10 +9,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use linux_perf_data::{Feature, PerfFileReader};
 
+use super::byte_order::ByteOrder;
 use super::convert::recording_info;
+use super::events::Events;
 use super::mapped::MappedFile;
-use super::reader::{Events, RecordReader, Source, StreamKind};
-use super::{Input, Reader, Recording, Simpleperf, corrupt, validate};
+use super::reader::{RecordReader, Source, StreamKind};
+use super::{Input, Reader, Recording, Simpleperf, corrupt, header_fields, validate};
 use crate::error::Error;
 
 /// Read buffer for the recording; large enough to keep syscalls rare.
@@ -45,9 +47,7 @@ fn read_preamble(bytes: &[u8], input: &str) -> Result<Preamble, Error> {
         b"PERFFILE" => return Err(not_perf("perf.data version 1 is not supported")),
         _ => return Err(not_perf("no PERFILE2 magic at the start")),
     };
-    let header_size = validate::ByteOrder { big_endian }
-        .u64(bytes, 8)
-        .expect("16 bytes");
+    let header_size = ByteOrder { big_endian }.u64(bytes, 8).expect("16 bytes");
     Ok(Preamble {
         big_endian,
         header_size,
@@ -200,7 +200,7 @@ impl Recording {
         if preamble.header_size != 16 {
             return Err(Error::FileModeStream { input: name });
         }
-        let order = validate::ByteOrder {
+        let order = ByteOrder {
             big_endian: preamble.big_endian,
         };
         // The records that describe the stream, up to its first other record.
@@ -252,7 +252,7 @@ impl Recording {
                 ));
             }
             if record_type == HEADER_ATTR {
-                validate::check_attribute(&body, order).map_err(|problem| {
+                header_fields::check_attribute(&body, order).map_err(|problem| {
                     corrupt(
                         &name,
                         format!(
@@ -263,7 +263,7 @@ impl Recording {
                 })?;
             }
             if record_type == HEADER_FEATURE {
-                validate::check_pipe_feature(&body, order).map_err(|problem| {
+                header_fields::check_pipe_feature(&body, order).map_err(|problem| {
                     corrupt(
                         &name,
                         format!(
