@@ -1,4 +1,7 @@
-//! The typed errors of the pipeline, each with the exit code it maps to.
+//! The typed errors of the pipeline, each with the exit code it maps to:
+//! [`Error`], and the errors of reading a rules file ([`RulesError`]) and of
+//! recording ([`RecordError`]) it wraps. Every layer returns these; this
+//! module imports nothing from the crate.
 //!
 //! Every failure a user can cause with their input has its own variant and its
 //! own exit code, so scripts can tell "this is not a perf.data file" from "the
@@ -6,9 +9,6 @@
 //! README.
 
 use std::path::PathBuf;
-
-pub use crate::recorder::{ForceRefusal, RecordError};
-pub use crate::rules::RulesError;
 
 /// Exit code for a recording perf did not finish, refused or read with `--salvage`.
 pub(crate) const EXIT_TRUNCATED: u8 = 6;
@@ -172,4 +172,113 @@ impl Error {
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Output { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
     }
+}
+
+/// A rule file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("{origin}:{line}:{column}: {message}")]
+pub struct RulesError {
+    /// The file (or `built-in rules.toml`).
+    pub origin: String,
+    /// The line of the mistake, from 1.
+    pub line: usize,
+    /// Its column, from 1.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Why recording could not start or finish.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// perf cannot be run.
+    #[error(
+        "perf is not installed or does not run ({detail}); on Debian install it with: apt-get install linux-perf"
+    )]
+    PerfMissing {
+        /// What running it said.
+        detail: String,
+    },
+    /// `perf_event_paranoid` keeps this user from profiling.
+    #[error(
+        "the kernel does not let this user profile (kernel.perf_event_paranoid = {value}); allow it with: sudo sysctl kernel.perf_event_paranoid=1"
+    )]
+    NotPermitted {
+        /// `kernel.perf_event_paranoid`.
+        value: i64,
+    },
+    /// The run directory exists, and `--force` was not given.
+    #[error("{dir} already exists; choose another -o or pass --force to replace it")]
+    OutputExists {
+        /// The run directory asked for.
+        dir: PathBuf,
+    },
+    /// `--force` was given, but the directory is not one it replaces.
+    #[error("--force does not replace {dir}: {reason}; nothing was deleted")]
+    ForceRefused {
+        /// The run directory asked for.
+        dir: PathBuf,
+        /// Why it stays.
+        reason: ForceRefusal,
+    },
+    /// The run directory cannot be made or written.
+    #[error("cannot write the run directory {dir}: {source}")]
+    OutputNotWritable {
+        /// The run directory.
+        dir: PathBuf,
+        /// Why it cannot be written.
+        source: std::io::Error,
+    },
+    /// The command to record does not exist.
+    #[error("command not found: {command}")]
+    CommandMissing {
+        /// The program named.
+        command: String,
+    },
+    /// perf ran but made no recording.
+    #[error("perf record failed ({status}) and left no recording; its messages are above")]
+    PerfFailed {
+        /// How perf ended.
+        status: String,
+    },
+}
+
+impl RecordError {
+    /// The process exit code; see the README's table.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            RecordError::PerfMissing { .. } => 20,
+            RecordError::NotPermitted { .. } => 21,
+            RecordError::OutputExists { .. } => 22,
+            RecordError::OutputNotWritable { .. } => 23,
+            RecordError::CommandMissing { .. } => 24,
+            RecordError::PerfFailed { .. } => 25,
+            RecordError::ForceRefused { .. } => 26,
+        }
+    }
+}
+
+/// Why `--force` does not replace a directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ForceRefusal {
+    /// The root directory.
+    #[error("it is the root directory")]
+    Root,
+    /// The home directory or above it.
+    #[error("it is the home directory or contains it")]
+    Home,
+    /// The working directory or above it.
+    #[error("it is the working directory or contains it")]
+    WorkingDirectory,
+    /// The working directory is unknown, so the path cannot be checked against it.
+    #[error("the working directory cannot be found, so it cannot be told apart from it")]
+    WorkingDirectoryUnknown,
+    /// Not a directory.
+    #[error("it is not a directory")]
+    NotADirectory,
+    /// A directory with things in it, but no `run.json` of a run.
+    #[error(
+        "it is not empty and has no run.json of compile-perf record, so it is not a run directory"
+    )]
+    NotARunDirectory,
 }

@@ -1,11 +1,8 @@
 //! Index types: a newtype per table (symbols, frames, stacks, binaries,
 //! processes, threads, categories, passes), so that an index into one table
 //! cannot be used for another. The number inside is private to the module
-//! that defines the type; everyone else goes through [`new`] and
-//! [`index`] (the position in the table).
-//!
-//! [`new`]: crate::symbolize::SymbolId::new
-//! [`index`]: crate::symbolize::SymbolId::index
+//! that defines the type; everyone else goes through `new` and `index`
+//! (the position in the table).
 
 /// Defines `$name`, an index stored as `$repr`, with `new(usize)` and
 /// `index() -> usize`.

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::RecordError;
+use crate::error::{ForceRefusal, RecordError};
 
 /// The hardware event tried first, and the software one used where it fails.
 const HARDWARE_EVENT: &str = "cycles";
@@ -101,31 +101,6 @@ enum Occupant {
     Run,
     /// A directory holding anything else.
     Other,
-}
-
-/// Why `--force` does not replace a directory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ForceRefusal {
-    /// The root directory.
-    #[error("it is the root directory")]
-    Root,
-    /// The home directory or above it.
-    #[error("it is the home directory or contains it")]
-    Home,
-    /// The working directory or above it.
-    #[error("it is the working directory or contains it")]
-    WorkingDirectory,
-    /// The working directory is unknown, so the path cannot be checked against it.
-    #[error("the working directory cannot be found, so it cannot be told apart from it")]
-    WorkingDirectoryUnknown,
-    /// Not a directory.
-    #[error("it is not a directory")]
-    NotADirectory,
-    /// A directory with things in it, but no `run.json` of a run.
-    #[error(
-        "it is not empty and has no run.json of compile-perf record, so it is not a run directory"
-    )]
-    NotARunDirectory,
 }
 
 /// Whether `--force` may replace `target`; all paths canonical. Only an

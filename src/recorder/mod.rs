@@ -22,7 +22,8 @@ use std::time::{Instant, SystemTime};
 
 use serde::Serialize;
 
-pub use checks::ForceRefusal;
+pub(crate) use crate::error::RecordError;
+
 use checks::{check_permission, detect_event, perf_version, prepare_dir, program_exists};
 use measure::{MEASURE_FILE, read_measured};
 pub(crate) use run_json::{CommandExit, PerfRun, RunManifest, RunStatus};
@@ -69,76 +70,6 @@ pub(crate) struct RecordOptions {
     pub perf_args: Vec<String>,
     /// Also sample page faults, for memory by category and pass.
     pub memory: bool,
-}
-
-/// Why recording could not start or finish.
-#[derive(Debug, thiserror::Error)]
-pub enum RecordError {
-    /// perf cannot be run.
-    #[error(
-        "perf is not installed or does not run ({detail}); on Debian install it with: apt-get install linux-perf"
-    )]
-    PerfMissing {
-        /// What running it said.
-        detail: String,
-    },
-    /// `perf_event_paranoid` keeps this user from profiling.
-    #[error(
-        "the kernel does not let this user profile (kernel.perf_event_paranoid = {value}); allow it with: sudo sysctl kernel.perf_event_paranoid=1"
-    )]
-    NotPermitted {
-        /// `kernel.perf_event_paranoid`.
-        value: i64,
-    },
-    /// The run directory exists, and `--force` was not given.
-    #[error("{dir} already exists; choose another -o or pass --force to replace it")]
-    OutputExists {
-        /// The run directory asked for.
-        dir: PathBuf,
-    },
-    /// `--force` was given, but the directory is not one it replaces.
-    #[error("--force does not replace {dir}: {reason}; nothing was deleted")]
-    ForceRefused {
-        /// The run directory asked for.
-        dir: PathBuf,
-        /// Why it stays.
-        reason: ForceRefusal,
-    },
-    /// The run directory cannot be made or written.
-    #[error("cannot write the run directory {dir}: {source}")]
-    OutputNotWritable {
-        /// The run directory.
-        dir: PathBuf,
-        /// Why it cannot be written.
-        source: std::io::Error,
-    },
-    /// The command to record does not exist.
-    #[error("command not found: {command}")]
-    CommandMissing {
-        /// The program named.
-        command: String,
-    },
-    /// perf ran but made no recording.
-    #[error("perf record failed ({status}) and left no recording; its messages are above")]
-    PerfFailed {
-        /// How perf ended.
-        status: String,
-    },
-}
-
-impl RecordError {
-    /// The process exit code; see the README's table.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            RecordError::PerfMissing { .. } => 20,
-            RecordError::NotPermitted { .. } => 21,
-            RecordError::OutputExists { .. } => 22,
-            RecordError::OutputNotWritable { .. } => 23,
-            RecordError::CommandMissing { .. } => 24,
-            RecordError::PerfFailed { .. } => 25,
-            RecordError::ForceRefused { .. } => 26,
-        }
-    }
 }
 
 /// A finished recording, ready to be reported on.

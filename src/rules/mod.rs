@@ -10,7 +10,7 @@ mod pattern;
 
 use std::sync::OnceLock;
 
-pub use file::RulesError;
+pub use crate::error::RulesError;
 pub(crate) use pattern::NamePattern;
 
 /// The built-in rule table, as written in `rules.toml`.
