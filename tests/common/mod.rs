@@ -10,7 +10,12 @@
 // Each test crate uses only some of these helpers.
 #![allow(dead_code)]
 
+pub(crate) mod damaged;
 pub(crate) mod iree;
+pub(crate) mod perf_report;
+pub(crate) mod pipe;
+pub(crate) mod symbol_tables;
+pub(crate) mod unwinding;
 
 use std::ffi::OsStr;
 use std::io::Write;
