@@ -2,15 +2,20 @@
 //! category and MLIR pass, how well stacks unwound (overall and per
 //! process), and how many frames stayed unresolved. Plain functions over
 //! in-memory tables.
+//!
+//! `classes.rs` categorizes (every symbol once, with the rule table) and
+//! says what each sample is; `pass.rs` finds MLIR passes and phases on the
+//! stacks; `rows.rs` groups samples into report rows; `time_slices.rs`
+//! splits them over time.
 
-mod category;
+mod classes;
 mod pass;
+mod rows;
 mod time_slices;
 
-pub(crate) use category::{
-    Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, group,
-};
+pub(crate) use classes::{Attribution, Classes};
 pub(crate) use pass::{PassId, Phase};
+pub(crate) use rows::{Detail, Grouped, Grouping, RowKey, RowTotals, group};
 pub(crate) use time_slices::{Timeline, Utilization, timeline};
 
 use hashbrown::HashMap;

@@ -9,8 +9,9 @@
 
 use hashbrown::HashMap;
 
-use super::category::{Attribution, Classes, RowKey, facts};
+use super::classes::{Attribution, Classes, facts};
 use super::pass::{OutsidePass, Phase};
+use super::rows::RowKey;
 use crate::profile::{Profile, SampleFilter};
 use crate::rules::CategoryId;
 use crate::stacks::SampleKey;
