@@ -169,12 +169,19 @@ fn memory_section(
         ..load.clone()
     })?;
     let peak_rss = match &load.input {
-        Input::Path(path) => memory::peak_rss_beside(path),
+        Input::Path(path) => peak_rss_beside(path),
         Input::Stdin => None,
     };
     Ok(Some(memory::memory_report(
         &faults, rules, filter, peak_rss,
     )))
+}
+
+/// The peak RSS `record` wrote into `run.json` beside `perf_data`.
+fn peak_rss_beside(perf_data: &Path) -> Option<u64> {
+    let run = std::fs::read(perf_data.parent()?.join("run.json")).ok()?;
+    let json: serde_json::Value = serde_json::from_slice(&run).ok()?;
+    json["peak_rss_bytes"].as_u64()
 }
 
 /// Prints the summary and turns how the input ended into the result.

@@ -4,7 +4,6 @@
 //! to the code that touched it. Shown beside the compile's peak RSS.
 
 use std::io::Write;
-use std::path::Path;
 
 use serde::Serialize;
 
@@ -32,13 +31,6 @@ pub(crate) fn fault_event(profile: &Profile) -> Option<String> {
                 && FAULT_EVENTS.contains(&event.base_name())
         })
         .map(|event| event.name.clone())
-}
-
-/// The peak RSS `record` wrote into `run.json` beside `perf_data`.
-pub(crate) fn peak_rss_beside(perf_data: &Path) -> Option<u64> {
-    let run = std::fs::read(perf_data.parent()?.join("run.json")).ok()?;
-    let json: serde_json::Value = serde_json::from_slice(&run).ok()?;
-    json["peak_rss_bytes"].as_u64()
 }
 
 /// Bytes first touched, in all and by category and pass.
