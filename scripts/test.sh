@@ -80,8 +80,10 @@ log "cargo clippy --workspace --all-targets --release -- -D warnings"
 cargo clippy "${locked[@]}" --workspace --all-targets --release -- -D warnings
 log "cargo test --release"
 cargo test "${locked[@]}" "${fail_fast[@]}" --release -- --show-output "$@"
-# A run filtered to some tests is a quick check; fuzzing belongs to full runs.
+# A run filtered to some tests is a quick check; the sweep and fuzzing belong to full runs.
 if (($# == 0)); then
+  log "scripts/sweep.py (damaged copies of the fixtures: no panic, abort, hang or silent loss)"
+  python3 scripts/sweep.py --mutations 1000 --cuts 40
   log "scripts/fuzz.sh ${FUZZ_SECONDS:-60}"
   bash scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
 fi

@@ -1,4 +1,7 @@
-//! The typed errors of the pipeline, each with the exit code it maps to.
+//! The typed errors of the pipeline, each with the exit code it maps to:
+//! [`Error`], and the errors of reading a rules file ([`RulesError`]) and of
+//! recording ([`RecordError`]) it wraps. Every layer returns these; this
+//! module imports nothing from the crate.
 //!
 //! Every failure a user can cause with their input has its own variant and its
 //! own exit code, so scripts can tell "this is not a perf.data file" from "the
@@ -8,11 +11,14 @@
 use std::path::PathBuf;
 
 /// Exit code for a recording perf did not finish, refused or read with `--salvage`.
-pub const EXIT_TRUNCATED: u8 = 6;
+pub(crate) const EXIT_TRUNCATED: u8 = 6;
 /// Exit code when the run finished but sampled libraries could not be found.
-pub const EXIT_MISSING_LIBRARY: u8 = 10;
+pub(crate) const EXIT_MISSING_LIBRARY: u8 = 10;
 /// Exit code when the run finished but a library had a different build id.
-pub const EXIT_BUILD_ID_MISMATCH: u8 = 11;
+pub(crate) const EXIT_BUILD_ID_MISMATCH: u8 = 11;
+/// Exit code when `diff`'s gate fails: a share grew beyond the noise by
+/// more than its limit.
+pub(crate) const EXIT_REGRESSION: u8 = 30;
 
 /// A failure that stops the pipeline.
 #[derive(Debug, thiserror::Error)]
@@ -20,78 +26,128 @@ pub enum Error {
     /// The input path could not be opened.
     #[error("cannot open {path}: {source}")]
     Open {
+        /// The path given.
         path: PathBuf,
+        /// Why it cannot be opened.
         source: std::io::Error,
     },
     /// The input has no bytes at all.
     #[error("{input}: the file is empty; perf record writes nothing there when it fails to start")]
-    Empty { input: String },
+    Empty {
+        /// The input's name.
+        input: String,
+    },
     /// The input does not start like any perf.data file.
     #[error("{input}: not a perf.data file ({reason})")]
-    NotPerfData { input: String, reason: String },
+    NotPerfData {
+        /// The input's name.
+        input: String,
+        /// What is wrong with its start.
+        reason: String,
+    },
     /// A file-mode perf.data arrived through a pipe, which cannot seek to
     /// the sections at its end.
     #[error(
         "{input}: this is a file-mode perf.data recording, which can only be read from a file: pass its path (a recording made with `perf record -o -` can come through a pipe)"
     )]
-    FileModeStream { input: String },
+    FileModeStream {
+        /// The input's name.
+        input: String,
+    },
     /// A file-mode perf.data whose sections point past its end.
     #[error("{input}: the file is truncated: {reason}")]
-    Truncated { input: String, reason: String },
+    Truncated {
+        /// The input's name.
+        input: String,
+        /// Where the file ends and what is missing.
+        reason: String,
+    },
     /// A pipe-mode stream that ended before perf finished writing it.
     #[error(
         "{input}: the perf stream was cut short after {bytes} bytes ({reason}); {samples} samples were read before the cut, the rest of the recording is missing"
     )]
     StreamCutShort {
+        /// The input's name.
         input: String,
+        /// The bytes the stream had.
         bytes: u64,
+        /// Where it stopped.
         reason: &'static str,
+        /// The samples read before the cut (and used).
         samples: u64,
     },
     /// Records that cannot be decoded.
     #[error("{input}: corrupt perf data: {reason}")]
-    Corrupt { input: String, reason: String },
+    Corrupt {
+        /// The input's name.
+        input: String,
+        /// What is damaged, and where.
+        reason: String,
+    },
     /// Records damaged from some point on; the output holds the samples before it.
     #[error(
         "{input}: corrupt perf data: {reason}; the {samples} samples read before it were used, the rest of the recording was not read"
     )]
     CorruptRecords {
+        /// The input's name.
         input: String,
+        /// What is damaged, and where.
         reason: String,
+        /// The samples read before the damage (and used).
         samples: u64,
     },
     /// `--event` names an event the recording does not have.
     #[error("{input}: no sampling event named {wanted:?}; the recording has: {available}")]
     NoSuchEvent {
+        /// The input's name.
         input: String,
+        /// The event asked for.
         wanted: String,
+        /// The recording's sampling events, listed.
         available: String,
     },
     /// A `--rules` file that cannot be read or used.
     #[error("{0}")]
-    Rules(#[from] crate::categorize::RulesError),
+    Rules(#[from] RulesError),
     /// A `--rules` file that cannot be read.
     #[error("cannot read the rules file {path}: {source}")]
     ReadRules {
+        /// The path given.
         path: PathBuf,
+        /// Why it cannot be read.
         source: std::io::Error,
     },
     /// `--category` names no category of the table.
     #[error("no category {wanted:?}; the categories are: {available}")]
-    UnknownCategory { wanted: String, available: String },
+    UnknownCategory {
+        /// The category asked for.
+        wanted: String,
+        /// The table's category ids, listed.
+        available: String,
+    },
     /// `--pass` names no pass found on the recording's stacks.
     #[error("no pass {wanted:?} on the recorded stacks; the passes are: {available}")]
-    UnknownPass { wanted: String, available: String },
+    UnknownPass {
+        /// The pass asked for.
+        wanted: String,
+        /// The passes on the stacks, listed.
+        available: String,
+    },
     /// The samples selected leave nothing to draw or report.
     #[error("nothing to draw: {reason}")]
-    NothingToDraw { reason: String },
+    NothingToDraw {
+        /// Why, and what to check.
+        reason: String,
+    },
     /// `record` could not record.
     #[error("{0}")]
-    Record(#[from] crate::record::RecordError),
+    Record(#[from] RecordError),
     /// Writing the output failed.
     #[error("cannot write {target}: {source}")]
     Output {
+        /// The path, or `stdout`.
         target: String,
+        /// Why writing failed.
         source: std::io::Error,
     },
 }
@@ -119,4 +175,113 @@ impl Error {
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Output { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
     }
+}
+
+/// A rule file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("{origin}:{line}:{column}: {message}")]
+pub struct RulesError {
+    /// The file (or `built-in rules.toml`).
+    pub origin: String,
+    /// The line of the mistake, from 1.
+    pub line: usize,
+    /// Its column, from 1.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Why recording could not start or finish.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// perf cannot be run.
+    #[error(
+        "perf is not installed or does not run ({detail}); on Debian install it with: apt-get install linux-perf"
+    )]
+    PerfMissing {
+        /// What running it said.
+        detail: String,
+    },
+    /// `perf_event_paranoid` keeps this user from profiling.
+    #[error(
+        "the kernel does not let this user profile (kernel.perf_event_paranoid = {value}); allow it with: sudo sysctl kernel.perf_event_paranoid=1"
+    )]
+    NotPermitted {
+        /// `kernel.perf_event_paranoid`.
+        value: i64,
+    },
+    /// The run directory exists, and `--force` was not given.
+    #[error("{dir} already exists; choose another -o or pass --force to replace it")]
+    OutputExists {
+        /// The run directory asked for.
+        dir: PathBuf,
+    },
+    /// `--force` was given, but the directory is not one it replaces.
+    #[error("--force does not replace {dir}: {reason}; nothing was deleted")]
+    ForceRefused {
+        /// The run directory asked for.
+        dir: PathBuf,
+        /// Why it stays.
+        reason: ForceRefusal,
+    },
+    /// The run directory cannot be made or written.
+    #[error("cannot write the run directory {dir}: {source}")]
+    OutputNotWritable {
+        /// The run directory.
+        dir: PathBuf,
+        /// Why it cannot be written.
+        source: std::io::Error,
+    },
+    /// The command to record does not exist.
+    #[error("command not found: {command}")]
+    CommandMissing {
+        /// The program named.
+        command: String,
+    },
+    /// perf ran but made no recording.
+    #[error("perf record failed ({status}) and left no recording; its messages are above")]
+    PerfFailed {
+        /// How perf ended.
+        status: String,
+    },
+}
+
+impl RecordError {
+    /// The process exit code; see the README's table.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            RecordError::PerfMissing { .. } => 20,
+            RecordError::NotPermitted { .. } => 21,
+            RecordError::OutputExists { .. } => 22,
+            RecordError::OutputNotWritable { .. } => 23,
+            RecordError::CommandMissing { .. } => 24,
+            RecordError::PerfFailed { .. } => 25,
+            RecordError::ForceRefused { .. } => 26,
+        }
+    }
+}
+
+/// Why `--force` does not replace a directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ForceRefusal {
+    /// The root directory.
+    #[error("it is the root directory")]
+    Root,
+    /// The home directory or above it.
+    #[error("it is the home directory or contains it")]
+    Home,
+    /// The working directory or above it.
+    #[error("it is the working directory or contains it")]
+    WorkingDirectory,
+    /// The working directory is unknown, so the path cannot be checked against it.
+    #[error("the working directory cannot be found, so it cannot be told apart from it")]
+    WorkingDirectoryUnknown,
+    /// Not a directory.
+    #[error("it is not a directory")]
+    NotADirectory,
+    /// A directory with things in it, but no `run.json` of a run.
+    #[error(
+        "it is not empty and has no run.json of compile-perf record, so it is not a run directory"
+    )]
+    NotARunDirectory,
 }

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use compile_perf::cli::Cli;
+use compile_perf::Cli;
 
 fn main() -> ExitCode {
     let config = Cli::parse().into_config();

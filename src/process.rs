@@ -11,17 +11,19 @@ use hashbrown::HashMap;
 
 use crate::binary::DsoId;
 
-/// Index of a [`ProcessImage`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ProcessId(pub u32);
+crate::index::index_type! {
+    /// Index of a [`ProcessImage`].
+    pub(crate) struct ProcessId(u32);
+}
 
-/// Index of a [`ThreadSlot`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ThreadId(pub u32);
+crate::index::index_type! {
+    /// Index of a [`ThreadSlot`].
+    pub(crate) struct ThreadId(u32);
+}
 
 /// One program run by one pid: from its fork or exec to its next exec or exit.
 #[derive(Clone, Debug)]
-pub struct ProcessImage {
+pub(crate) struct ProcessImage {
     pub pid: i32,
     pub parent_pid: Option<i32>,
     /// The command name (`comm`) of the main thread at exec.
@@ -34,7 +36,7 @@ pub struct ProcessImage {
 
 /// One thread under one name.
 #[derive(Clone, Debug)]
-pub struct ThreadSlot {
+pub(crate) struct ThreadSlot {
     pub process: ProcessId,
     pub tid: i32,
     pub name: String,
@@ -42,7 +44,7 @@ pub struct ThreadSlot {
 
 /// A mapped range of code in one process.
 #[derive(Clone, Copy, Debug)]
-pub struct MappedCode {
+pub(crate) struct MappedCode {
     pub start: u64,
     pub end: u64,
     pub dso: DsoId,
@@ -52,7 +54,7 @@ pub struct MappedCode {
 
 /// Everything known about processes, threads and mappings so far.
 #[derive(Default)]
-pub struct Processes {
+pub(crate) struct Processes {
     pub images: Vec<ProcessImage>,
     pub threads: Vec<ThreadSlot>,
     current_image: HashMap<i32, ProcessId>,
@@ -61,16 +63,16 @@ pub struct Processes {
 }
 
 impl Processes {
-    pub fn image(&self, id: ProcessId) -> &ProcessImage {
-        &self.images[id.0 as usize]
+    pub(crate) fn image(&self, id: ProcessId) -> &ProcessImage {
+        &self.images[id.index()]
     }
 
-    pub fn thread(&self, id: ThreadId) -> &ThreadSlot {
-        &self.threads[id.0 as usize]
+    pub(crate) fn thread(&self, id: ThreadId) -> &ThreadSlot {
+        &self.threads[id.index()]
     }
 
     /// A COMM record: an exec starts a new image; otherwise the thread is renamed.
-    pub fn on_comm(&mut self, pid: i32, tid: i32, name: &str, is_exec: bool) {
+    pub(crate) fn on_comm(&mut self, pid: i32, tid: i32, name: &str, is_exec: bool) {
         if is_exec {
             let parent_pid = self
                 .current_image
@@ -89,13 +91,13 @@ impl Processes {
         }
         let image = self.image_of(pid, name);
         if pid == tid && !self.current_thread.contains_key(&tid) {
-            self.images[image.0 as usize].name = name.to_owned();
+            self.images[image.index()].name = name.to_owned();
         }
         self.push_thread(image, tid, name);
     }
 
     /// A FORK record: a new process (copying the parent's mappings) or a new thread.
-    pub fn on_fork(&mut self, pid: i32, ppid: i32, tid: i32, parent_tid: i32) {
+    pub(crate) fn on_fork(&mut self, pid: i32, ppid: i32, tid: i32, parent_tid: i32) {
         let inherited_name = self
             .current_thread
             .get(&parent_tid)
@@ -125,9 +127,9 @@ impl Processes {
     }
 
     /// An executable mapping in `pid`; replaces whatever it overlaps.
-    pub fn on_mmap(&mut self, pid: i32, code: MappedCode, path: &str) {
+    pub(crate) fn on_mmap(&mut self, pid: i32, code: MappedCode, path: &str) {
         if let Some(&image) = self.current_image.get(&pid) {
-            let image = &mut self.images[image.0 as usize];
+            let image = &mut self.images[image.index()];
             if image.executable.is_none() && image.began_with_exec {
                 image.executable = Some(path.to_owned());
             }
@@ -139,7 +141,7 @@ impl Processes {
     }
 
     /// The code mapped at `address` in `pid`.
-    pub fn mapping_at(&self, pid: i32, address: u64) -> Option<&MappedCode> {
+    pub(crate) fn mapping_at(&self, pid: i32, address: u64) -> Option<&MappedCode> {
         let list = self.mappings.get(&pid)?;
         let after = list.partition_point(|code| code.start <= address);
         list[..after].last().filter(|code| address < code.end)
@@ -147,7 +149,7 @@ impl Processes {
 
     /// The thread slot a sample of `pid`/`tid` belongs to, created if perf
     /// never announced the thread.
-    pub fn thread_for_sample(&mut self, pid: i32, tid: i32) -> ThreadId {
+    pub(crate) fn thread_for_sample(&mut self, pid: i32, tid: i32) -> ThreadId {
         let current_image = self.current_image.get(&pid).copied();
         if let Some(&id) = self.current_thread.get(&tid) {
             if Some(self.thread(id).process) == current_image {
@@ -176,7 +178,7 @@ impl Processes {
     fn push_image(&mut self, image: ProcessImage) -> ProcessId {
         let pid = image.pid;
         self.images.push(image);
-        let id = ProcessId(self.images.len() as u32 - 1);
+        let id = ProcessId::new(self.images.len() - 1);
         self.current_image.insert(pid, id);
         id
     }
@@ -187,7 +189,7 @@ impl Processes {
             tid,
             name: name.to_owned(),
         });
-        let id = ThreadId(self.threads.len() as u32 - 1);
+        let id = ThreadId::new(self.threads.len() - 1);
         self.current_thread.insert(tid, id);
         id
     }
@@ -228,13 +230,13 @@ mod tests {
         let code = |start, end, dso| MappedCode {
             start,
             end,
-            dso: DsoId(dso),
+            dso: DsoId::new(dso),
             bias: 0,
         };
         processes.on_mmap(1, code(0x1000, 0x3000, 7), "/a");
         processes.on_mmap(1, code(0x2000, 0x4000, 8), "/b");
         assert!(processes.mapping_at(1, 0x1800).is_none());
-        assert_eq!(processes.mapping_at(1, 0x2800).unwrap().dso, DsoId(8));
+        assert_eq!(processes.mapping_at(1, 0x2800).unwrap().dso, DsoId::new(8));
         assert!(processes.mapping_at(1, 0x4000).is_none());
     }
 }

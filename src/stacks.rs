@@ -10,24 +10,26 @@ use hashbrown::HashMap;
 use crate::process::ThreadId;
 use crate::unwind::{FrameKey, Walk};
 
-/// Index of a unique frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FrameId(pub u32);
+crate::index::index_type! {
+    /// Index of a unique frame.
+    pub(crate) struct FrameId(u32);
+}
 
-/// Index of a unique stack: a path from a root frame to this node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct StackId(pub u32);
+crate::index::index_type! {
+    /// Index of a unique stack: a path from a root frame to this node.
+    pub(crate) struct StackId(u32);
+}
 
 /// One node of the stack tree.
 #[derive(Clone, Copy, Debug)]
-pub struct StackNode {
+pub(crate) struct StackNode {
     pub parent: Option<StackId>,
     pub frame: FrameId,
 }
 
 /// What samples are counted under: thread, stack and how far the unwind got.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SampleKey {
+pub(crate) struct SampleKey {
     pub thread: ThreadId,
     /// `None` for a sample with no frames at all.
     pub stack: Option<StackId>,
@@ -36,7 +38,7 @@ pub struct SampleKey {
 
 /// One sample in time: when it was taken and what it is.
 #[derive(Clone, Copy, Debug)]
-pub struct TimedSample {
+pub(crate) struct TimedSample {
     /// perf's timestamp, in nanoseconds.
     pub time: u64,
     pub key: SampleKey,
@@ -44,7 +46,7 @@ pub struct TimedSample {
 
 /// All frames, stacks and sample counts of a recording.
 #[derive(Default)]
-pub struct StackTable {
+pub(crate) struct StackTable {
     pub frames: Vec<FrameKey>,
     frame_ids: HashMap<FrameKey, FrameId>,
     pub nodes: Vec<StackNode>,
@@ -56,7 +58,13 @@ pub struct StackTable {
 
 impl StackTable {
     /// Counts one sample, taken at `time`, whose frames are given leaf first.
-    pub fn add_sample(&mut self, time: u64, thread: ThreadId, leaf_first: &[FrameKey], walk: Walk) {
+    pub(crate) fn add_sample(
+        &mut self,
+        time: u64,
+        thread: ThreadId,
+        leaf_first: &[FrameKey],
+        walk: Walk,
+    ) {
         let mut stack = None;
         for key in leaf_first.iter().rev() {
             let frame = self.intern_frame(*key);
@@ -75,14 +83,14 @@ impl StackTable {
         if let Some(&id) = self.frame_ids.get(&key) {
             return id;
         }
-        let id = FrameId(self.frames.len() as u32);
+        let id = FrameId::new(self.frames.len());
         self.frames.push(key);
         self.frame_ids.insert(key, id);
         id
     }
 
     fn intern_node(&mut self, parent: Option<StackId>, frame: FrameId) -> StackId {
-        let next = StackId(self.nodes.len() as u32);
+        let next = StackId::new(self.nodes.len());
         let id = *self.node_ids.entry((parent, frame)).or_insert(next);
         if id == next {
             self.nodes.push(StackNode { parent, frame });
@@ -90,17 +98,20 @@ impl StackTable {
         id
     }
 
-    pub fn node(&self, id: StackId) -> StackNode {
-        self.nodes[id.0 as usize]
+    pub(crate) fn node(&self, id: StackId) -> StackNode {
+        self.nodes[id.index()]
     }
 
     /// The frames of a stack, leaf first.
-    pub fn frames_leaf_first(&self, stack: Option<StackId>) -> impl Iterator<Item = FrameId> + '_ {
+    pub(crate) fn frames_leaf_first(
+        &self,
+        stack: Option<StackId>,
+    ) -> impl Iterator<Item = FrameId> + '_ {
         std::iter::successors(stack, |&id| self.node(id).parent).map(|id| self.node(id).frame)
     }
 
     /// The root frame of a stack.
-    pub fn root_frame(&self, stack: StackId) -> FrameId {
+    pub(crate) fn root_frame(&self, stack: StackId) -> FrameId {
         self.frames_leaf_first(Some(stack))
             .last()
             .expect("a stack node has at least one frame")
@@ -114,7 +125,7 @@ mod tests {
 
     fn key(lookup: u64) -> FrameKey {
         FrameKey {
-            dso: DsoId(5),
+            dso: DsoId::new(5),
             lookup,
         }
     }
@@ -122,7 +133,7 @@ mod tests {
     #[test]
     fn shared_prefixes_share_nodes_and_counts_add_up() {
         let mut table = StackTable::default();
-        let thread = ThreadId(0);
+        let thread = ThreadId::new(0);
         table.add_sample(10, thread, &[key(3), key(2), key(1)], Walk::Complete);
         table.add_sample(20, thread, &[key(4), key(2), key(1)], Walk::Complete);
         table.add_sample(30, thread, &[key(3), key(2), key(1)], Walk::Complete);
@@ -133,7 +144,7 @@ mod tests {
         let (&sample, &count) = table.counts.iter().find(|(_, count)| **count == 2).unwrap();
         let frames: Vec<_> = table
             .frames_leaf_first(sample.stack)
-            .map(|frame| table.frames[frame.0 as usize].lookup)
+            .map(|frame| table.frames[frame.index()].lookup)
             .collect();
         assert_eq!((frames, count), (vec![3, 2, 1], 2));
         let times: Vec<u64> = table.timeline.iter().map(|sample| sample.time).collect();

@@ -29,33 +29,33 @@ const MAX_FRAMES: usize = 4096;
 /// kernel. For return addresses it is already the address of the call
 /// (return address − 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct FrameKey {
+pub(crate) struct FrameKey {
     pub dso: DsoId,
     pub lookup: u64,
 }
 
 /// How a stack's walk ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Walk {
+pub(crate) enum Walk {
     /// The unwinder reached the end of the stack: the thread's root.
     Complete,
     /// The walk stopped without seeing the end (framehop gave up, the stack
     /// copy ran out, or it is a kernel-recorded callchain, which has no end
     /// marker). The stack is whole if its outermost frame is a thread entry
-    /// function; `attribute::reaches_root` judges that by name.
+    /// function; `Profile::reaches_root` judges that by name.
     Stopped,
 }
 
 /// Per-process framehop unwinders, kept in step with the process records.
 #[derive(Default)]
-pub struct Unwinders {
+pub(crate) struct Unwinders {
     per_pid: HashMap<i32, UnwinderX86_64<SectionBytes>>,
     cache: CacheX86_64,
 }
 
 impl Unwinders {
     /// A FORK of a new process copies the parent's modules.
-    pub fn on_fork(&mut self, pid: i32, ppid: i32) {
+    pub(crate) fn on_fork(&mut self, pid: i32, ppid: i32) {
         if pid == ppid {
             return;
         }
@@ -66,12 +66,12 @@ impl Unwinders {
     }
 
     /// An exec replaces the process image and all its modules.
-    pub fn on_exec(&mut self, pid: i32) {
+    pub(crate) fn on_exec(&mut self, pid: i32) {
         self.per_pid.remove(&pid);
     }
 
     /// Registers the unwind tables of a newly mapped binary.
-    pub fn on_mmap(&mut self, pid: i32, code: &MappedCode, image: &ElfImage) {
+    pub(crate) fn on_mmap(&mut self, pid: i32, code: &MappedCode, image: &ElfImage) {
         let module = Module::new(
             image.path.display().to_string(),
             code.start..code.end,
@@ -97,7 +97,7 @@ impl Unwinders {
     }
 
     /// Unwinds `sample` into `frames`, leaf first, and says how far it got.
-    pub fn unwind(
+    pub(crate) fn unwind(
         &mut self,
         sample: &Sample<'_>,
         processes: &Processes,
@@ -233,7 +233,13 @@ fn user_frame(processes: &Processes, store: &Store, pid: i32, address: u64) -> F
 
 /// The bias of a new mapping of `dso` at `start` (file offset `file_offset`).
 /// Without the file, addresses are made relative to the file start.
-pub fn mapping_bias(store: &Store, dso: DsoId, start: u64, file_offset: u64, len: u64) -> u64 {
+pub(crate) fn mapping_bias(
+    store: &Store,
+    dso: DsoId,
+    start: u64,
+    file_offset: u64,
+    len: u64,
+) -> u64 {
     let entry = store.get(dso);
     match (&entry.image, entry.kind) {
         (Some(image), DsoKind::File) => image

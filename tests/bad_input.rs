@@ -1,61 +1,17 @@
 //! Damaged and wrong input: each case gets a one-line error and its own exit
 //! code, never a panic or an abort, and a cut recording is never passed off
 //! as complete. Inputs are the committed fixtures, cut and mutated.
+//! Unfinished recordings read with `--salvage` are in `tests/salvage.rs`.
 
-use std::io::Write;
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
-
-fn scratch_file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("compile-perf-bad-input-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path
-}
-
-fn top(path: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_compile-perf"))
-        .args(["top", "-q", "-n", "3"])
-        .arg(path)
-        .output()
-        .expect("compile-perf runs")
-}
-
-fn top_stdin(bytes: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_compile-perf"))
-        .args(["top", "-q", "-n", "3", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("compile-perf runs");
-    let mut stdin = child.stdin.take().unwrap();
-    // The tool may stop reading early on a bad stream; a broken pipe here is fine.
-    let _ = stdin.write_all(bytes);
-    drop(stdin);
-    child.wait_with_output().unwrap()
-}
-
-/// Asserts the exit code and that stderr is one clear error line naming `what`.
-fn assert_error(output: &Output, code: i32, what: &str) {
-    let err = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(code), "stderr: {err}");
-    let errors: Vec<&str> = err.lines().filter(|line| line.contains("error:")).collect();
-    assert_eq!(errors.len(), 1, "one error line expected: {err}");
-    assert!(
-        errors[0].contains(what),
-        "{:?} should mention {what:?}",
-        errors[0]
-    );
-    assert!(!err.contains("panicked"), "{err}");
-}
+use common::damaged::{
+    assert_error, folded_samples, output_of as compile_perf, scratch_file, top, top_stdin,
+};
+use common::fixture;
 
 #[test]
 fn an_empty_file_is_named_empty() {
@@ -203,27 +159,6 @@ fn mutated_recordings_never_panic_or_abort() {
     }
 }
 
-/// Runs `compile-perf ARGS`.
-fn compile_perf<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_compile-perf"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("compile-perf runs")
-}
-
-/// The samples a folded file holds: the sum of its counts.
-fn folded_samples(path: &Path) -> u64 {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|error| panic!("{} was not written: {error}", path.display()))
-        .lines()
-        .map(|line| line.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
-        .sum()
-}
-
-/// The fixtures that the hostile-input sweep's silent losses were made
-/// into (tests/fixtures/README.md says how): before, each gave exit 0 with
-/// samples missing or moved. Each must now be corrupt (exit 8), name the
 /// byte where reading found the damage, and still write what it read.
 #[test]
 fn silent_losses_are_corrupt_with_their_offset_and_keep_the_samples_before() {
@@ -336,126 +271,6 @@ fn a_file_mode_recording_on_stdin_is_not_called_invalid() {
 
 /// Self samples of fake-dwarf's functions, as `perf report` counts them
 /// (tests/fixtures/README.md).
-const FAKE_DWARF_SELF: [(&str, u64); 5] = [
-    ("llvm::detail::IEEEFloat::multiply", 153),
-    ("mlir::Lexer::lexString", 128),
-    ("mlir::FoldConstantBase", 103),
-    ("mlir::Token::getHexStringValue", 78),
-    (
-        "mlir::bufferization::OneShotAnalysisState::analyzeSingleOp",
-        52,
-    ),
-];
-
-/// `top --format json` of `path` (with `--salvage` when asked): the exit
-/// code, stderr, the samples read and the self samples of fake-dwarf's functions.
-fn salvaged_top(path: &Path, salvage: bool) -> (Option<i32>, String, u64, Vec<u64>) {
-    let mut args = vec!["top", "-q", "--format", "json"];
-    if salvage {
-        args.push("--salvage");
-    }
-    let mut command = Command::new(env!("CARGO_BIN_EXE_compile-perf"));
-    let output = command.args(&args).arg(path).output().unwrap();
-    let err = String::from_utf8_lossy(&output.stderr).into_owned();
-    if output.stdout.is_empty() {
-        return (output.status.code(), err, 0, Vec::new());
-    }
-    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let self_of = |name: &str| -> u64 {
-        json["entries"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|entry| entry["symbol"].as_str().unwrap().starts_with(name))
-            .map(|entry| entry["self_samples"].as_u64().unwrap())
-            .sum()
-    };
-    let counts = FAKE_DWARF_SELF
-        .iter()
-        .map(|(name, _)| self_of(name))
-        .collect();
-    (
-        output.status.code(),
-        err,
-        json["samples"].as_u64().unwrap(),
-        counts,
-    )
-}
-
-/// Where fake-dwarf's data section ends: its feature sections follow.
-fn fake_dwarf_data_end(bytes: &[u8]) -> usize {
-    let field = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
-    field(40) + field(48)
-}
-
-#[test]
-fn salvage_reads_every_sample_of_a_file_cut_inside_its_feature_sections() {
-    let full = std::fs::read(fixture("fake-dwarf.perf.data")).unwrap();
-    let data_end = fake_dwarf_data_end(&full);
-    let expected: Vec<u64> = FAKE_DWARF_SELF.iter().map(|(_, count)| *count).collect();
-    // Inside the feature table, inside the sections, one byte short.
-    for cut in [data_end + 8, data_end + 2000, full.len() - 1] {
-        let path = scratch_file("cut-in-features.data", &full[..cut]);
-        let (code, err, ..) = salvaged_top(&path, false);
-        assert_eq!(code, Some(6), "cut at {cut}: {err}");
-        assert!(
-            err.contains("every record is intact") && err.contains("--salvage"),
-            "{err}"
-        );
-        let (code, err, samples, counts) = salvaged_top(&path, true);
-        assert_eq!(code, Some(6), "cut at {cut}: {err}");
-        assert!(
-            err.contains("warning:") && err.contains("salvaged"),
-            "{err}"
-        );
-        assert_eq!(samples, 518, "cut at {cut}: every sample is read");
-        assert_eq!(counts, expected, "cut at {cut}: as perf report counts them");
-    }
-}
-
-#[test]
-fn salvage_reads_an_unfinished_recording_up_to_its_last_complete_record() {
-    let full = std::fs::read(fixture("fake-dwarf.perf.data")).unwrap();
-    let data_end = fake_dwarf_data_end(&full);
-    // What a killed perf record leaves: the header it wrote at the start
-    // (data size 0), the records, no feature sections.
-    let mut killed = full[..data_end].to_vec();
-    killed[48..56].copy_from_slice(&0u64.to_le_bytes());
-    let path = scratch_file("killed.data", &killed);
-    let (code, err, ..) = salvaged_top(&path, false);
-    assert_eq!(code, Some(6), "{err}");
-    assert!(
-        err.contains("did not finish") && err.contains("--salvage"),
-        "{err}"
-    );
-    let (code, err, samples, counts) = salvaged_top(&path, true);
-    assert_eq!(code, Some(6), "{err}");
-    assert!(
-        err.contains("warning:") && err.contains("salvaged"),
-        "{err}"
-    );
-    assert_eq!(samples, 518, "{err}");
-    let expected: Vec<u64> = FAKE_DWARF_SELF.iter().map(|(_, count)| *count).collect();
-    assert_eq!(counts, expected);
-    // Killed while writing a record: the records before it are read.
-    let mut earlier = (0, 518);
-    for cut in [data_end - 20, data_end / 2, 2000] {
-        let path = scratch_file("killed-mid-record.data", &killed[..cut]);
-        let (code, err, samples, _) = salvaged_top(&path, true);
-        assert_eq!(code, Some(6), "cut at {cut}: {err}");
-        assert!(
-            err.contains("last complete record, which ends at byte"),
-            "{err}"
-        );
-        assert!(
-            samples <= earlier.1,
-            "cut at {cut}: {samples} samples, {earlier:?} before"
-        );
-        earlier = (cut, samples);
-    }
-    assert!(earlier.1 < 518);
-}
-
 /// `collapse -q` of `bytes`, saved under `name`: the exit code and stderr.
 fn collapse_bytes(name: &str, bytes: &[u8]) -> Output {
     let path = scratch_file(name, bytes);

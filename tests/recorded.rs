@@ -3,25 +3,22 @@
 //! frames from the separate debug file, pipe mode and multi-event files.
 //! They need neither perf nor iree-compile.
 
+mod common;
+
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
+use common::{bin, fixture, repo_root};
 use serde_json::Value;
 
 const FAKE_DIR: &str = "tests/fixtures/fakecompiler";
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
-
 /// Runs compile-perf with `--symfs` at the fixture binary, so the tests pass
 /// wherever the checkout lives.
 fn compile_perf(args: &[&str]) -> Output {
-    let symfs = Path::new(env!("CARGO_MANIFEST_DIR")).join(FAKE_DIR);
-    Command::new(env!("CARGO_BIN_EXE_compile-perf"))
+    let symfs = repo_root().join(FAKE_DIR);
+    Command::new(bin())
         .args(args)
         .arg("--symfs")
         .arg(symfs)
@@ -301,9 +298,9 @@ fn frame_pointer_stacks_of_code_without_frame_pointers_are_marked_truncated() {
 fn pipe_mode_is_read_from_a_file_and_from_stdin() {
     let top = top_json("fake-pipe.perf.data", &[]);
     assert_eq!(top["samples"], 837);
-    let symfs = Path::new(env!("CARGO_MANIFEST_DIR")).join(FAKE_DIR);
+    let symfs = repo_root().join(FAKE_DIR);
     let stdin = std::fs::File::open(fixture("fake-pipe.perf.data")).unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_compile-perf"))
+    let output = Command::new(bin())
         .args(["top", "-", "--format", "json", "-n", "1000", "--symfs"])
         .arg(symfs)
         .stdin(stdin)
@@ -350,7 +347,7 @@ fn separate_debug_files_are_found_by_build_id() {
     let build_id_dir = debug_root.join(".build-id/02");
     std::fs::create_dir_all(&binary_dir).unwrap();
     std::fs::create_dir_all(&build_id_dir).unwrap();
-    let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join(FAKE_DIR);
+    let fake = repo_root().join(FAKE_DIR);
     std::fs::copy(fake.join("fakecompiler"), binary_dir.join("fakecompiler")).unwrap();
     std::fs::copy(
         fake.join("fakecompiler.debug"),
@@ -359,7 +356,7 @@ fn separate_debug_files_are_found_by_build_id() {
     .unwrap();
 
     let inlined_samples = |debug_dir: &Path| -> u64 {
-        let output = Command::new(env!("CARGO_BIN_EXE_compile-perf"))
+        let output = Command::new(bin())
             .args(["top", "--format", "json", "-n", "1000", "-q"])
             .arg(fixture("fake-dwarf-buildid-mmap.perf.data"))
             .arg("--symfs")

@@ -2,17 +2,14 @@
 //! totals, every format and `--by`, caller attribution, user rule files, and
 //! the SVG (well-formed, legend matching the report) with its failure cases.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use common::{bin, fixture};
 use serde_json::Value;
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("compile-perf-report-{}", std::process::id()));
@@ -22,7 +19,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Runs compile-perf on the DWARF fixture with `args` after the subcommand.
 fn on_fixture(command: &str, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_compile-perf"))
+    Command::new(bin())
         .arg(command)
         .arg(fixture("fake-dwarf.perf.data"))
         .arg("--symfs")
@@ -197,7 +194,7 @@ fn a_rules_file_renames_adds_and_takes_precedence() {
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(err.contains("rules.toml:3:10: bad regex"), "{err}");
 
-    let listing = Command::new(env!("CARGO_BIN_EXE_compile-perf"))
+    let listing = Command::new(bin())
         .args(["rules", "--format", "markdown"])
         .output()
         .unwrap();
@@ -212,7 +209,7 @@ fn a_rules_file_renames_adds_and_takes_precedence() {
 
 /// Runs `rules --rules FILE` and returns its stderr, which must come with exit 12.
 fn refused_rules(file: &Path) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_compile-perf"))
+    let output = Command::new(bin())
         .arg("rules")
         .arg("--rules")
         .arg(file)

@@ -5,7 +5,7 @@
 //! `runOnOperationSync/Async()`) called under the pass manager
 //! (`mlir::detail::OpToOpPassAdaptor`). Nested pipelines give nested pass
 //! frames; the innermost is the sample's own pass. Samples outside every pass
-//! fall into explicit buckets (parsing the input, serialization and output,
+//! fall into explicit places (parsing the input, serialization and output,
 //! startup and Python, the pass manager, thread-pool tasks, other), decided
 //! by the categories on their stack and the thread they ran on. Stacks are
 //! cut above LLVM's thread-pool task runner: a thread that waits for its
@@ -13,8 +13,8 @@
 
 use hashbrown::HashMap;
 
-use crate::categorize::{CategoryId, RuleTable};
 use crate::profile::Profile;
+use crate::rules::{CategoryId, RuleTable};
 use crate::symbolize::SymbolId;
 
 /// The methods that run a pass: `runOnOperation()`, and IREE's pipeline
@@ -30,13 +30,14 @@ const ADAPTOR: &str = "mlir::detail::OpToOpPassAdaptor::";
 /// The frame from which LLVM's thread pool runs a queued task.
 const TASK_RUNNER: &str = "llvm::StdThreadPool::processTasks(";
 
-/// Index of a pass name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PassId(pub u16);
+crate::index::index_type! {
+    /// Index of a pass name.
+    pub(crate) struct PassId(u16);
+}
 
 /// Where a sample outside every pass belongs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Bucket {
+pub(crate) enum OutsidePass {
     ParsingInput,
     SerializationAndOutput,
     StartupAndPython,
@@ -49,22 +50,22 @@ pub enum Bucket {
     Other,
 }
 
-impl Bucket {
-    pub fn name(self) -> &'static str {
+impl OutsidePass {
+    pub(crate) fn name(self) -> &'static str {
         match self {
-            Bucket::ParsingInput => "(parsing the input)",
-            Bucket::SerializationAndOutput => "(serialization and output)",
-            Bucket::StartupAndPython => "(startup and Python)",
-            Bucket::PassManager => "(pass manager: verification, between passes)",
-            Bucket::PoolTasks => "(thread-pool tasks)",
-            Bucket::Other => "(outside passes, other)",
+            OutsidePass::ParsingInput => "(parsing the input)",
+            OutsidePass::SerializationAndOutput => "(serialization and output)",
+            OutsidePass::StartupAndPython => "(startup and Python)",
+            OutsidePass::PassManager => "(pass manager: verification, between passes)",
+            OutsidePass::PoolTasks => "(thread-pool tasks)",
+            OutsidePass::Other => "(outside passes, other)",
         }
     }
 }
 
 /// The stage of an IREE compile, for the timeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Phase {
+pub(crate) enum Phase {
     Input,
     Flow,
     Stream,
@@ -75,7 +76,7 @@ pub enum Phase {
 }
 
 impl Phase {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Phase::Input => "input",
             Phase::Flow => "flow",
@@ -100,7 +101,7 @@ enum Role {
 }
 
 /// The passes of a profile.
-pub struct Passes {
+pub(crate) struct Passes {
     roles: Vec<Role>,
     names: Vec<String>,
     phases: Vec<Option<Phase>>,
@@ -108,7 +109,7 @@ pub struct Passes {
 
 impl Passes {
     /// Finds the pass frames among the profile's symbols.
-    pub fn find(profile: &Profile) -> Passes {
+    pub(crate) fn find(profile: &Profile) -> Passes {
         let mut ids: HashMap<String, PassId> = HashMap::new();
         let mut names = Vec::new();
         let mut phases = Vec::new();
@@ -129,7 +130,7 @@ impl Passes {
                 let id = *ids.entry(class.to_owned()).or_insert_with(|| {
                     names.push(class.to_owned());
                     phases.push(phase_of(&symbol.name));
-                    PassId(names.len() as u16 - 1)
+                    PassId::new(names.len() - 1)
                 });
                 Role::Pass(id)
             })
@@ -141,38 +142,38 @@ impl Passes {
         }
     }
 
-    pub fn name(&self, id: PassId) -> &str {
-        &self.names[id.0 as usize]
+    pub(crate) fn name(&self, id: PassId) -> &str {
+        &self.names[id.index()]
     }
 
     /// The pass with this name.
-    pub fn find_name(&self, name: &str) -> Option<PassId> {
+    pub(crate) fn find_name(&self, name: &str) -> Option<PassId> {
         self.names
             .iter()
             .position(|known| known == name)
-            .map(|index| PassId(index as u16))
+            .map(PassId::new)
     }
 
     /// The pass a symbol runs, if it is a pass frame.
-    pub fn pass_of(&self, symbol: SymbolId) -> Option<PassId> {
-        match self.roles[symbol.0 as usize] {
+    pub(crate) fn pass_of(&self, symbol: SymbolId) -> Option<PassId> {
+        match self.roles[symbol.index()] {
             Role::Pass(id) => Some(id),
             _ => None,
         }
     }
 
     /// Every pass name, in id order.
-    pub fn names(&self) -> &[String] {
+    pub(crate) fn names(&self) -> &[String] {
         &self.names
     }
 
     /// The passes on a stack given leaf first, outermost first, each once.
     /// A pass frame counts only under a pass-manager frame.
-    pub fn on_stack(&self, leaf_first: &[SymbolId], into: &mut Vec<PassId>) {
+    pub(crate) fn on_stack(&self, leaf_first: &[SymbolId], into: &mut Vec<PassId>) {
         into.clear();
         let mut managed = false;
         for symbol in leaf_first.iter().rev() {
-            match self.roles[symbol.0 as usize] {
+            match self.roles[symbol.index()] {
                 Role::Adaptor => managed = true,
                 Role::Pass(id) if managed && !into.contains(&id) => into.push(id),
                 _ => {}
@@ -184,31 +185,31 @@ impl Passes {
     /// the innermost thread-pool task runner. A thread waiting for its own
     /// parallel work runs other, unrelated tasks on top of its stack; the
     /// frames below the runner did not cause them. `None` when no task runs.
-    pub fn task_cut(&self, leaf_first: &[SymbolId]) -> Option<usize> {
+    pub(crate) fn task_cut(&self, leaf_first: &[SymbolId]) -> Option<usize> {
         leaf_first
             .iter()
-            .position(|symbol| self.roles[symbol.0 as usize] == Role::TaskRunner)
+            .position(|symbol| self.roles[symbol.index()] == Role::TaskRunner)
             .map(|runner| runner + 1)
     }
 
     /// True when the pass manager is on a stack given leaf first.
-    pub fn managed(&self, leaf_first: &[SymbolId]) -> bool {
+    pub(crate) fn managed(&self, leaf_first: &[SymbolId]) -> bool {
         leaf_first
             .iter()
-            .any(|symbol| self.roles[symbol.0 as usize] == Role::Adaptor)
+            .any(|symbol| self.roles[symbol.index()] == Role::Adaptor)
     }
 
     /// The phase of a stack's passes: the innermost pass with a known phase.
-    pub fn phase(&self, passes_outermost_first: &[PassId]) -> Option<Phase> {
+    pub(crate) fn phase(&self, passes_outermost_first: &[PassId]) -> Option<Phase> {
         passes_outermost_first
             .iter()
             .rev()
-            .find_map(|id| self.phases[id.0 as usize])
+            .find_map(|id| self.phases[id.index()])
     }
 }
 
 /// Where a sample outside every pass ran.
-pub struct Outside {
+pub(super) struct Outside {
     pub in_compiler: bool,
     /// It ran a thread-pool task, or on a thread other than the main one.
     pub in_task: bool,
@@ -216,32 +217,32 @@ pub struct Outside {
     pub managed: bool,
 }
 
-/// The bucket of a sample outside every pass, from its stack's categories
+/// The place of a sample outside every pass, from its stack's categories
 /// and where it ran.
-pub fn bucket(
+pub(super) fn outside_pass(
     table: &RuleTable,
     categories: &[CategoryId],
     leaf_first: &[SymbolId],
     outside: Outside,
-) -> Bucket {
+) -> OutsidePass {
     let has = |ids: &[&str]| {
         leaf_first.iter().any(|symbol| {
-            let id = &table.category(categories[symbol.0 as usize]).id;
+            let id = &table.category(categories[symbol.index()]).id;
             ids.contains(&id.as_str())
         })
     };
     if !outside.in_compiler || has(&["python", "startup"]) {
-        Bucket::StartupAndPython
+        OutsidePass::StartupAndPython
     } else if outside.managed {
-        Bucket::PassManager
+        OutsidePass::PassManager
     } else if has(&["lexer", "parser"]) {
-        Bucket::ParsingInput
+        OutsidePass::ParsingInput
     } else if has(&["serialization"]) {
-        Bucket::SerializationAndOutput
+        OutsidePass::SerializationAndOutput
     } else if outside.in_task {
-        Bucket::PoolTasks
+        OutsidePass::PoolTasks
     } else {
-        Bucket::Other
+        OutsidePass::Other
     }
 }
 

@@ -16,7 +16,7 @@ use object::{Object, ObjectSection};
 
 /// Why a file could not be used.
 #[derive(Debug, thiserror::Error)]
-pub enum LoadError {
+pub(crate) enum LoadError {
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -31,7 +31,7 @@ pub enum LoadError {
 
 /// A byte range of a mapped file, usable as framehop section data.
 #[derive(Clone)]
-pub struct SectionBytes {
+pub(crate) struct SectionBytes {
     map: Arc<Mmap>,
     range: Range<usize>,
 }
@@ -45,14 +45,14 @@ impl Deref for SectionBytes {
 
 /// Where a section sits in the file and in the stated address space.
 #[derive(Clone, Debug)]
-pub struct SectionPlace {
+pub(crate) struct SectionPlace {
     pub svma: Range<u64>,
     pub file_range: Option<Range<usize>>,
 }
 
 /// A `PT_LOAD` segment.
 #[derive(Clone, Copy, Debug)]
-pub struct LoadSegment {
+pub(crate) struct LoadSegment {
     pub file_offset: u64,
     pub svma: u64,
     pub file_size: u64,
@@ -60,7 +60,7 @@ pub struct LoadSegment {
 }
 
 /// A parsed, mapped ELF file.
-pub struct ElfImage {
+pub(crate) struct ElfImage {
     pub path: PathBuf,
     map: Arc<Mmap>,
     pub build_id: Option<Vec<u8>>,
@@ -78,7 +78,7 @@ pub struct ElfImage {
 
 impl ElfImage {
     /// Maps and parses `path`.
-    pub fn open(path: &Path) -> Result<ElfImage, LoadError> {
+    pub(crate) fn open(path: &Path) -> Result<ElfImage, LoadError> {
         let io_error = |source| LoadError::Io {
             path: path.to_owned(),
             source,
@@ -135,12 +135,12 @@ impl ElfImage {
     }
 
     /// The whole mapped file.
-    pub fn data(&self) -> &[u8] {
+    pub(crate) fn data(&self) -> &[u8] {
         &self.map
     }
 
     /// The bytes of a section, when they are in the file.
-    pub fn section_bytes(&self, place: &Option<SectionPlace>) -> Option<SectionBytes> {
+    pub(crate) fn section_bytes(&self, place: &Option<SectionPlace>) -> Option<SectionBytes> {
         let range = place.as_ref()?.file_range.clone()?;
         (range.end <= self.map.len()).then(|| SectionBytes {
             map: Arc::clone(&self.map),
@@ -154,7 +154,7 @@ impl ElfImage {
     /// It is computed from the executable segment: in lld-linked binaries one
     /// page can back the read-only, executable and writable segments, and the
     /// first segment the page touches gives a bias that is off by a page.
-    pub fn bias_for_mapping(&self, start: u64, file_offset: u64, len: u64) -> Option<u64> {
+    pub(crate) fn bias_for_mapping(&self, start: u64, file_offset: u64, len: u64) -> Option<u64> {
         let mapped = file_offset..file_offset.saturating_add(len);
         let segment = self
             .segments

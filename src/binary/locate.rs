@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 const MAX_SEARCH_DEPTH: usize = 12;
 
 /// The places to look for binaries and debug files.
-pub struct SearchPaths {
+pub(crate) struct SearchPaths {
     /// Extra roots given with `--symfs`; each is both a prefix for the recorded
     /// path and a tree searched by file name.
     symfs: Vec<PathBuf>,
@@ -24,7 +24,7 @@ pub struct SearchPaths {
 }
 
 impl SearchPaths {
-    pub fn new(symfs: Vec<PathBuf>, debug_roots: Vec<PathBuf>) -> Self {
+    pub(crate) fn new(symfs: Vec<PathBuf>, debug_roots: Vec<PathBuf>) -> Self {
         SearchPaths {
             symfs,
             debug_roots,
@@ -34,7 +34,7 @@ impl SearchPaths {
 
     /// Candidate files for a path as recorded, most likely first: what the
     /// user pointed at with `--symfs` comes before the recorded path.
-    pub fn binary_candidates(&self, recorded: &Path) -> Vec<PathBuf> {
+    pub(crate) fn binary_candidates(&self, recorded: &Path) -> Vec<PathBuf> {
         let mut candidates = Vec::new();
         for root in &self.symfs {
             candidates.push(join_absolute(root, recorded));
@@ -47,7 +47,7 @@ impl SearchPaths {
     }
 
     /// Candidate separate debug files for `binary`, by build id and by debug link.
-    pub fn debug_candidates(
+    pub(crate) fn debug_candidates(
         &self,
         binary: &Path,
         build_id: Option<&[u8]>,
@@ -128,6 +128,6 @@ fn dedup_keep_order(paths: Vec<PathBuf>) -> Vec<PathBuf> {
 }
 
 /// Lower-case hex of a build id.
-pub fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }

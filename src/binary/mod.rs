@@ -13,16 +13,17 @@ use hashbrown::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-pub use elf::{ElfImage, SectionBytes};
-pub use locate::{SearchPaths, hex};
+pub(crate) use elf::{ElfImage, SectionBytes};
+pub(crate) use locate::{SearchPaths, hex};
 
-/// Index of a binary in the [`Store`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct DsoId(pub u32);
+crate::index::index_type! {
+    /// Index of a binary in the [`Store`].
+    pub(crate) struct DsoId(u32);
+}
 
 /// What kind of code a [`Dso`] stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DsoKind {
+pub(crate) enum DsoKind {
     /// A file on disk: an executable or shared library.
     File,
     /// The kernel image and its modules.
@@ -35,9 +36,9 @@ pub enum DsoKind {
 
 /// Why a binary's symbols are not used.
 #[derive(Debug)]
-pub enum DsoProblem {
+pub(crate) enum DsoProblem {
     /// No candidate file exists.
-    Missing { searched: Vec<PathBuf> },
+    Missing,
     /// Files exist, but none has the build id the recording states.
     BuildIdMismatch {
         path: PathBuf,
@@ -49,7 +50,7 @@ pub enum DsoProblem {
 }
 
 /// One binary of the recording.
-pub struct Dso {
+pub(crate) struct Dso {
     /// The path as the recording names it.
     pub recorded_path: String,
     /// The file name alone, as reports show it.
@@ -79,7 +80,7 @@ impl Dso {
 }
 
 /// All binaries of a run, found through [`SearchPaths`].
-pub struct Store {
+pub(crate) struct Store {
     dsos: Vec<Dso>,
     by_path: HashMap<(String, Option<Vec<u8>>), DsoId>,
     search: SearchPaths,
@@ -91,50 +92,50 @@ pub struct Store {
 
 impl Store {
     /// A store that checks files against `header_build_ids` (recorded path → id).
-    pub fn new(search: SearchPaths, header_build_ids: HashMap<String, Vec<u8>>) -> Store {
+    pub(crate) fn new(search: SearchPaths, header_build_ids: HashMap<String, Vec<u8>>) -> Store {
         let mut store = Store {
             dsos: Vec::new(),
             by_path: HashMap::new(),
             search,
             header_build_ids,
-            kernel: DsoId(0),
-            vdso: DsoId(1),
-            unknown: DsoId(2),
+            kernel: DsoId::new(0),
+            vdso: DsoId::new(1),
+            unknown: DsoId::new(2),
         };
         store.kernel = store.push(Dso::new("[kernel.kallsyms]", DsoKind::Kernel));
         store.vdso = store.push(Dso::new("[vdso]", DsoKind::Vdso));
         store.unknown = store.push(Dso::new("[unknown]", DsoKind::Unknown));
         let kernel_build_id = store.header_build_ids.get("[kernel.kallsyms]").cloned();
-        store.dsos[store.kernel.0 as usize].expected_build_id = kernel_build_id;
+        store.dsos[store.kernel.index()].expected_build_id = kernel_build_id;
         store
     }
 
     fn push(&mut self, dso: Dso) -> DsoId {
         self.dsos.push(dso);
-        DsoId(self.dsos.len() as u32 - 1)
+        DsoId::new(self.dsos.len() - 1)
     }
 
-    pub fn kernel(&self) -> DsoId {
+    pub(crate) fn kernel(&self) -> DsoId {
         self.kernel
     }
 
-    pub fn unknown(&self) -> DsoId {
+    pub(crate) fn unknown(&self) -> DsoId {
         self.unknown
     }
 
-    pub fn get(&self, id: DsoId) -> &Dso {
-        &self.dsos[id.0 as usize]
+    pub(crate) fn get(&self, id: DsoId) -> &Dso {
+        &self.dsos[id.index()]
     }
 
     /// Every binary, with its id.
-    pub fn iter(&self) -> impl Iterator<Item = (DsoId, &Dso)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (DsoId, &Dso)> {
         (0u32..).map(DsoId).zip(&self.dsos)
     }
 
     /// The binary for a user-space code mapping of `path`, found and loaded on
     /// first sight. Code without a file (JIT code in `//anon`, `memfd:`
     /// mappings, `[heap]`…) maps to the `[unknown]` binary.
-    pub fn intern_mapping(&mut self, path: &str, mmap_build_id: Option<&[u8]>) -> DsoId {
+    pub(crate) fn intern_mapping(&mut self, path: &str, mmap_build_id: Option<&[u8]>) -> DsoId {
         if path == "[vdso]" {
             return self.vdso;
         }
@@ -188,13 +189,11 @@ impl Store {
         }
         Err(first_mismatch
             .or(unreadable.map(DsoProblem::Unreadable))
-            .unwrap_or(DsoProblem::Missing {
-                searched: candidates,
-            }))
+            .unwrap_or(DsoProblem::Missing))
     }
 
     /// The separate debug file of a binary (by build id or `.gnu_debuglink`), if any.
-    pub fn debug_image(&self, id: DsoId) -> Option<&Arc<ElfImage>> {
+    pub(crate) fn debug_image(&self, id: DsoId) -> Option<&Arc<ElfImage>> {
         let dso = self.get(id);
         dso.debug_image
             .get_or_init(|| {
@@ -222,7 +221,7 @@ impl Store {
 }
 
 /// Build ids compare equal ignoring the zero padding perf may add.
-pub fn same_build_id(found: Option<&[u8]>, expected: &[u8]) -> bool {
+pub(crate) fn same_build_id(found: Option<&[u8]>, expected: &[u8]) -> bool {
     fn trimmed(id: &[u8]) -> &[u8] {
         let end = id
             .iter()

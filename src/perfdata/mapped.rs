@@ -1,14 +1,18 @@
-//! A file-mode perf.data mapped into memory, so that its records can be
-//! read in place, with a helper that maps pages ahead of the reader and
-//! releases them behind it: a large file never stays resident.
+//! A file-mode perf.data mapped into memory, so that its records are read
+//! in place ([`Core::read_mapped`]), with a helper that maps pages ahead of
+//! the reader and releases them behind it: a large file never stays
+//! resident.
 
 use std::fs::File;
 use std::ops::Range;
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, Sender};
 
+use linux_perf_data::linux_perf_event_reader::RawEventRecord;
 use memmap2::{Advice, Mmap, UncheckedAdvice};
 
-use super::reader::PAGE_STEP;
+use super::reader::{Bytes, Core, FINISHED_ROUND, PAGE_STEP, Stop};
+use super::record_header::{Next, next_header};
+use super::round_order::{Origin, Place};
 
 /// Where the reader is, as offsets in the mapping: it has reached
 /// `reached`, and needs nothing before `needed`.
@@ -19,7 +23,7 @@ pub(super) struct ReaderAt {
 
 /// A whole file, mapped read-only.
 pub(super) struct MappedFile {
-    map: Mmap,
+    pub(super) map: Mmap,
 }
 
 impl MappedFile {
@@ -74,5 +78,83 @@ impl MappedFile {
                 released = end;
             }
         }
+    }
+}
+
+impl Core<'_> {
+    /// Reads the records of the data section `data` of a mapped file.
+    pub(super) fn read_mapped(
+        &mut self,
+        map: &[u8],
+        data: Range<usize>,
+        end_may_be_cut: bool,
+        tell_pages: Sender<ReaderAt>,
+        handle: &mut impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
+    ) -> Result<(), Stop> {
+        let bytes = Bytes {
+            map: Some(map),
+            stream: None,
+        };
+        let order = self.events.rules.order;
+        let mut next_step = data.start + PAGE_STEP;
+        let mut offset = data.start;
+        while offset < data.end {
+            let origin = Origin::Top {
+                offset: offset as u64,
+                stream: false,
+            };
+            let header = match next_header(&map[offset..data.end], order) {
+                Next::Record(header) => header,
+                Next::Incomplete if end_may_be_cut => {
+                    return Err(Stop::Salvaged {
+                        read_to: offset as u64,
+                    });
+                }
+                Next::Bad(_) if end_may_be_cut && map[offset..data.end].iter().all(|&b| b == 0) => {
+                    return Err(Stop::Salvaged {
+                        read_to: offset as u64,
+                    });
+                }
+                Next::Incomplete => {
+                    return Err(Stop::Read(format!(
+                        "the record {origin} runs past the end of the data section at byte {}",
+                        data.end
+                    )));
+                }
+                Next::Bad(reason) => return Err(Stop::Read(format!("{reason} ({origin})"))),
+            };
+            let record = &map[offset..offset + header.size];
+            let place = Place::File(offset);
+            let payload = self.top_level(header, record, place, offset as u64, &bytes, handle)?;
+            offset += header.size;
+            if payload > 0 {
+                offset = usize::try_from(payload)
+                    .ok()
+                    .and_then(|payload| offset.checked_add(payload))
+                    .filter(|&end| end <= data.end)
+                    .ok_or_else(|| {
+                        Stop::Read(format!(
+                            "the AUXTRACE record {origin} states {payload} bytes of trace data, \
+                             past the end of the data section"
+                        ))
+                    })?;
+            }
+            if header.record_type == FINISHED_ROUND && offset >= next_step {
+                next_step = offset + PAGE_STEP;
+                let needed = self
+                    .order
+                    .oldest(|place| match place {
+                        Place::File(offset) => Some(*offset),
+                        _ => None,
+                    })
+                    .unwrap_or(offset);
+                // The page keeper stops only when this function returns.
+                let _ = tell_pages.send(ReaderAt {
+                    reached: offset,
+                    needed,
+                });
+            }
+        }
+        Ok(())
     }
 }

@@ -13,7 +13,7 @@ use linux_perf_data::linux_perf_event_reader::{
     RawEventRecord, RecordParseInfo, RecordType, SampleFormat,
 };
 
-use super::validate::ByteOrder;
+use super::byte_order::ByteOrder;
 
 /// Record types the kernel writes: `PERF_RECORD_MMAP` = 1 to
 /// `PERF_RECORD_AUX_OUTPUT_HW_ID` = 21, and 22, which newer kernels add.

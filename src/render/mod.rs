@@ -1,9 +1,8 @@
 //! Pictures: flamegraph SVGs rendered by inferno, coloured by category, and
 //! the timeline of categories over the compile.
 
-pub mod diff_flamegraph;
-pub mod flamegraph;
-pub mod timeline;
+pub(crate) mod flamegraph;
+pub(crate) mod timeline_svg;
 
 /// Titles longer than this are cut.
 const TITLE_CHARS: usize = 110;
@@ -19,7 +18,7 @@ fn xml_escape(text: &str) -> String {
 /// A command line for a picture's title: paths without their directories,
 /// `--long` flags counted rather than listed (the inputs and the output stay
 /// visible), cut to `max_chars` with `…`.
-pub fn short_command(command: &str, max_chars: usize) -> String {
+pub(crate) fn short_command(command: &str, max_chars: usize) -> String {
     let file_name = |word: &str| word.rsplit('/').next().unwrap_or(word).to_owned();
     let mut words = command.split_whitespace();
     let mut kept: Vec<String> = words.next().map(file_name).into_iter().collect();

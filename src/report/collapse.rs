@@ -1,127 +1,14 @@
-//! Folded stacks (`root;…;leaf count`), the format inferno and FlameGraph read.
-//!
-//! Each line starts with the thread's name, as `inferno-collapse-perf` does.
-//! A stack that did not reach its thread root gets a `[truncated]` frame
-//! below its outermost known frame, so it is visible, not hidden.
+//! `compile-perf collapse`: writes folded stacks (`root;…;leaf count`), the
+//! format inferno and FlameGraph read, made by [`crate::fold`].
 
 use std::io::Write;
 
-use hashbrown::HashMap;
-use rayon::prelude::*;
-
-use crate::attribute::{SampleFilter, reaches_root};
-use crate::profile::Profile;
-use crate::symbolize::SymbolId;
-
-/// The frame that marks a stack that stops early.
-pub const TRUNCATED_FRAME: &str = "[truncated]";
-
-/// Samples whose stacks name the same functions, merged.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct FoldedStack<'a> {
-    pub thread: &'a str,
-    pub truncated: bool,
-    /// Functions from the root to the leaf (inlined ones included).
-    pub symbols: Vec<SymbolId>,
-    /// The function the sampled instruction is in (as `top` counts self).
-    pub leaf: Option<SymbolId>,
-}
-
-/// The stacks of the samples `filter` keeps, merged by the functions they
-/// name (different call sites in one function merge), with their counts.
-pub fn fold<'a>(profile: &'a Profile, filter: &SampleFilter) -> Vec<(FoldedStack<'a>, u64)> {
-    let mut merged: HashMap<FoldedStack<'a>, u64> = HashMap::new();
-    for (key, count) in profile.samples(filter) {
-        let mut symbols = Vec::new();
-        profile.symbols_leaf_first(key.stack, &mut symbols);
-        symbols.reverse();
-        let stack = FoldedStack {
-            thread: &profile.processes.thread(key.thread).name,
-            truncated: !reaches_root(profile, key),
-            symbols,
-            leaf: profile.leaf_function(key.stack),
-        };
-        *merged.entry(stack).or_insert(0) += count;
-    }
-    merged.into_iter().collect()
-}
-
-/// The folded line of `stack`, without its count.
-pub fn line(profile: &Profile, stack: &FoldedStack<'_>) -> String {
-    let names = stack
-        .symbols
-        .iter()
-        .map(|&symbol| profile.symbols.get(symbol).name.len() + 1)
-        .sum::<usize>();
-    let mut line = String::with_capacity(stack.thread.len() + TRUNCATED_FRAME.len() + 1 + names);
-    push_frame(&mut line, stack.thread);
-    if stack.truncated {
-        line.push(';');
-        line.push_str(TRUNCATED_FRAME);
-    }
-    for &symbol in &stack.symbols {
-        line.push(';');
-        push_frame(&mut line, &profile.symbols.get(symbol).name);
-    }
-    line
-}
-
-/// `;` separates frames, so a name must not contain one.
-fn push_frame(line: &mut String, name: &str) {
-    if name.contains(';') {
-        line.push_str(&name.replace(';', ":"));
-    } else {
-        line.push_str(name);
-    }
-}
-
-/// Sorts stacks by their frames' names (thread first), as their folded
-/// lines would sort frame by frame; no line is built to do it. Each name is
-/// ranked once, so comparing two deep stacks compares integers.
-pub fn sort_by_names<'a>(profile: &'a Profile, stacks: &mut [(FoldedStack<'a>, u64)]) {
-    let mut symbols: Vec<SymbolId> = stacks
-        .iter()
-        .flat_map(|(stack, _)| stack.symbols.iter().copied())
-        .collect();
-    symbols.sort_unstable();
-    symbols.dedup();
-    let mut symbol_rank = vec![0u32; symbols.last().map_or(0, |last| last.0 as usize + 1)];
-    let mut frames: Vec<(&str, Option<SymbolId>)> = symbols
-        .into_iter()
-        .map(|symbol| (profile.symbols.get(symbol).name.as_str(), Some(symbol)))
-        .collect();
-    frames.push((TRUNCATED_FRAME, None));
-    frames.sort_unstable();
-    let mut truncated_rank = 0;
-    let mut rank = 0;
-    for (index, &(name, symbol)) in frames.iter().enumerate() {
-        if index > 0 && frames[index - 1].0 != name {
-            rank += 1;
-        }
-        match symbol {
-            Some(symbol) => symbol_rank[symbol.0 as usize] = rank,
-            None => truncated_rank = rank,
-        }
-    }
-    stacks.sort_by_cached_key(|(stack, _)| {
-        let ranks: Vec<u32> = stack
-            .truncated
-            .then_some(truncated_rank)
-            .into_iter()
-            .chain(
-                stack
-                    .symbols
-                    .iter()
-                    .map(|symbol| symbol_rank[symbol.0 as usize]),
-            )
-            .collect();
-        (stack.thread, ranks)
-    });
-}
+use crate::fold::{counted_line, fold, sort_by_names};
+use crate::profile::{Profile, SampleFilter};
 
 /// Writes the stacks `filter` keeps as folded lines, one `stack count` line
 /// each, sorted; lines are built one at a time, so memory stays flat.
-pub fn write_folded(
+pub(crate) fn write_folded(
     profile: &Profile,
     filter: &SampleFilter,
     out: &mut dyn Write,
@@ -133,20 +20,4 @@ pub fn write_folded(
         out.write_all(b"\n")?;
     }
     Ok(())
-}
-
-/// The folded line of `stack` with its count: `stack count`.
-fn counted_line(profile: &Profile, stack: &FoldedStack<'_>, count: u64) -> String {
-    let mut text = line(profile, stack);
-    text.push_str(&format!(" {count}"));
-    text
-}
-
-/// Folded lines with their counts (`stack count`), in the order of
-/// `stacks`, built on all cores.
-pub fn counted_lines(profile: &Profile, stacks: &[(FoldedStack<'_>, u64)]) -> Vec<String> {
-    stacks
-        .par_iter()
-        .map(|(stack, count)| counted_line(profile, stack, *count))
-        .collect()
 }

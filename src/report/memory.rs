@@ -4,24 +4,23 @@
 //! to the code that touched it. Shown beside the compile's peak RSS.
 
 use std::io::Write;
-use std::path::Path;
 
 use serde::Serialize;
 
 use super::table::{Cell, Column, Table, TextFormat, write_table};
-use crate::attribute::{Attribution, Classes, Grouping, RowKey, SampleFilter, group};
-use crate::categorize::RuleTable;
-use crate::profile::Profile;
+use crate::attribute::{Attribution, Classes, Grouping, RowKey, group};
+use crate::profile::{Profile, SampleFilter};
+use crate::rules::RuleTable;
 
 /// The page size of x86-64 Linux.
-pub const PAGE_SIZE: u64 = 4096;
+pub(crate) const PAGE_SIZE: u64 = 4096;
 /// Base names of the page-fault events.
 const FAULT_EVENTS: [&str; 3] = ["page-faults", "faults", "minor-faults"];
 /// Rows shown per table.
 const ROWS: usize = 12;
 
 /// The page-fault event of a recording, other than the one being reported.
-pub fn fault_event(profile: &Profile) -> Option<String> {
+pub(crate) fn fault_event(profile: &Profile) -> Option<String> {
     profile
         .info
         .events
@@ -34,16 +33,9 @@ pub fn fault_event(profile: &Profile) -> Option<String> {
         .map(|event| event.name.clone())
 }
 
-/// The peak RSS `record` wrote into `run.json` beside `perf_data`.
-pub fn peak_rss_beside(perf_data: &Path) -> Option<u64> {
-    let run = std::fs::read(perf_data.parent()?.join("run.json")).ok()?;
-    let json: serde_json::Value = serde_json::from_slice(&run).ok()?;
-    json["peak_rss_bytes"].as_u64()
-}
-
 /// Bytes first touched, in all and by category and pass.
 #[derive(Clone, Debug, Serialize)]
-pub struct MemoryJson {
+pub(crate) struct MemoryJson {
     pub event: String,
     /// Faults each sample stands for.
     pub period: u64,
@@ -57,14 +49,14 @@ pub struct MemoryJson {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct MemoryRow {
+pub(crate) struct MemoryRow {
     pub name: String,
     pub bytes: u64,
     pub percent: f64,
 }
 
 /// Groups the page-fault samples of `faults` (a profile of the fault event).
-pub fn memory_report(
+pub(crate) fn memory_report(
     faults: &Profile,
     rules: &RuleTable,
     filter: &SampleFilter,
@@ -95,7 +87,7 @@ pub fn memory_report(
                 name: match key {
                     RowKey::Category(id) => rules.category(id).id.clone(),
                     RowKey::Pass(id) => classes.passes.name(id).to_owned(),
-                    RowKey::Bucket(bucket) => bucket.name().to_owned(),
+                    RowKey::OutsidePass(place) => place.name().to_owned(),
                     _ => String::new(),
                 },
                 bytes: samples * bytes_per_sample,
@@ -123,7 +115,7 @@ fn megabytes(bytes: u64) -> String {
 }
 
 /// Writes the memory section as text or Markdown.
-pub fn write_text(
+pub(crate) fn write_text(
     memory: &MemoryJson,
     format: TextFormat,
     out: &mut dyn Write,

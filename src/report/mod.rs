@@ -2,16 +2,15 @@
 //! the summary printed on stderr. Data goes to the writer it is given;
 //! diagnostics only to the summary.
 
-pub mod breakdown;
-pub mod collapse;
-pub mod memory;
-pub mod rules;
-pub mod summary;
-pub mod table;
-pub mod timeline;
-pub mod top;
+pub(crate) mod breakdown;
+pub(crate) mod collapse;
+pub(crate) mod diff;
+pub(crate) mod memory;
+pub(crate) mod repeat;
+pub(crate) mod rules;
+pub(crate) mod summary;
+pub(crate) mod table;
+pub(crate) mod timeline_json;
+pub(crate) mod top;
 
-/// `value` rounded to two decimals, as JSON reports print percentages.
-pub fn round2(value: f64) -> f64 {
-    (value * 100.0).round() / 100.0
-}
+pub(crate) use crate::attribute::round2;

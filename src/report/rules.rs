@@ -4,10 +4,10 @@
 use std::io::Write;
 
 use super::table::{Cell, Column, Table, TextFormat, write_table};
-use crate::categorize::{RuleTable, Space};
+use crate::rules::{RuleTable, Space};
 
 /// Writes the categories and the ordered rules of `table`.
-pub fn write_rules(
+pub(crate) fn write_rules(
     table: &RuleTable,
     format: TextFormat,
     out: &mut dyn Write,

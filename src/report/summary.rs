@@ -6,17 +6,17 @@
 
 use std::io::Write;
 
-use crate::attribute::{SampleFilter, frame_resolution, percent, unwind_stats};
+use crate::attribute::{frame_resolution, percent, unwind_stats};
 use crate::binary::{DsoProblem, hex};
 use crate::error::{EXIT_BUILD_ID_MISMATCH, EXIT_MISSING_LIBRARY};
-use crate::profile::Profile;
+use crate::profile::{Profile, SampleFilter};
 use crate::symbolize::KernelSymbolsUnavailable;
 
 /// Processes below this share of samples are not listed one by one.
 const LISTED_PROCESS_SHARE: f64 = 1.0;
 
 /// What the summary says, and the exit code its warnings call for.
-pub struct Summary {
+pub(crate) struct Summary {
     pub lines: Vec<String>,
     pub warnings: Vec<String>,
     /// Non-zero when a warning means the output is incomplete.
@@ -24,7 +24,7 @@ pub struct Summary {
 }
 
 /// Summarizes `profile`.
-pub fn summarize(profile: &Profile) -> Summary {
+pub(crate) fn summarize(profile: &Profile) -> Summary {
     let samples = profile.counts.samples;
     let (unwind, per_process) = unwind_stats(profile, &SampleFilter::default());
     let resolution = frame_resolution(profile);
@@ -96,7 +96,7 @@ pub fn summarize(profile: &Profile) -> Summary {
     for (_, dso, problem, frames) in problem_dsos {
         let consequence = format!("its {frames} frames are shown as {}+offset", dso.name);
         match problem {
-            DsoProblem::Missing { .. } => {
+            DsoProblem::Missing => {
                 warnings.push(format!(
                     "{} was not found; {consequence}; pass --symfs DIR where it now lives",
                     dso.recorded_path
@@ -144,7 +144,7 @@ pub fn summarize(profile: &Profile) -> Summary {
 }
 
 /// Writes the summary, one line each, prefixed with the tool's name.
-pub fn write_summary(summary: &Summary, out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn write_summary(summary: &Summary, out: &mut dyn Write) -> std::io::Result<()> {
     for line in &summary.lines {
         writeln!(out, "compile-perf: {line}")?;
     }

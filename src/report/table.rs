@@ -5,7 +5,7 @@ use std::io::Write;
 
 /// Text formats of a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TextFormat {
+pub(crate) enum TextFormat {
     Table,
     Markdown,
     Csv,
@@ -13,20 +13,20 @@ pub enum TextFormat {
 
 /// A column: its header and whether numbers in it align right.
 #[derive(Clone, Debug)]
-pub struct Column {
+pub(crate) struct Column {
     pub header: &'static str,
     pub right: bool,
 }
 
 impl Column {
-    pub fn left(header: &'static str) -> Column {
+    pub(crate) fn left(header: &'static str) -> Column {
         Column {
             header,
             right: false,
         }
     }
 
-    pub fn right(header: &'static str) -> Column {
+    pub(crate) fn right(header: &'static str) -> Column {
         Column {
             header,
             right: true,
@@ -36,7 +36,7 @@ impl Column {
 
 /// A cell: its text and, for the first column, an optional `#rrggbb` swatch.
 #[derive(Clone, Debug, Default)]
-pub struct Cell {
+pub(crate) struct Cell {
     pub text: String,
     pub color: Option<String>,
     /// The text's colour on a terminal, if any.
@@ -46,7 +46,7 @@ pub struct Cell {
 /// Text colours of the terminal table: growth red, shrinkage blue, as
 /// differential flamegraphs colour them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ink {
+pub(crate) enum Ink {
     Red,
     Blue,
 }
@@ -62,14 +62,14 @@ impl From<String> for Cell {
 
 /// Rows under columns.
 #[derive(Clone, Debug)]
-pub struct Table {
+pub(crate) struct Table {
     pub columns: Vec<Column>,
     pub rows: Vec<Vec<Cell>>,
 }
 
 /// Writes `table` in `format`. `colors` adds 24-bit ANSI swatches (terminal
 /// table only).
-pub fn write_table(
+pub(crate) fn write_table(
     table: &Table,
     format: TextFormat,
     colors: bool,

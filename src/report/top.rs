@@ -6,12 +6,12 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::round2;
-use crate::attribute::{SampleFilter, UnwindStats, percent, symbol_totals, unwind_stats};
-use crate::profile::Profile;
+use crate::attribute::{UnwindStats, percent, symbol_totals, unwind_stats};
+use crate::profile::{Profile, SampleFilter};
 
 /// One row: a function and its sample counts.
 #[derive(Debug, Serialize)]
-pub struct TopEntry {
+pub(crate) struct TopEntry {
     /// The demangled name.
     pub symbol: String,
     /// The raw symbol-table name, when it differs from `symbol`.
@@ -27,7 +27,7 @@ pub struct TopEntry {
 
 /// One process image (a program run by a pid) and how its stacks unwound.
 #[derive(Debug, Serialize)]
-pub struct ProcessEntry {
+pub(crate) struct ProcessEntry {
     pub pid: i32,
     pub name: String,
     /// The executable it exec'd, when the recording shows it.
@@ -38,7 +38,7 @@ pub struct ProcessEntry {
 
 /// The JSON document of `top --format json`.
 #[derive(Debug, Serialize)]
-pub struct TopReport {
+pub(crate) struct TopReport {
     pub samples: u64,
     pub event: String,
     pub unwind: UnwindJson,
@@ -48,7 +48,7 @@ pub struct TopReport {
 }
 
 #[derive(Debug, Serialize)]
-pub struct UnwindJson {
+pub(crate) struct UnwindJson {
     pub complete: u64,
     pub truncated: u64,
 }
@@ -64,7 +64,7 @@ impl From<UnwindStats> for UnwindJson {
 
 /// The `limit` functions with the most self samples (then inclusive samples),
 /// over the samples `filter` keeps.
-pub fn top_report(profile: &Profile, limit: usize, filter: &SampleFilter) -> TopReport {
+pub(crate) fn top_report(profile: &Profile, limit: usize, filter: &SampleFilter) -> TopReport {
     let totals = symbol_totals(profile, filter);
     let samples = profile.samples(filter).map(|(_, count)| count).sum();
     let mut entries: Vec<TopEntry> = totals
@@ -119,7 +119,7 @@ pub fn top_report(profile: &Profile, limit: usize, filter: &SampleFilter) -> Top
 }
 
 /// Writes the report as an aligned text table.
-pub fn write_table(report: &TopReport, out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn write_table(report: &TopReport, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
         out,
         "{:>7} {:>9} {:>7} {:>9}  {:<24} symbol",
@@ -141,7 +141,7 @@ pub fn write_table(report: &TopReport, out: &mut dyn Write) -> std::io::Result<(
 }
 
 /// Writes the report as pretty JSON.
-pub fn write_json(report: &TopReport, out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn write_json(report: &TopReport, out: &mut dyn Write) -> std::io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, report)?;
     writeln!(out)
 }

@@ -2,7 +2,7 @@
 
 /// The readable form of a raw symbol name. Names that are not Itanium-mangled,
 /// or that cpp_demangle cannot parse, come back unchanged.
-pub fn demangle(raw: &str) -> String {
+pub(crate) fn demangle(raw: &str) -> String {
     if !raw.starts_with("_Z") {
         return raw.to_owned();
     }

@@ -9,14 +9,14 @@ use crate::binary::ElfImage;
 type Reader<'a> = EndianSlice<'a, RunTimeEndian>;
 
 /// The DWARF of one binary, borrowed from its mapping, ready for lookups.
-pub struct InlineInfo<'a> {
+pub(super) struct InlineInfo<'a> {
     context: addr2line::Context<Reader<'a>>,
 }
 
 impl<'a> InlineInfo<'a> {
     /// Reads the DWARF sections of `image`; `None` when it has no usable DWARF.
     /// Compressed sections are skipped, which leaves their frames without inline names.
-    pub fn load(image: &'a ElfImage) -> Option<InlineInfo<'a>> {
+    pub(super) fn load(image: &'a ElfImage) -> Option<InlineInfo<'a>> {
         let file = object::read::elf::ElfFile64::<object::Endianness>::parse(image.data()).ok()?;
         let endian = if file.is_little_endian() {
             RunTimeEndian::Little
@@ -37,7 +37,7 @@ impl<'a> InlineInfo<'a> {
 
     /// The function names at `address`, innermost inlined function first.
     /// Empty when DWARF does not cover the address.
-    pub fn frames(&self, address: u64) -> Vec<String> {
+    pub(super) fn frames(&self, address: u64) -> Vec<String> {
         let Ok(mut frames) = self.context.find_frames(address).skip_all_loads() else {
             return Vec::new();
         };

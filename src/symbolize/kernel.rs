@@ -16,7 +16,7 @@ const NT_GNU_BUILD_ID: u32 = 3;
 
 /// Why kernel frames stay unresolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KernelSymbolsUnavailable {
+pub(crate) enum KernelSymbolsUnavailable {
     /// The recording's kernel differs from the running one.
     OtherKernel,
     /// `/proc/kallsyms` hides addresses (not root, or `kptr_restrict`).
@@ -26,7 +26,7 @@ pub enum KernelSymbolsUnavailable {
 }
 
 /// The kernel's text symbols, shifted to the recording's addresses.
-pub struct KernelSymbols {
+pub(crate) struct KernelSymbols {
     /// The kallsyms text the names are read from.
     text: Vec<u8>,
     /// (recorded address, the name's bytes in `text`), sorted by address.
@@ -35,7 +35,7 @@ pub struct KernelSymbols {
 
 /// What is known about the recorded kernel.
 #[derive(Clone, Debug, Default)]
-pub struct RecordedKernel {
+pub(crate) struct RecordedKernel {
     pub build_id: Option<Vec<u8>>,
     pub release: Option<String>,
     /// The `_text` address perf noted in its kernel mapping record.
@@ -46,7 +46,9 @@ impl KernelSymbols {
     /// Loads the kernel symbols of `recorded`: perf's cached copy for its
     /// build id, else (no usable copy) `/proc/kallsyms` if the running
     /// kernel is the same.
-    pub fn load(recorded: &RecordedKernel) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
+    pub(crate) fn load(
+        recorded: &RecordedKernel,
+    ) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
         let cached = recorded
             .build_id
             .as_deref()
@@ -76,7 +78,7 @@ impl KernelSymbols {
 
     /// Parses kallsyms text; `recorded_text` is `_text` at recording time.
     /// Lines are `ffffffff81000000 T _text`, a module's end in `\t[name]`.
-    pub fn parse(
+    pub(crate) fn parse(
         text: Vec<u8>,
         recorded_text: Option<u64>,
     ) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
@@ -129,7 +131,7 @@ impl KernelSymbols {
     }
 
     /// The name of the kernel function at `address`.
-    pub fn lookup(&self, address: u64) -> Option<&str> {
+    pub(crate) fn lookup(&self, address: u64) -> Option<&str> {
         let after = self.entries.partition_point(|(start, _)| *start <= address);
         self.entries[..after].last().and_then(|(_, name)| {
             std::str::from_utf8(&self.text[name.start as usize..name.end as usize]).ok()

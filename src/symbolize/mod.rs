@@ -13,21 +13,22 @@ mod symtab;
 use hashbrown::HashMap;
 use rayon::prelude::*;
 
-pub use demangle::demangle;
-pub use kernel::{KernelSymbols, KernelSymbolsUnavailable, RecordedKernel};
+pub(crate) use demangle::demangle;
+pub(crate) use kernel::{KernelSymbols, KernelSymbolsUnavailable, RecordedKernel};
 
 use crate::binary::{DsoId, DsoKind, Store};
 use crate::stacks::FrameId;
 use crate::unwind::FrameKey;
 use inline::InlineInfo;
 
-/// Index of an interned symbol.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SymbolId(pub u32);
+crate::index::index_type! {
+    /// Index of an interned symbol.
+    pub(crate) struct SymbolId(u32);
+}
 
 /// A function as reports show it.
 #[derive(Clone, Debug)]
-pub struct Symbol {
+pub(crate) struct Symbol {
     /// The demangled name, or `lib.so+0x…` when unresolved.
     pub name: String,
     /// The raw name in the symbol table, when it differs from `name`.
@@ -38,7 +39,7 @@ pub struct Symbol {
 }
 
 /// The symbols of every frame of a recording.
-pub struct Symbols {
+pub(crate) struct Symbols {
     pub symbols: Vec<Symbol>,
     /// Per frame, its symbols with the innermost inlined function first.
     pub frame_symbols: Vec<Vec<SymbolId>>,
@@ -47,19 +48,19 @@ pub struct Symbols {
 }
 
 impl Symbols {
-    pub fn get(&self, id: SymbolId) -> &Symbol {
-        &self.symbols[id.0 as usize]
+    pub(crate) fn get(&self, id: SymbolId) -> &Symbol {
+        &self.symbols[id.index()]
     }
 
     /// The symbols of a frame, innermost first.
-    pub fn of_frame(&self, frame: FrameId) -> &[SymbolId] {
-        &self.frame_symbols[frame.0 as usize]
+    pub(crate) fn of_frame(&self, frame: FrameId) -> &[SymbolId] {
+        &self.frame_symbols[frame.index()]
     }
 
     /// The function a frame's address is in, as the symbol table names it;
     /// inlined functions (from DWARF) are not counted here, as in
     /// `perf report --no-inline`.
-    pub fn function_of_frame(&self, frame: FrameId) -> SymbolId {
+    pub(crate) fn function_of_frame(&self, frame: FrameId) -> SymbolId {
         *self
             .of_frame(frame)
             .last()
@@ -86,7 +87,7 @@ impl Interner {
         if let Some(&id) = self.ids.get(&key) {
             return id;
         }
-        let id = SymbolId(self.symbols.len() as u32);
+        let id = SymbolId::new(self.symbols.len());
         self.symbols.push(Symbol {
             name: key.1.clone(),
             mangled,
@@ -125,7 +126,7 @@ type FrameGroup = (DsoId, Vec<usize>);
 /// Binaries are resolved in parallel, largest first, and the names of a
 /// large one are demangled in parallel; ids are then assigned in binary
 /// order, so the result does not depend on the number of threads.
-pub fn symbolize(
+pub(crate) fn symbolize(
     frames: &[FrameKey],
     store: &Store,
     kernel: Option<Result<KernelSymbols, KernelSymbolsUnavailable>>,

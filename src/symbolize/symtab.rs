@@ -14,7 +14,7 @@ use crate::binary::ElfImage;
 
 /// What a lookup found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Hit<'a> {
+pub(super) struct Hit<'a> {
     /// The symbol's raw (mangled) name.
     pub name: &'a [u8],
     /// The symbol's start address.
@@ -56,7 +56,10 @@ fn preference(candidate: &Candidate, name: &[u8]) -> (bool, u8, std::cmp::Revers
 ///
 /// A symbol without a size reaches to the next symbol, as in perf, but not
 /// past the end of its section (so `_fini` does not swallow `.plt`).
-pub fn lookup_sorted<'a>(image: &'a ElfImage, addresses: &[u64]) -> Option<Vec<Option<Hit<'a>>>> {
+pub(super) fn lookup_sorted<'a>(
+    image: &'a ElfImage,
+    addresses: &[u64],
+) -> Option<Vec<Option<Hit<'a>>>> {
     let elf = ElfFile64::<object::Endianness>::parse(image.data()).ok()?;
     let endian = elf.endian();
     let table = if elf.elf_symbol_table().is_empty() {
@@ -214,7 +217,7 @@ const PLT_ENTRY_SIZE: u64 = 16;
 /// The raw name of the function a PLT stub jumps to, from the stub's
 /// `.rela.plt` relocation (perf shows the stub as `name@plt`). `None` outside
 /// `.plt`/`.plt.sec` or for relocations without a symbol (IFUNC resolvers).
-pub fn plt_stub_target(image: &ElfImage, address: u64) -> Option<String> {
+pub(super) fn plt_stub_target(image: &ElfImage, address: u64) -> Option<String> {
     let elf = ElfFile64::<object::Endianness>::parse(image.data()).ok()?;
     let endian = elf.endian();
     let sections = elf.elf_section_table();

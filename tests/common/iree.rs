@@ -12,7 +12,7 @@ use super::{TempDir, iree_compile, live_prerequisites, repo_root, run_ok};
 
 /// The arguments of `compile-perf record RECORD_FLAGS -o RUN_DIR -- iree-compile
 /// IREE_FLAGS COMPILE_FLAGS INPUT -o RUN_DIR.vmfb`.
-pub fn record_args(
+pub(crate) fn record_args(
     run_dir: &Path,
     record_flags: &[&str],
     input: &Path,
@@ -36,20 +36,20 @@ pub fn record_args(
 }
 
 /// The flags every live iree-compile run uses: a CPU target that any x86-64 has.
-pub const IREE_FLAGS: [&str; 3] = [
+pub(crate) const IREE_FLAGS: [&str; 3] = [
     "--iree-hal-target-device=local",
     "--iree-hal-local-target-device-backends=llvm-cpu",
     "--iree-llvmcpu-target-cpu=generic",
 ];
 /// Serializes the live tests: each compiles with iree-compile under perf, and
 /// two at once on two cores would distort both.
-pub fn live_lock() -> MutexGuard<'static, ()> {
+pub(crate) fn live_lock() -> MutexGuard<'static, ()> {
     static LIVE: Mutex<()> = Mutex::new(());
     LIVE.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Whether the tools of an iree-compile recording are here (skip or fail otherwise).
-pub fn iree_live_prerequisites() -> bool {
+pub(crate) fn iree_live_prerequisites() -> bool {
     live_prerequisites(&[
         OsString::from("perf"),
         OsString::from("python3"),
@@ -59,12 +59,12 @@ pub fn iree_live_prerequisites() -> bool {
 }
 
 /// Writes workload `name` (`scripts/workloads.py NAME --scale small`) into `dir`.
-pub fn workload(dir: &TempDir, name: &str) -> PathBuf {
+pub(crate) fn workload(dir: &TempDir, name: &str) -> PathBuf {
     workload_at_scale(dir, name, "small")
 }
 
 /// Writes workload `name` at `scale` (`small`, `default` or a number) into `dir`.
-pub fn workload_at_scale(dir: &TempDir, name: &str, scale: &str) -> PathBuf {
+pub(crate) fn workload_at_scale(dir: &TempDir, name: &str, scale: &str) -> PathBuf {
     let out = dir.join(format!("{name}.mlir"));
     run_ok(
         Command::new("python3")
@@ -78,7 +78,7 @@ pub fn workload_at_scale(dir: &TempDir, name: &str, scale: &str) -> PathBuf {
 }
 
 /// The command line of one iree-compile compile of `input`, output in `dir`.
-pub fn iree_compile_argv(dir: &TempDir, input: &Path) -> Vec<OsString> {
+pub(crate) fn iree_compile_argv(dir: &TempDir, input: &Path) -> Vec<OsString> {
     let mut argv = vec![iree_compile().into_os_string()];
     argv.extend(IREE_FLAGS.iter().map(OsString::from));
     argv.push(input.into());
@@ -91,7 +91,7 @@ pub fn iree_compile_argv(dir: &TempDir, input: &Path) -> Vec<OsString> {
 /// succeed. 499 Hz is the recommended rate: at perf's default 4000 Hz a
 /// 64 KiB stack copy per sample overflows the ring buffer, and the records
 /// the kernel then drops can include a process's exec and mmaps.
-pub fn perf_record(out: &Path, perf_args: &[&str], argv: &[OsString]) {
+pub(crate) fn perf_record(out: &Path, perf_args: &[&str], argv: &[OsString]) {
     let started = Instant::now();
     run_ok(
         Command::new("perf")

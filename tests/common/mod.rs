@@ -10,7 +10,12 @@
 // Each test crate uses only some of these helpers.
 #![allow(dead_code)]
 
-pub mod iree;
+pub(crate) mod damaged;
+pub(crate) mod iree;
+pub(crate) mod perf_report;
+pub(crate) mod pipe;
+pub(crate) mod symbol_tables;
+pub(crate) mod unwinding;
 
 use std::ffi::OsStr;
 use std::io::Write;
@@ -19,32 +24,32 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The `compile-perf` binary that cargo built for these tests.
-pub fn bin() -> &'static Path {
+pub(crate) fn bin() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_compile-perf"))
 }
 
 /// The repository root (where `Cargo.toml` is).
-pub fn repo_root() -> &'static Path {
+pub(crate) fn repo_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// `tests/fixtures`, which holds the committed recordings and binaries.
-pub fn fixtures_dir() -> PathBuf {
+pub(crate) fn fixtures_dir() -> PathBuf {
     repo_root().join("tests").join("fixtures")
 }
 
 /// A file under `tests/fixtures`.
-pub fn fixture(name: &str) -> PathBuf {
+pub(crate) fn fixture(name: &str) -> PathBuf {
     fixtures_dir().join(name)
 }
 
 /// The project venv's `iree-compile` (made by `scripts/setup.sh`).
-pub fn iree_compile() -> PathBuf {
+pub(crate) fn iree_compile() -> PathBuf {
     repo_root().join(".venv").join("bin").join("iree-compile")
 }
 
 /// True when running under CI (`CI=true`, as CI services set it; `1` also counts).
-pub fn is_ci() -> bool {
+pub(crate) fn is_ci() -> bool {
     std::env::var("CI")
         .map(|value| value.eq_ignore_ascii_case("true") || value == "1")
         .unwrap_or(false)
@@ -55,7 +60,7 @@ pub fn is_ci() -> bool {
 /// Returns true when it does. When it does not: under CI this panics (the
 /// test fails); elsewhere it prints a skip note and returns false, and the
 /// test should return. For `perf`, it also checks that perf may record.
-pub fn live_prerequisite(tool: impl AsRef<OsStr>) -> bool {
+pub(crate) fn live_prerequisite(tool: impl AsRef<OsStr>) -> bool {
     let tool = tool.as_ref();
     let problem = match probe(tool) {
         Ok(()) => return true,
@@ -76,7 +81,7 @@ pub fn live_prerequisite(tool: impl AsRef<OsStr>) -> bool {
 }
 
 /// Checks every tool in `tools` with [`live_prerequisite`]; true when all run.
-pub fn live_prerequisites<S: AsRef<OsStr>>(tools: &[S]) -> bool {
+pub(crate) fn live_prerequisites<S: AsRef<OsStr>>(tools: &[S]) -> bool {
     tools.iter().all(live_prerequisite)
 }
 
@@ -120,13 +125,13 @@ fn probe(tool: &OsStr) -> Result<(), String> {
 /// It is kept (and its path printed) when the test is panicking, so a failed
 /// live test leaves its recordings behind for inspection, and also whenever
 /// `COMPILE_PERF_KEEP_TEMP` is set.
-pub struct TempDir {
+pub(crate) struct TempDir {
     path: PathBuf,
 }
 
 impl TempDir {
     /// Creates `$TMPDIR/compile-perf-<label>-<pid>-<n>`, empty.
-    pub fn new(label: &str) -> TempDir {
+    pub(crate) fn new(label: &str) -> TempDir {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let path = std::env::temp_dir().join(format!(
             "compile-perf-{label}-{}-{}",
@@ -139,12 +144,12 @@ impl TempDir {
         TempDir { path }
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// A path inside the directory.
-    pub fn join(&self, relative: impl AsRef<Path>) -> PathBuf {
+    pub(crate) fn join(&self, relative: impl AsRef<Path>) -> PathBuf {
         self.path.join(relative)
     }
 }
@@ -161,7 +166,7 @@ impl Drop for TempDir {
 
 /// The outcome of one `compile-perf` run.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     /// The exit code; `None` when a signal ended the process.
     pub code: Option<i32>,
     pub stdout: String,
@@ -170,7 +175,7 @@ pub struct Run {
 
 impl Run {
     /// Panics with the whole output unless the exit code is `code`.
-    pub fn expect_code(&self, code: i32, what: &str) -> &Run {
+    pub(crate) fn expect_code(&self, code: i32, what: &str) -> &Run {
         assert_eq!(
             self.code,
             Some(code),
@@ -182,7 +187,7 @@ impl Run {
     }
 
     /// stdout parsed as JSON (for `top --format json`).
-    pub fn json(&self) -> serde_json::Value {
+    pub(crate) fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
             panic!(
                 "stdout is not JSON ({error})\n--- stderr ---\n{}\n--- stdout (first 4000 bytes) ---\n{}",
@@ -194,7 +199,7 @@ impl Run {
 }
 
 /// Runs `compile-perf ARGS` with no input on stdin.
-pub fn compile_perf<I, S>(args: I) -> Run
+pub(crate) fn compile_perf<I, S>(args: I) -> Run
 where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
@@ -213,7 +218,7 @@ where
 
 /// Runs `compile-perf ARGS` with `input` on stdin (for `-`). The tool may stop
 /// reading early; a broken pipe on our side is not an error.
-pub fn compile_perf_with_stdin<I, S>(args: I, input: &[u8]) -> Run
+pub(crate) fn compile_perf_with_stdin<I, S>(args: I, input: &[u8]) -> Run
 where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
@@ -241,7 +246,7 @@ where
 }
 
 /// Runs `command` to completion and panics, showing its output, unless it succeeds.
-pub fn run_ok(command: &mut Command) -> std::process::Output {
+pub(crate) fn run_ok(command: &mut Command) -> std::process::Output {
     let output = command
         .stdin(Stdio::null())
         .output()
@@ -257,7 +262,7 @@ pub fn run_ok(command: &mut Command) -> std::process::Output {
 }
 
 /// The first `max` bytes of `text` (at a char boundary), marked when cut.
-pub fn truncate(text: &str, max: usize) -> String {
+pub(crate) fn truncate(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_owned();
     }

@@ -1,0 +1,164 @@
+//! Categorizing: every symbol put in its category once ([`Classes`]), and
+//! what each sample is: its self category, its passes, its place outside
+//! passes ([`facts`]).
+//!
+//! Each sample has a *self* category (its leaf function's, or with
+//! [`Attribution::Caller`] the nearest compiler caller's when the leaf is
+//! generic library code) and an *inclusive* set (every category on its
+//! stack, once); likewise an innermost pass and the set of passes on its
+//! stack.
+
+use rayon::prelude::*;
+
+use super::pass::{Outside, PassId, Passes, outside_pass};
+use super::rows::RowKey;
+use crate::process::{ProcessId, ThreadId};
+use crate::profile::{Profile, is_compiler};
+use crate::rules::{CategoryId, FunctionRef, RuleTable};
+use crate::stacks::SampleKey;
+use crate::symbolize::SymbolId;
+
+/// How a sample's self category is chosen (`report --attribution`).
+/// `--help` names the values without the notes below (`help = None`), as
+/// the option's own help explains them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+pub(crate) enum Attribution {
+    /// The leaf function's category, exactly.
+    #[default]
+    #[value(help = None::<&str>)]
+    Leaf,
+    /// Generic library work (allocation, memcpy, hashing, uniquing, the
+    /// kernel…) is charged to the nearest caller with a compiler category.
+    #[value(help = None::<&str>)]
+    Caller,
+}
+
+/// Every symbol classified once: its category, and its role for passes.
+pub(crate) struct Classes<'a> {
+    pub table: &'a RuleTable,
+    pub categories: Vec<CategoryId>,
+    pub passes: Passes,
+}
+
+impl<'a> Classes<'a> {
+    pub(crate) fn new(profile: &Profile, table: &'a RuleTable) -> Classes<'a> {
+        Classes {
+            table,
+            categories: classify_symbols(profile, table),
+            passes: Passes::find(profile),
+        }
+    }
+
+    pub(crate) fn category_of(&self, symbol: SymbolId) -> CategoryId {
+        self.categories[symbol.index()]
+    }
+}
+
+/// What one sample (or several with the same key) is.
+pub(super) struct Facts {
+    /// The symbols of the stack, leaf first, up to the thread-pool task
+    /// runner when the sample ran a task.
+    pub symbols: Vec<SymbolId>,
+    /// The leaf function.
+    pub leaf: Option<SymbolId>,
+    pub self_category: CategoryId,
+    /// The passes on the stack, outermost first.
+    pub passes: Vec<PassId>,
+    /// The innermost pass, or the place of a sample outside every pass.
+    pub place: RowKey,
+    pub thread: ThreadId,
+    pub process: ProcessId,
+    /// True for samples of the native compiler process.
+    pub in_compiler: bool,
+}
+
+/// Works out what the samples of `key` are.
+pub(super) fn facts(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    attribution: Attribution,
+    key: &SampleKey,
+) -> Facts {
+    let mut symbols = Vec::new();
+    profile.symbols_leaf_first(key.stack, &mut symbols);
+    let task_cut = classes.passes.task_cut(&symbols);
+    if let Some(cut) = task_cut {
+        symbols.truncate(cut);
+    }
+    let leaf = profile.leaf_function(key.stack);
+    let table = classes.table;
+    let self_category = leaf.map_or(table.other(), |leaf| {
+        let category = classes.category_of(leaf);
+        match attribution {
+            Attribution::Leaf => category,
+            Attribution::Caller => charged_category(table, &classes.categories, category, &symbols),
+        }
+    });
+    let mut passes = Vec::new();
+    classes.passes.on_stack(&symbols, &mut passes);
+    let thread = key.thread;
+    let process = profile.processes.thread(thread).process;
+    let in_compiler = is_compiler(profile.processes.image(process));
+    let image = profile.processes.image(process);
+    let main_thread = profile.processes.thread(thread).tid == image.pid;
+    let place = match passes.last() {
+        Some(&innermost) => RowKey::Pass(innermost),
+        None => RowKey::OutsidePass(outside_pass(
+            table,
+            &classes.categories,
+            &symbols,
+            Outside {
+                in_compiler,
+                in_task: task_cut.is_some() || !main_thread,
+                managed: classes.passes.managed(&symbols),
+            },
+        )),
+    };
+    Facts {
+        symbols,
+        leaf,
+        self_category,
+        passes,
+        place,
+        thread,
+        process,
+        in_compiler,
+    }
+}
+
+/// The category of every symbol, indexed by [`SymbolId`]; each classified
+/// once, spread over the cores.
+pub(super) fn classify_symbols(profile: &Profile, table: &RuleTable) -> Vec<CategoryId> {
+    profile
+        .symbols
+        .symbols
+        .par_iter()
+        .map(|symbol| {
+            let dso = profile.store.get(symbol.dso);
+            table.classify(FunctionRef {
+                name: &symbol.name,
+                dso: &dso.name,
+                kernel: dso.kind == crate::binary::DsoKind::Kernel,
+            })
+        })
+        .collect()
+}
+
+/// With caller attribution: the category of the nearest caller (walking from
+/// the leaf) whose category is a compiler category; the leaf's own category
+/// when the leaf is not generic or no such caller exists.
+fn charged_category(
+    table: &RuleTable,
+    categories: &[CategoryId],
+    leaf_category: CategoryId,
+    leaf_first: &[SymbolId],
+) -> CategoryId {
+    if !table.category(leaf_category).generic {
+        return leaf_category;
+    }
+    leaf_first
+        .iter()
+        .map(|symbol| categories[symbol.index()])
+        .find(|&category| !table.category(category).generic && category != table.other())
+        .unwrap_or(leaf_category)
+}

@@ -1,0 +1,489 @@
+//! `compile-perf diff`: the rows of two sides side by side, how much each
+//! share moved (in percentage points), the CPU time behind it, whether the
+//! move stands clear of the run-to-run noise (`significance.rs`), and which
+//! moves break the CI gate's limits. Plain functions over the rows of runs.
+
+use hashbrown::{HashMap, HashSet};
+
+use super::runs::RunRows;
+use super::significance::{self, Count, FAMILY_ALPHA, Noise, RowRuns, Test};
+use super::{percent, round2};
+
+/// The runs of one side.
+pub(crate) struct Side {
+    /// What was named on the command line.
+    pub name: String,
+    pub runs: Vec<RunRows>,
+}
+
+impl Side {
+    /// Samples of every run together.
+    pub(crate) fn samples(&self) -> u64 {
+        self.runs.iter().map(|run| run.samples).sum()
+    }
+
+    /// CPU seconds per run, on average, of `samples_of(run)` samples.
+    fn seconds_per_run(&self, samples_of: impl Fn(&RunRows) -> u64) -> Option<f64> {
+        let total = self
+            .runs
+            .iter()
+            .map(|run| run.seconds(samples_of(run)))
+            .sum::<Option<f64>>()?;
+        Some(total / self.runs.len() as f64)
+    }
+
+    /// A row's counts run by run: self samples, or inclusive ones.
+    fn counts(&self, key: &str, inclusive: bool) -> Vec<Count> {
+        self.runs
+            .iter()
+            .map(|run| Count {
+                hits: run.rows.get(key).map_or(0, |row| {
+                    if inclusive {
+                        row.inclusive_samples
+                    } else {
+                        row.self_samples
+                    }
+                }),
+                samples: run.samples,
+            })
+            .collect()
+    }
+
+    /// A row's share of the aggregate, in percent, rounded as `report`
+    /// prints it.
+    fn percent(&self, counts: &[Count]) -> f64 {
+        let hits: u64 = counts.iter().map(|count| count.hits).sum();
+        round2(percent(hits, self.samples()))
+    }
+}
+
+/// One row of the diff.
+#[derive(Clone, Debug)]
+pub(crate) struct DiffRow {
+    pub key: String,
+    pub name: String,
+    pub color: Option<String>,
+    pub base_self_percent: f64,
+    pub new_self_percent: f64,
+    pub delta_self_pp: f64,
+    pub base_inclusive_percent: f64,
+    pub new_inclusive_percent: f64,
+    pub delta_inclusive_pp: f64,
+    /// CPU seconds of the row's self samples, per run on average.
+    pub base_self_seconds: Option<f64>,
+    pub new_self_seconds: Option<f64>,
+    /// The self or the inclusive share moved significantly.
+    pub significant: bool,
+    pub significant_self: bool,
+    pub significant_inclusive: bool,
+    /// Two-sided p-values before the correction for many rows.
+    pub p_value_self: f64,
+    pub p_value_inclusive: f64,
+    /// Beyond the noise after the correction, whatever the size: the self
+    /// share, the inclusive share (for limits other than the threshold).
+    pub beyond_noise: [bool; 2],
+}
+
+impl DiffRow {
+    /// The larger of the two moves, in percentage points.
+    pub(crate) fn size(&self) -> f64 {
+        self.delta_self_pp.abs().max(self.delta_inclusive_pp.abs())
+    }
+}
+
+/// The noise the rows were judged against.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Judged {
+    pub self_noise: Noise,
+    pub inclusive_noise: Noise,
+    /// Tests corrected together: the self and inclusive shares of the rows
+    /// large enough to change by the smallest effect of interest.
+    pub tests: usize,
+    pub threshold_pp: f64,
+}
+
+/// A finished comparison.
+pub(crate) struct Diff {
+    pub base: Side,
+    pub new: Side,
+    /// Sorted by the size of the change, largest first.
+    pub rows: Vec<DiffRow>,
+    pub judged: Judged,
+}
+
+/// Both sides' counts of each row, as the tests take them.
+fn as_rows(counts: &[(Vec<Count>, Vec<Count>)]) -> Vec<RowRuns<'_>> {
+    counts
+        .iter()
+        .map(|(base, new)| RowRuns { base, new })
+        .collect()
+}
+
+/// Compares `base` with `new` row by row, flagging changes of at least
+/// `threshold_pp`; rows that cannot change by `floor_pp` (the threshold,
+/// or a smaller limit the gate checks) are not tested.
+pub(crate) fn diff(base: Side, new: Side, threshold_pp: f64, floor_pp: f64) -> Diff {
+    let (rows, judged) = judged_rows(&base, &new, threshold_pp, floor_pp);
+    Diff {
+        base,
+        new,
+        rows,
+        judged,
+    }
+}
+
+/// The rows of `base` and `new`, judged, sorted by the size of the change.
+fn judged_rows(
+    base: &Side,
+    new: &Side,
+    threshold_pp: f64,
+    floor_pp: f64,
+) -> (Vec<DiffRow>, Judged) {
+    let mut keys: Vec<&String> = base
+        .runs
+        .iter()
+        .chain(&new.runs)
+        .flat_map(|run| run.rows.keys())
+        .collect::<HashSet<_>>()
+        .into_iter()
+        .collect();
+    keys.sort();
+    let counts = |inclusive: bool| -> Vec<(Vec<Count>, Vec<Count>)> {
+        keys.iter()
+            .map(|key| (base.counts(key, inclusive), new.counts(key, inclusive)))
+            .collect()
+    };
+    let (self_counts, inclusive_counts) = (counts(false), counts(true));
+    let (self_rows, inclusive_rows) = (as_rows(&self_counts), as_rows(&inclusive_counts));
+    let self_noise = significance::pooled_noise(&self_rows);
+    let inclusive_noise = significance::pooled_noise(&inclusive_rows);
+    let tests: Vec<Test> = self_rows
+        .iter()
+        .map(|row| significance::test_row(row, &self_noise))
+        .chain(
+            inclusive_rows
+                .iter()
+                .map(|row| significance::test_row(row, &inclusive_noise)),
+        )
+        .collect();
+    let verdicts = significance::judge(&tests, threshold_pp, floor_pp);
+    let (self_verdicts, inclusive_verdicts) = verdicts.split_at(keys.len());
+    let (self_tests, inclusive_tests) = tests.split_at(keys.len());
+
+    // The name and colour of a row: from the side that has it.
+    let mut shown: HashMap<&str, (&str, Option<&str>)> = HashMap::new();
+    for run in base.runs.iter().chain(&new.runs) {
+        for (key, row) in &run.rows {
+            shown
+                .entry(key.as_str())
+                .or_insert((row.name.as_str(), row.color.as_deref()));
+        }
+    }
+    let mut rows: Vec<DiffRow> = keys
+        .iter()
+        .enumerate()
+        .map(|(index, key)| {
+            let (self_base, self_new) = &self_counts[index];
+            let (inclusive_base, inclusive_new) = &inclusive_counts[index];
+            let (name, color) = shown[key.as_str()];
+            let (base_self, new_self) = (base.percent(self_base), new.percent(self_new));
+            let (base_inclusive, new_inclusive) =
+                (base.percent(inclusive_base), new.percent(inclusive_new));
+            let row_self = |side: &Side| {
+                side.seconds_per_run(|run| {
+                    run.rows.get(key.as_str()).map_or(0, |row| row.self_samples)
+                })
+            };
+            DiffRow {
+                key: (*key).clone(),
+                name: name.to_owned(),
+                color: color.map(str::to_owned),
+                base_self_percent: base_self,
+                new_self_percent: new_self,
+                delta_self_pp: round2(new_self - base_self),
+                base_inclusive_percent: base_inclusive,
+                new_inclusive_percent: new_inclusive,
+                delta_inclusive_pp: round2(new_inclusive - base_inclusive),
+                base_self_seconds: row_self(base).map(round2),
+                new_self_seconds: row_self(new).map(round2),
+                significant_self: self_verdicts[index].significant,
+                significant_inclusive: inclusive_verdicts[index].significant,
+                significant: self_verdicts[index].significant
+                    || inclusive_verdicts[index].significant,
+                p_value_self: self_tests[index].p_value,
+                p_value_inclusive: inclusive_tests[index].p_value,
+                beyond_noise: [
+                    self_verdicts[index].beyond_noise,
+                    inclusive_verdicts[index].beyond_noise,
+                ],
+            }
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        b.size()
+            .total_cmp(&a.size())
+            .then_with(|| a.key.cmp(&b.key))
+    });
+    let judged = Judged {
+        self_noise,
+        inclusive_noise,
+        tests: significance::family_size(&tests, floor_pp),
+        threshold_pp,
+    };
+    (rows, judged)
+}
+
+impl Diff {
+    /// CPU seconds per run, on average, of a side's samples.
+    pub(crate) fn cpu_seconds(side: &Side) -> Option<f64> {
+        side.seconds_per_run(|run| run.samples)
+    }
+
+    /// How the rows were judged, in words.
+    pub(crate) fn method(&self) -> String {
+        let judged = &self.judged;
+        let runs = |side: &Side| side.runs.len();
+        let family = format!(
+            "Holm-corrected over {} tests (the self and inclusive shares of the rows large enough to change by \
+             the threshold) at a family-wise error rate of {}; changes under {} pp are not flagged",
+            judged.tests, FAMILY_ALPHA, judged.threshold_pp
+        );
+        if judged.self_noise.sampling_error_only() {
+            return format!(
+                "one run a side: only sampling error is covered (binomial test of each share difference), {family}. \
+                 Runs of one compile differ by more than that: compare several runs a side (record --repeat 3) \
+                 to judge changes against run-to-run noise"
+            );
+        }
+        let degrees = |noise: &Noise| match noise.degrees_of_freedom {
+            Some(df) if df.is_finite() => format!("{df:.0} degrees of freedom"),
+            _ => "no row large enough to measure it on".to_owned(),
+        };
+        format!(
+            "{} run{} vs {} run{}: each share difference against the run-to-run spread \
+             (quasi-binomial: the spread between runs as a multiple of sampling variance, pooled over the rows \
+             and per row, the larger; pooled {:.2}× for self shares, {:.2}× for inclusive, {}), \
+             Student's t, {family}",
+            runs(&self.base),
+            if runs(&self.base) == 1 { "" } else { "s" },
+            runs(&self.new),
+            if runs(&self.new) == 1 { "" } else { "s" },
+            judged.self_noise.dispersion,
+            judged.inclusive_noise.dispersion,
+            degrees(&judged.self_noise),
+        )
+    }
+}
+
+/// What the gate checks.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Limits {
+    /// Fail on any row whose share grew significantly by more than the threshold.
+    pub fail_on_regression: bool,
+    /// Per-row limits (a category id with `--by category`): fail when that
+    /// row's share grew by more than PP points, beyond the noise.
+    pub max_increase: Vec<(String, f64)>,
+}
+
+/// A share that grew by more than its limit.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Failure {
+    pub name: String,
+    /// `self` or `inclusive`.
+    pub measure: &'static str,
+    pub base_percent: f64,
+    pub new_percent: f64,
+    pub delta_pp: f64,
+    pub limit_pp: f64,
+}
+
+/// The shares of `diff` that break `limits`: grown beyond the noise by more
+/// than the row's `--max-increase`, or than the threshold with
+/// `--fail-on-regression`.
+pub(crate) fn failures(diff: &Diff, limits: &Limits) -> Vec<Failure> {
+    let mut failed = Vec::new();
+    for row in &diff.rows {
+        let own_limit = limits
+            .max_increase
+            .iter()
+            .rev()
+            .find(|(key, _)| *key == row.key)
+            .map(|(_, limit)| *limit);
+        let Some(limit) = own_limit.or(limits
+            .fail_on_regression
+            .then_some(diff.judged.threshold_pp))
+        else {
+            continue;
+        };
+        for (measure, beyond_noise, base, new, delta) in measures(row) {
+            if beyond_noise && delta > limit {
+                failed.push(Failure {
+                    name: row.name.clone(),
+                    measure,
+                    base_percent: base,
+                    new_percent: new,
+                    delta_pp: delta,
+                    limit_pp: limit,
+                });
+            }
+        }
+    }
+    failed
+}
+
+/// A row's two measures: name, beyond the noise, base %, new %, change.
+fn measures(row: &DiffRow) -> [(&'static str, bool, f64, f64, f64); 2] {
+    [
+        (
+            "self",
+            row.beyond_noise[0],
+            row.base_self_percent,
+            row.new_self_percent,
+            row.delta_self_pp,
+        ),
+        (
+            "inclusive",
+            row.beyond_noise[1],
+            row.base_inclusive_percent,
+            row.new_inclusive_percent,
+            row.delta_inclusive_pp,
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::attribute::runs::RowCounts;
+
+    /// A run of `samples` samples with rows `(key, self, inclusive)`, 2 ms each.
+    fn run(samples: u64, rows: &[(&str, u64, u64)]) -> RunRows {
+        RunRows {
+            input: PathBuf::from("perf.data"),
+            samples,
+            seconds_per_sample: Some(0.002),
+            rows: rows
+                .iter()
+                .map(|&(key, own, inclusive)| {
+                    (
+                        key.to_owned(),
+                        RowCounts {
+                            name: key.to_uppercase(),
+                            color: None,
+                            self_samples: own,
+                            inclusive_samples: inclusive,
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    fn side(runs: Vec<RunRows>) -> Side {
+        Side {
+            name: "side".to_owned(),
+            runs,
+        }
+    }
+
+    /// Three runs a side: `lexer` falls from 30% to nothing, `hash` grows
+    /// from 20% to 32% (of a shorter compile), `ir` stays.
+    fn compared() -> Diff {
+        let base = (0..3)
+            .map(|index| {
+                run(
+                    1000,
+                    &[
+                        ("lexer", 300 + index, 310),
+                        ("hash", 200, 200),
+                        ("ir", 100, 400),
+                    ],
+                )
+            })
+            .collect();
+        let new = (0..3)
+            .map(|index| run(700, &[("hash", 224 - index, 224), ("ir", 70, 280)]))
+            .collect();
+        diff(side(base), side(new), 1.0, 1.0)
+    }
+
+    #[test]
+    fn rows_are_shares_of_the_runs_together_sorted_by_the_change() {
+        let compared = compared();
+        let keys: Vec<&str> = compared.rows.iter().map(|row| row.key.as_str()).collect();
+        assert_eq!(keys, ["lexer", "hash", "ir"]);
+        let lexer = &compared.rows[0];
+        assert_eq!(lexer.base_self_percent, 30.1);
+        assert_eq!(lexer.new_self_percent, 0.0);
+        assert_eq!(lexer.delta_self_pp, -30.1);
+        assert_eq!(lexer.base_self_seconds, Some(0.6));
+        assert_eq!(lexer.new_self_seconds, Some(0.0));
+        assert!(lexer.significant_self && lexer.significant_inclusive);
+        let hash = &compared.rows[1];
+        // 20% → 31.86%: the same 0.45 s a run in a compile of 1.4 s, not 2.
+        assert_eq!(hash.delta_self_pp, 11.86);
+        assert_eq!(
+            hash.delta_self_pp,
+            round2(hash.new_self_percent - hash.base_self_percent)
+        );
+        assert_eq!(
+            (hash.base_self_seconds, hash.new_self_seconds),
+            (Some(0.4), Some(0.45))
+        );
+        assert!(hash.significant_self);
+        let ir = &compared.rows[2];
+        assert_eq!((ir.delta_self_pp, ir.delta_inclusive_pp), (0.0, 0.0));
+        assert!(!ir.significant);
+        let seconds = |side: &Side| Diff::cpu_seconds(side).unwrap();
+        assert!((seconds(&compared.base) - 2.0).abs() < 1e-9);
+        assert!((seconds(&compared.new) - 1.4).abs() < 1e-9);
+        assert!(compared.method().starts_with("3 runs vs 3 runs"));
+    }
+
+    #[test]
+    fn the_gate_fails_on_shares_grown_beyond_their_limit() {
+        let compared = compared();
+        let measures = |failed: &[Failure]| -> Vec<(String, &'static str)> {
+            failed
+                .iter()
+                .map(|failure| (failure.name.clone(), failure.measure))
+                .collect()
+        };
+        let all = failures(
+            &compared,
+            &Limits {
+                fail_on_regression: true,
+                max_increase: Vec::new(),
+            },
+        );
+        assert_eq!(
+            measures(&all),
+            [
+                ("HASH".to_owned(), "self"),
+                ("HASH".to_owned(), "inclusive")
+            ]
+        );
+        // A limit of its own above the growth lets the row pass.
+        let limited = failures(
+            &compared,
+            &Limits {
+                fail_on_regression: true,
+                max_increase: vec![("hash".to_owned(), 15.0)],
+            },
+        );
+        assert!(limited.is_empty(), "{limited:?}");
+        // A limit alone checks only its row.
+        let one = failures(
+            &compared,
+            &Limits {
+                fail_on_regression: false,
+                max_increase: vec![("ir".to_owned(), 0.0), ("hash".to_owned(), 5.0)],
+            },
+        );
+        assert_eq!(one.len(), 2);
+        assert!(one.iter().all(|failure| failure.limit_pp == 5.0));
+        assert!(failures(&compared, &Limits::default()).is_empty());
+    }
+}

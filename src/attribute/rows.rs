@@ -1,0 +1,145 @@
+//! Samples grouped into report rows: one grouping algorithm serves every
+//! `--by` (category, symbol, binary, thread, process and pass), with self
+//! and inclusive samples per row.
+
+use hashbrown::{HashMap, HashSet};
+
+use super::classes::{Attribution, Classes, facts};
+use super::pass::{OutsidePass, PassId};
+use crate::binary::DsoId;
+use crate::process::{ProcessId, ThreadId};
+use crate::profile::{Profile, SampleFilter};
+use crate::rules::CategoryId;
+use crate::symbolize::SymbolId;
+
+/// What report rows are (`report --by`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+pub(crate) enum Grouping {
+    #[default]
+    Category,
+    Symbol,
+    Dso,
+    Thread,
+    Process,
+    Pass,
+}
+
+/// The key of one row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum RowKey {
+    Category(CategoryId),
+    Symbol(SymbolId),
+    Dso(DsoId),
+    Thread(ThreadId),
+    Process(ProcessId),
+    Pass(PassId),
+    /// Samples outside every pass.
+    OutsidePass(OutsidePass),
+}
+
+/// What a row's "top" column lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Detail {
+    Symbol(SymbolId),
+    Category(CategoryId),
+}
+
+/// One row's totals.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RowTotals {
+    pub self_samples: u64,
+    pub inclusive_samples: u64,
+    /// Self samples of the row split by detail (symbols or categories).
+    pub details: HashMap<Detail, u64>,
+    /// Self samples of the row split by innermost pass (or place outside passes).
+    pub passes: HashMap<RowKey, u64>,
+}
+
+/// Samples grouped into rows.
+pub(crate) struct Grouped {
+    /// Samples the filter kept.
+    pub samples: u64,
+    /// Of those, samples of the compiler process with a pass on their stack:
+    /// the span that mlir-timing's `root` covers.
+    pub in_pass_manager: u64,
+    pub rows: HashMap<RowKey, RowTotals>,
+}
+
+/// Groups the samples `filter` keeps into rows of `grouping`.
+pub(crate) fn group(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    grouping: Grouping,
+    attribution: Attribution,
+    filter: &SampleFilter,
+) -> Grouped {
+    let mut grouped = Grouped {
+        samples: 0,
+        in_pass_manager: 0,
+        rows: HashMap::new(),
+    };
+    let mut inclusive: HashSet<RowKey> = HashSet::new();
+    for (key, count) in profile.samples(filter) {
+        let facts = facts(profile, classes, attribution, key);
+        grouped.samples += count;
+        if facts.in_compiler && !facts.passes.is_empty() {
+            grouped.in_pass_manager += count;
+        }
+        let leaf = facts.leaf;
+        let self_category = facts.self_category;
+        let (self_key, detail) = match grouping {
+            Grouping::Category => (
+                Some(RowKey::Category(self_category)),
+                leaf.map(Detail::Symbol),
+            ),
+            Grouping::Symbol => (
+                leaf.map(RowKey::Symbol),
+                Some(Detail::Category(self_category)),
+            ),
+            Grouping::Dso => (
+                leaf.map(|leaf| RowKey::Dso(profile.symbols.get(leaf).dso)),
+                leaf.map(Detail::Symbol),
+            ),
+            Grouping::Thread => (
+                Some(RowKey::Thread(facts.thread)),
+                Some(Detail::Category(self_category)),
+            ),
+            Grouping::Process => (
+                Some(RowKey::Process(facts.process)),
+                Some(Detail::Category(self_category)),
+            ),
+            Grouping::Pass => (Some(facts.place), Some(Detail::Category(self_category))),
+        };
+        inclusive.clear();
+        match grouping {
+            Grouping::Category => inclusive.extend(
+                facts
+                    .symbols
+                    .iter()
+                    .map(|symbol| RowKey::Category(classes.category_of(*symbol))),
+            ),
+            Grouping::Symbol => inclusive.extend(facts.symbols.iter().copied().map(RowKey::Symbol)),
+            Grouping::Dso => inclusive.extend(
+                facts
+                    .symbols
+                    .iter()
+                    .map(|symbol| RowKey::Dso(profile.symbols.get(*symbol).dso)),
+            ),
+            Grouping::Pass => inclusive.extend(facts.passes.iter().copied().map(RowKey::Pass)),
+            Grouping::Thread | Grouping::Process => {}
+        }
+        inclusive.extend(self_key);
+        if let Some(self_key) = self_key {
+            let row = grouped.rows.entry(self_key).or_default();
+            row.self_samples += count;
+            if let Some(detail) = detail {
+                *row.details.entry(detail).or_default() += count;
+            }
+            *row.passes.entry(facts.place).or_default() += count;
+        }
+        for row_key in &inclusive {
+            grouped.rows.entry(*row_key).or_default().inclusive_samples += count;
+        }
+    }
+    grouped
+}

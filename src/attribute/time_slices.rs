@@ -1,0 +1,215 @@
+//! The compile over time: samples in equal time slices, split by category,
+//! with the number of busy threads and the phase of the compile (input
+//! parsing, flow, stream, HAL, codegen, VM, output) each slice was in.
+//!
+//! Busy threads are CPU time over wall time: a thread that ran the whole
+//! slice yields `frequency × slice length` samples. That also says how
+//! much of the compile ran on one thread while the machine's other cores
+//! idled.
+
+use hashbrown::HashMap;
+
+use super::classes::{Attribution, Classes, facts};
+use super::pass::{OutsidePass, Phase};
+use super::rows::RowKey;
+use crate::profile::{Profile, SampleFilter};
+use crate::rules::CategoryId;
+use crate::stacks::SampleKey;
+
+/// Below this many busy threads a slice counts as running on one thread.
+const SERIAL_BELOW: f64 = 1.25;
+
+/// One slice of time.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TimeSlice {
+    /// Start, in seconds from the first sample.
+    pub start_seconds: f64,
+    pub samples: u64,
+    /// Samples by self category.
+    pub categories: HashMap<CategoryId, u64>,
+    /// Average number of threads on a CPU, when the sampling rate is known.
+    pub busy_threads: Option<f64>,
+    /// The phase most of the slice's samples were in.
+    pub phase: Option<Phase>,
+}
+
+/// A run of slices in the same phase.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct PhaseSpan {
+    pub phase: Phase,
+    pub start_seconds: f64,
+    pub end_seconds: f64,
+}
+
+/// How busy the threads were over the whole span.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Utilization {
+    /// Average number of busy threads.
+    pub mean_busy_threads: f64,
+    /// Share (0–1) of the time with fewer than 1.25 busy threads.
+    pub serial_share: f64,
+    /// The machine's CPUs, as the recording states.
+    pub cpus: Option<u32>,
+}
+
+/// The samples of a profile over time.
+#[derive(Clone, Debug)]
+pub(crate) struct Timeline {
+    pub slice_seconds: f64,
+    pub slices: Vec<TimeSlice>,
+    pub phases: Vec<PhaseSpan>,
+    pub utilization: Option<Utilization>,
+}
+
+/// Splits the samples `filter` keeps into `count` equal time slices.
+pub(crate) fn timeline(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    filter: &SampleFilter,
+    count: usize,
+) -> Timeline {
+    let kept: Vec<_> = profile
+        .stacks
+        .timeline
+        .iter()
+        .filter(|sample| {
+            filter.keeps_all() || {
+                let process = profile.processes.thread(sample.key.thread).process;
+                filter.accepts(profile.processes.image(process))
+            }
+        })
+        .collect();
+    let (Some(first), Some(last)) = (
+        kept.iter().map(|sample| sample.time).min(),
+        kept.iter().map(|sample| sample.time).max(),
+    ) else {
+        return Timeline {
+            slice_seconds: 0.0,
+            slices: Vec::new(),
+            phases: Vec::new(),
+            utilization: None,
+        };
+    };
+    let count = count.max(1);
+    let span = (last - first).max(1);
+    let slice_ns = span.div_ceil(count as u64).max(1);
+    let slice_seconds = slice_ns as f64 / 1e9;
+    let mut slices: Vec<TimeSlice> = (0..count)
+        .map(|index| TimeSlice {
+            start_seconds: index as f64 * slice_seconds,
+            ..TimeSlice::default()
+        })
+        .collect();
+    let mut phase_counts: Vec<HashMap<Phase, u64>> = vec![HashMap::new(); count];
+    let mut known: HashMap<SampleKey, (CategoryId, Option<Phase>)> = HashMap::new();
+    for sample in kept {
+        let (category, phase) = *known.entry(sample.key).or_insert_with(|| {
+            let facts = facts(profile, classes, Attribution::Leaf, &sample.key);
+            let phase = classes.passes.phase(&facts.passes).or(match facts.place {
+                RowKey::OutsidePass(OutsidePass::ParsingInput) => Some(Phase::Input),
+                RowKey::OutsidePass(OutsidePass::SerializationAndOutput) => Some(Phase::Output),
+                _ => None,
+            });
+            (facts.self_category, phase)
+        });
+        let index = (((sample.time - first) / slice_ns) as usize).min(count - 1);
+        let slice = &mut slices[index];
+        slice.samples += 1;
+        *slice.categories.entry(category).or_default() += 1;
+        if let Some(phase) = phase {
+            *phase_counts[index].entry(phase).or_default() += 1;
+        }
+    }
+    let frequency = profile
+        .info
+        .events
+        .iter()
+        .find(|event| event.name == profile.event)
+        .and_then(|event| event.frequency);
+    for (slice, phases) in slices.iter_mut().zip(&phase_counts) {
+        slice.busy_threads = frequency.map(|hz| slice.samples as f64 / (hz as f64 * slice_seconds));
+        slice.phase = phases
+            .iter()
+            .max_by(|a, b| (a.1, b.0).cmp(&(b.1, a.0)))
+            .map(|(phase, _)| *phase);
+    }
+    let utilization = frequency.map(|_| {
+        let busy: Vec<f64> = slices
+            .iter()
+            .filter_map(|slice| slice.busy_threads)
+            .collect();
+        let mean = busy.iter().sum::<f64>() / busy.len().max(1) as f64;
+        let serial = busy
+            .iter()
+            .filter(|&&threads| threads < SERIAL_BELOW)
+            .count();
+        Utilization {
+            mean_busy_threads: mean,
+            serial_share: serial as f64 / busy.len().max(1) as f64,
+            cpus: profile.info.cpus_online,
+        }
+    });
+    Timeline {
+        slice_seconds,
+        phases: phase_spans(&slices, slice_seconds),
+        slices,
+        utilization,
+    }
+}
+
+/// Runs of slices in one phase; slices without a phase join the run they
+/// are in.
+fn phase_spans(slices: &[TimeSlice], slice_seconds: f64) -> Vec<PhaseSpan> {
+    let mut spans: Vec<PhaseSpan> = Vec::new();
+    for slice in slices {
+        let end = slice.start_seconds + slice_seconds;
+        match (slice.phase, spans.last_mut()) {
+            (Some(phase), Some(last)) if last.phase == phase => last.end_seconds = end,
+            (Some(phase), _) => spans.push(PhaseSpan {
+                phase,
+                start_seconds: slice.start_seconds,
+                end_seconds: end,
+            }),
+            (None, Some(last)) => last.end_seconds = end,
+            (None, None) => {}
+        }
+    }
+    spans
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slice(start: f64, phase: Option<Phase>) -> TimeSlice {
+        TimeSlice {
+            start_seconds: start,
+            phase,
+            ..TimeSlice::default()
+        }
+    }
+
+    #[test]
+    fn phases_merge_into_spans_and_gaps_join_the_current_one() {
+        let slices = [
+            slice(0.0, Some(Phase::Input)),
+            slice(1.0, Some(Phase::Input)),
+            slice(2.0, None),
+            slice(3.0, Some(Phase::Flow)),
+            slice(4.0, Some(Phase::Codegen)),
+        ];
+        let spans = phase_spans(&slices, 1.0);
+        let summary: Vec<(Phase, f64, f64)> = spans
+            .iter()
+            .map(|span| (span.phase, span.start_seconds, span.end_seconds))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (Phase::Input, 0.0, 3.0),
+                (Phase::Flow, 3.0, 4.0),
+                (Phase::Codegen, 4.0, 5.0)
+            ]
+        );
+    }
+}

@@ -1,0 +1,286 @@
+//! The arguments of each command, as clap parses them. Defaults shown in
+//! `--help` come from [`crate::defaults`] and the `#[default]` variants of
+//! the library's enums.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::attribute::{Attribution, Grouping};
+use crate::commands::rules::RulesFormat;
+use crate::commands::timeline::TimelineFormat;
+use crate::commands::top::TopFormat;
+use crate::commands::{ColorChoice, ReportFormat};
+use crate::defaults;
+use crate::recorder::CallGraph;
+
+#[derive(Debug, Args)]
+pub(super) struct RecordArgs {
+    /// The run directory. Default is compile-perf-runs/<timestamp>.
+    #[arg(long, short, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Replace the run directory if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Samples per second.
+    #[arg(long = "freq", value_name = "HZ", default_value_t = defaults::FREQUENCY_HZ)]
+    pub frequency: u32,
+    /// How perf collects stacks: dwarf (whole stacks in iree-compile) or fp.
+    #[arg(long, value_enum, default_value_t)]
+    pub call_graph: CallGraph,
+    /// Bytes of stack copied per sample with --call-graph dwarf.
+    #[arg(long, value_name = "BYTES", default_value_t = defaults::STACK_SIZE_BYTES)]
+    pub stack_size: u32,
+    /// The event to sample. Default: hardware cycles, or cpu-clock where the
+    /// machine has no hardware counters (VMs, containers).
+    #[arg(long, value_name = "EVENT")]
+    pub event: Option<String>,
+    /// Also sample page faults (`page-faults/period=64/`): the report then
+    /// shows memory first touched by category and by pass.
+    #[arg(long)]
+    pub memory: bool,
+    /// Pass ARG on to `perf record`. Repeatable.
+    #[arg(long = "perf-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub perf_args: Vec<String>,
+    /// Record the command N times, into DIR/run-1 … DIR/run-N, and report
+    /// the runs together, with the spread of each category's share.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: Option<u32>,
+    #[command(flatten)]
+    pub rules: RulesFileArg,
+    /// The command to record, after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<OsString>,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct DiffArgs {
+    /// The base: a perf.data, a run directory of `record`, or a directory of
+    /// several runs (every perf.data below it).
+    #[arg(value_name = "BASE")]
+    pub base: PathBuf,
+    /// The new side, as BASE.
+    #[arg(value_name = "NEW")]
+    pub new: PathBuf,
+    #[command(flatten)]
+    pub reading: ReadingArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: ReportFormat,
+    /// What the rows are.
+    #[arg(long, value_enum, default_value_t)]
+    pub by: Grouping,
+    /// How a sample's self category is chosen, as for `report`.
+    #[arg(long, value_enum, default_value_t)]
+    pub attribution: Attribution,
+    #[command(flatten)]
+    pub rules: RulesFileArg,
+    /// Colour the changes in the table: auto (on a terminal, unless NO_COLOR is set).
+    #[arg(long, value_enum, default_value_t)]
+    pub color: ColorChoice,
+    /// The smallest change, in percentage points of the samples, that is flagged.
+    #[arg(long, value_name = "PP", default_value_t = defaults::DIFF_THRESHOLD_PP,
+          value_parser = parse_points)]
+    pub threshold: f64,
+    /// Exit 30 when a row's share grew beyond the noise by more than the threshold.
+    #[arg(long)]
+    pub fail_on_regression: bool,
+    /// Exit 30 when this row (a category id with --by category) grew beyond
+    /// the noise by more than PP percentage points. Repeatable.
+    #[arg(long, value_name = "KEY=PP", value_parser = parse_limit)]
+    pub max_increase: Vec<(String, f64)>,
+    /// Also draw NEW's stacks coloured by the change to OUT.svg (and BASE's
+    /// to OUT-base.svg).
+    #[arg(long, value_name = "OUT.svg")]
+    pub flamegraph: Option<PathBuf>,
+    /// Write to FILE instead of stdout (`-` is stdout).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct MeasureArgs {
+    /// Where to write the result (JSON).
+    #[arg(long, value_name = "FILE")]
+    pub into: PathBuf,
+    /// The command to run, after `--`.
+    #[arg(last = true, required = true)]
+    pub command: Vec<OsString>,
+}
+
+/// Options shared by every command that reads a recording.
+#[derive(Debug, Args)]
+pub(super) struct InputArgs {
+    /// The recording: a perf.data file, a pipe-mode stream, or `-` for stdin.
+    #[arg(default_value = defaults::INPUT)]
+    pub input: PathBuf,
+    #[command(flatten)]
+    pub reading: ReadingArgs,
+}
+
+/// How recordings are read and which processes count: for every command
+/// that reads one (`diff` reads several).
+#[derive(Debug, Args)]
+pub(super) struct ReadingArgs {
+    /// Count this event (as `perf evlist` names it). Default is the first sampling event.
+    #[arg(long, value_name = "NAME")]
+    pub event: Option<String>,
+    /// Also look for binaries under DIR, matched by build id: for a venv rebuilt
+    /// elsewhere or a profile from another machine. Repeatable.
+    #[arg(long = "symfs", value_name = "DIR")]
+    pub symfs: Vec<PathBuf>,
+    /// Look for separate debug files under DIR instead of /usr/lib/debug. Repeatable.
+    #[arg(long = "debug-dir", value_name = "DIR")]
+    pub debug_dirs: Vec<PathBuf>,
+    /// Keep only samples of this pid. Repeatable.
+    #[arg(long, value_name = "PID")]
+    pub pid: Vec<i32>,
+    /// Keep only samples of processes with this name or executable file name. Repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub process: Vec<String>,
+    /// Keep only samples of the native compiler process (not its Python launcher).
+    #[arg(long)]
+    pub compiler: bool,
+    /// Do not print the summary on stderr (warnings still print).
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Read a recording perf did not finish (killed, or cut short) up to its
+    /// last complete record, with a warning and exit code 6.
+    #[arg(long)]
+    pub salvage: bool,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct CollapseArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Write to FILE instead of stdout (`-` is stdout).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct TopArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Show this many functions.
+    #[arg(long, short = 'n', default_value_t = defaults::TOP_LIMIT)]
+    pub limit: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TopFormat,
+    /// Write to FILE instead of stdout (`-` is stdout).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct ReportArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: ReportFormat,
+    /// What the rows are.
+    #[arg(long, value_enum, default_value_t)]
+    pub by: Grouping,
+    /// How a sample's self category is chosen: its leaf function's, or the
+    /// nearest compiler caller's when the leaf is generic library code.
+    #[arg(long, value_enum, default_value_t)]
+    pub attribution: Attribution,
+    #[command(flatten)]
+    pub rules: RulesFileArg,
+    /// Colour swatches in the table: auto (on a terminal, unless NO_COLOR is set).
+    #[arg(long, value_enum, default_value_t)]
+    pub color: ColorChoice,
+    /// Also draw the category flamegraph to OUT.svg, from the same reading of the recording.
+    #[arg(long, value_name = "OUT.svg")]
+    pub flamegraph: Option<PathBuf>,
+    /// Write to FILE instead of stdout (`-` is stdout).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct FlamegraphArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The SVG to write (`-` is stdout).
+    #[arg(long, short, value_name = "OUT.svg")]
+    pub output: PathBuf,
+    /// Keep only stacks with a frame of this category (an id from `compile-perf rules`).
+    #[arg(long, value_name = "ID")]
+    pub category: Option<String>,
+    /// Draw one MLIR pass (a name from `report --by pass`): its stacks, rooted at the pass.
+    #[arg(long, value_name = "NAME")]
+    pub pass: Option<String>,
+    /// Draw an icicle of leaf callers: the hot functions on top, their callers below.
+    #[arg(long)]
+    pub inverted: bool,
+    /// Leave out frames narrower than this percentage of the picture's width
+    /// (inferno's test: 0.1 leaves out frames under 1/1000 of the samples).
+    #[arg(long, value_name = "PERCENT", default_value_t = defaults::MIN_WIDTH_PERCENT)]
+    pub min_width: f64,
+    /// Also write the folded stacks drawn to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub folded_out: Option<PathBuf>,
+    #[command(flatten)]
+    pub rules: RulesFileArg,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct TimelineArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Where to write (`-` is stdout).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: PathBuf,
+    /// svg: the picture; json: the buckets.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TimelineFormat,
+    /// How many time buckets.
+    #[arg(long, value_name = "N", default_value_t = defaults::TIMELINE_SLICES)]
+    pub buckets: usize,
+    #[command(flatten)]
+    pub rules: RulesFileArg,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct RulesArgs {
+    #[command(flatten)]
+    pub rules: RulesFileArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: RulesFormat,
+}
+
+/// `--rules`, shared by the commands that categorize.
+#[derive(Debug, Args)]
+pub(super) struct RulesFileArg {
+    /// Extend the built-in categories with a TOML file of the same format:
+    /// add categories, rename or recolour them, put rules in front.
+    #[arg(long = "rules", value_name = "FILE.toml")]
+    pub file: Option<PathBuf>,
+}
+
+/// Percentage points: a number from 0 to 100.
+fn parse_points(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(points) if (0.0..=100.0).contains(&points) => Ok(points),
+        _ => Err(format!(
+            "{text:?} is not a number of percentage points from 0 to 100"
+        )),
+    }
+}
+
+/// `KEY=PP` of `--max-increase`.
+fn parse_limit(text: &str) -> Result<(String, f64), String> {
+    let (key, limit) = text
+        .rsplit_once('=')
+        .ok_or_else(|| format!("{text:?} is not KEY=PP"))?;
+    if key.is_empty() {
+        return Err(format!("{text:?} names no row before `=`"));
+    }
+    Ok((key.to_owned(), parse_points(limit)?))
+}

@@ -1,0 +1,178 @@
+//! The second stage of the command line: parsed arguments resolved into a
+//! [`Config`], the settings every command shares and the command's own
+//! options, with the defaults and implications that need more than clap.
+
+use std::path::PathBuf;
+
+use super::args::{InputArgs, ReadingArgs};
+use super::{Cli, Command};
+use crate::attribute::diff::Limits;
+use crate::commands::diff::DiffOptions;
+use crate::commands::flamegraph::FlamegraphOptions;
+use crate::commands::measure::MeasureOptions;
+use crate::commands::report::ReportOptions;
+use crate::commands::rules::RulesOptions;
+use crate::commands::timeline::TimelineOptions;
+use crate::commands::top::TopOptions;
+use crate::commands::{Action, Config};
+use crate::defaults;
+use crate::output::Output;
+use crate::perfdata::Input;
+use crate::profile::{LoadOptions, SampleFilter};
+use crate::recorder::RecordOptions;
+
+impl Cli {
+    /// Resolves the parsed arguments into a [`Config`].
+    pub fn into_config(self) -> Config {
+        let (input, action, output, rules_file) = match self.command {
+            Command::Collapse(args) => (Some(args.input), Action::Collapse, args.output, None),
+            Command::Top(args) => (
+                Some(args.input),
+                Action::Top(TopOptions {
+                    limit: args.limit,
+                    format: args.format,
+                }),
+                args.output,
+                None,
+            ),
+            Command::Report(args) => (
+                Some(args.input),
+                Action::Report(ReportOptions {
+                    format: args.format,
+                    grouping: args.by,
+                    attribution: args.attribution,
+                    color: args.color,
+                    flamegraph: args.flamegraph,
+                }),
+                args.output,
+                args.rules.file,
+            ),
+            Command::Flamegraph(args) => (
+                Some(args.input),
+                Action::Flamegraph(FlamegraphOptions {
+                    category: args.category,
+                    pass: args.pass,
+                    inverted: args.inverted,
+                    min_width: args.min_width,
+                    folded_out: args.folded_out,
+                }),
+                Some(args.output),
+                args.rules.file,
+            ),
+            Command::Record(args) => (
+                None,
+                Action::Record(RecordOptions {
+                    command: args.command,
+                    output_dir: args.output.unwrap_or_else(default_run_dir),
+                    force: args.force,
+                    frequency: args.frequency,
+                    call_graph: args.call_graph,
+                    stack_size: args.stack_size,
+                    event: args.event,
+                    perf_args: args.perf_args,
+                    memory: args.memory,
+                    repeat: args.repeat,
+                }),
+                None,
+                args.rules.file,
+            ),
+            Command::Diff(args) => (
+                // The recordings of each side take this input's place.
+                Some(InputArgs {
+                    input: args.base.clone(),
+                    reading: args.reading,
+                }),
+                Action::Diff(DiffOptions {
+                    base: args.base,
+                    new: args.new,
+                    format: args.format,
+                    grouping: args.by,
+                    attribution: args.attribution,
+                    color: args.color,
+                    threshold_pp: args.threshold,
+                    limits: Limits {
+                        fail_on_regression: args.fail_on_regression,
+                        max_increase: args.max_increase,
+                    },
+                    flamegraph: args.flamegraph,
+                }),
+                args.output,
+                args.rules.file,
+            ),
+            Command::Measure(args) => (
+                None,
+                Action::Measure(MeasureOptions {
+                    command: args.command,
+                    into: args.into,
+                }),
+                None,
+                None,
+            ),
+            Command::Timeline(args) => (
+                Some(args.input),
+                Action::Timeline(TimelineOptions {
+                    format: args.format,
+                    slices: args.buckets,
+                }),
+                Some(args.output),
+                args.rules.file,
+            ),
+            Command::Rules(args) => (
+                None,
+                Action::Rules(RulesOptions {
+                    format: args.format,
+                }),
+                None,
+                args.rules.file,
+            ),
+        };
+        let quiet = input.as_ref().is_some_and(|input| input.reading.quiet);
+        let filter = input
+            .as_ref()
+            .map_or_else(SampleFilter::default, |input| filter(&input.reading));
+        Config {
+            load: input.map(load_options),
+            filter,
+            action,
+            output: Output::from_arg(output),
+            quiet,
+            rules_file,
+        }
+    }
+}
+
+/// The processes `--pid`, `--process` and `--compiler` keep.
+fn filter(reading: &ReadingArgs) -> SampleFilter {
+    SampleFilter {
+        pids: reading.pid.clone(),
+        names: reading.process.clone(),
+        compiler_only: reading.compiler,
+    }
+}
+
+/// What to read and how: the input, the event, where binaries and debug
+/// files are, and whether to salvage.
+fn load_options(input: InputArgs) -> LoadOptions {
+    let reading = input.reading;
+    LoadOptions {
+        input: Input::from_arg(&input.input),
+        event: reading.event,
+        symfs: reading.symfs,
+        debug_roots: if reading.debug_dirs.is_empty() {
+            vec![PathBuf::from(defaults::DEBUG_ROOT)]
+        } else {
+            reading.debug_dirs
+        },
+        salvage: reading.salvage,
+    }
+}
+
+/// `compile-perf-runs/<UTC timestamp>`, a new directory for each run.
+fn default_run_dir() -> PathBuf {
+    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+        .to_string()
+        .replace(':', "-")
+        .trim_end_matches('Z')
+        .to_owned();
+    PathBuf::from(defaults::RUNS_DIR).join(stamp)
+}

@@ -1,0 +1,15 @@
+//! `compile-perf collapse`: the recording's stacks as folded lines.
+
+use super::{Config, finish, load_profile};
+use crate::error::Error;
+use crate::output::write_output;
+use crate::report::collapse::write_folded;
+
+/// Writes the folded stacks of the samples the filter keeps.
+pub(crate) fn run(config: &Config) -> Result<u8, Error> {
+    let profile = load_profile(config)?;
+    write_output(&config.output, |out| {
+        write_folded(&profile, &config.filter, out)
+    })?;
+    finish(config, &profile)
+}

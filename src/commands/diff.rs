@@ -1,0 +1,304 @@
+//! `compile-perf diff BASE NEW`: finds the recordings of each side, reduces
+//! each to `report`'s rows, compares the sides against run-to-run noise,
+//! writes the table or JSON, draws the differential flamegraphs, and applies
+//! the CI gate.
+
+use std::path::{Path, PathBuf};
+
+use hashbrown::HashMap;
+
+use super::{ColorChoice, Config, ReportFormat, finish, load_options, load_rules};
+use crate::attribute::diff::{Diff, Limits, Side, diff, failures};
+use crate::attribute::runs::run_rows;
+use crate::attribute::{Attribution, Classes, Grouping};
+use crate::defaults;
+use crate::error::{EXIT_REGRESSION, Error};
+use crate::output::{Output, write_output};
+use crate::perfdata::Input;
+use crate::profile::LoadOptions;
+use crate::render::flamegraph::diff::{DiffStacks, Drawn, Labels, draw, folded_lines};
+use crate::report::breakdown::{attribution_name, grouping_name, scope_words};
+use crate::report::diff::{Scope, to_json, write_failures, write_text};
+use crate::rules::RuleTable;
+
+/// The file name `record` gives a recording.
+const RECORDING_NAME: &str = "perf.data";
+/// Also taken, in a directory of runs: `NAME.perf.data`.
+const RECORDING_SUFFIX: &str = ".perf.data";
+
+/// What `diff` compares, and how. The recordings of each side take the
+/// place of the input of [`Config::load`], whose other settings they share.
+#[derive(Clone, Debug)]
+pub(crate) struct DiffOptions {
+    pub(crate) base: PathBuf,
+    pub(crate) new: PathBuf,
+    pub(crate) format: ReportFormat,
+    pub(crate) grouping: Grouping,
+    pub(crate) attribution: Attribution,
+    pub(crate) color: ColorChoice,
+    /// The smallest change flagged, in percentage points.
+    pub(crate) threshold_pp: f64,
+    pub(crate) limits: Limits,
+    /// Draw NEW's stacks here, and BASE's beside them.
+    pub(crate) flamegraph: Option<PathBuf>,
+}
+
+/// Runs `diff`; the exit code is the gate's, or the worst of the runs'
+/// summaries.
+pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
+    let rules = load_rules(config.rules_file.as_deref())?;
+    if options.grouping == Grouping::Category {
+        check_limits(&rules, &options.limits)?;
+    }
+    let mut code = 0;
+    // Each side's runs, and their folded stacks added up for the flamegraphs.
+    let mut read_side = |path: &Path| -> Result<(Side, HashMap<String, u64>), Error> {
+        let mut runs = Vec::new();
+        let mut stacks: HashMap<String, u64> = HashMap::new();
+        for input in recordings(path)? {
+            let load = LoadOptions {
+                input: Input::Path(input.clone()),
+                ..load_options(config).clone()
+            };
+            let profile = crate::profile::load(&load)?;
+            let classes = Classes::new(&profile, &rules);
+            runs.push(run_rows(
+                input,
+                &profile,
+                &classes,
+                options.grouping,
+                options.attribution,
+                &config.filter,
+            ));
+            if options.flamegraph.is_some() {
+                for (line, count) in folded_lines(&profile, &config.filter) {
+                    *stacks.entry(line).or_insert(0) += count;
+                }
+            }
+            code = code.max(finish(config, &profile)?);
+        }
+        let side = Side {
+            name: path.display().to_string(),
+            runs,
+        };
+        Ok((side, stacks))
+    };
+    let (base, base_stacks) = read_side(&options.base)?;
+    let (new, new_stacks) = read_side(&options.new)?;
+    // Rows too small to change by the smallest limit checked are not tested.
+    let floor = options
+        .limits
+        .max_increase
+        .iter()
+        .map(|(_, limit)| *limit)
+        .fold(options.threshold_pp, f64::min);
+    let compared = diff(base, new, options.threshold_pp, floor);
+    let scope = Scope {
+        by: grouping_name(options.grouping),
+        attribution: attribution_name(options.attribution),
+        processes: scope_words(&config.filter),
+    };
+    let colors = options.color.wanted(&config.output);
+    write_output(&config.output, |out| match options.format.text() {
+        Some(format) => write_text(&compared, &scope, format, colors, out),
+        None => {
+            serde_json::to_writer_pretty(&mut *out, &to_json(&compared, &scope))?;
+            writeln!(out)
+        }
+    })?;
+    if let Some(svg) = &options.flamegraph {
+        let stacks = DiffStacks {
+            base: &base_stacks,
+            new: &new_stacks,
+            noise: compared.judged.inclusive_noise,
+            threshold_pp: compared.judged.threshold_pp,
+        };
+        draw_flamegraphs(&compared, &stacks, svg)?;
+    }
+    let failed = failures(&compared, &options.limits);
+    if failed.is_empty() {
+        return Ok(code);
+    }
+    // The summary is a diagnostic; the exit code carries the verdict.
+    let _ = write_failures(&failed, &compared, &mut std::io::stderr().lock());
+    Ok(EXIT_REGRESSION)
+}
+
+/// With `--by category`, every `--max-increase` must name a category.
+fn check_limits(rules: &RuleTable, limits: &Limits) -> Result<(), Error> {
+    for (key, _) in &limits.max_increase {
+        if rules.find(key).is_none() {
+            return Err(Error::UnknownCategory {
+                wanted: key.clone(),
+                available: rules
+                    .categories
+                    .iter()
+                    .map(|category| category.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The recordings `path` names: the file itself; a run directory's
+/// `perf.data`; or every `perf.data` (and `*.perf.data`) below a directory,
+/// in natural order (`run-2` before `run-10`).
+fn recordings(path: &Path) -> Result<Vec<PathBuf>, Error> {
+    let open_error = |source| Error::Open {
+        path: path.to_owned(),
+        source,
+    };
+    let metadata = std::fs::metadata(path).map_err(open_error)?;
+    if !metadata.is_dir() {
+        return Ok(vec![path.to_owned()]);
+    }
+    let own = path.join(RECORDING_NAME);
+    if own.is_file() {
+        return Ok(vec![own]);
+    }
+    let mut found = Vec::new();
+    collect_recordings(path, &mut found).map_err(open_error)?;
+    if found.is_empty() {
+        return Err(open_error(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "no perf.data in this directory or below it",
+        )));
+    }
+    found.sort_by_cached_key(|path| natural_key(path));
+    Ok(found)
+}
+
+/// Appends the recordings below `dir`; directories reached through
+/// symbolic links are not entered (no loops).
+fn collect_recordings(dir: &Path, found: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let path = entry.path();
+        if entry.file_type()?.is_dir() {
+            collect_recordings(&path, found)?;
+            continue;
+        }
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if (name == RECORDING_NAME || name.ends_with(RECORDING_SUFFIX)) && path.is_file() {
+            found.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// A sort key that orders the numbers inside a path by value.
+fn natural_key(path: &Path) -> Vec<(String, u64)> {
+    let text = path.to_string_lossy();
+    let mut key = Vec::new();
+    let mut rest = text.as_ref();
+    while !rest.is_empty() {
+        let digits_at = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let (word, tail) = rest.split_at(digits_at);
+        let digits_end = tail
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(tail.len());
+        let (digits, tail) = tail.split_at(digits_end);
+        key.push((word.to_owned(), digits.parse().unwrap_or(u64::MAX)));
+        rest = tail;
+    }
+    key
+}
+
+/// The last two parts of a path, enough to tell the sides apart in a title.
+fn short_path(path: &str) -> String {
+    let parts: Vec<&str> = path.trim_end_matches('/').rsplit('/').take(2).collect();
+    parts.into_iter().rev().collect::<Vec<_>>().join("/")
+}
+
+/// `OUT.svg` → `OUT-base.svg`: where BASE's stacks are drawn.
+fn base_picture_path(path: &Path) -> PathBuf {
+    let stem = path.file_stem().map_or_else(
+        || "flamegraph".into(),
+        |stem| stem.to_string_lossy().into_owned(),
+    );
+    let name = match path.extension() {
+        Some(extension) => format!("{stem}-base.{}", extension.to_string_lossy()),
+        None => format!("{stem}-base"),
+    };
+    path.with_file_name(name)
+}
+
+/// Draws NEW's stacks to `path` and BASE's beside it, coloured by the
+/// change, and names the second file on stderr.
+fn draw_flamegraphs(compared: &Diff, stacks: &DiffStacks<'_>, path: &Path) -> Result<(), Error> {
+    let (base_name, new_name) = (
+        short_path(&compared.base.name),
+        short_path(&compared.new.name),
+    );
+    let labels = Labels {
+        title: format!("compile-perf diff: {new_name} (new) vs {base_name} (base)"),
+        base: base_name,
+        new: new_name,
+    };
+    let base_path = base_picture_path(path);
+    for (drawn, target) in [
+        (Drawn::New, path.to_owned()),
+        (Drawn::Base, base_path.clone()),
+    ] {
+        let output = Output::File(target);
+        let svg = draw(stacks, drawn, &labels, defaults::MIN_WIDTH_PERCENT)
+            .map_err(|source| Error::Output {
+                target: output.name(),
+                source,
+            })?
+            .ok_or_else(|| Error::NothingToDraw {
+                reason: "a side has no samples (check --pid, --process and --compiler)".to_owned(),
+            })?;
+        write_output(&output, |out| out.write_all(&svg))?;
+    }
+    eprintln!(
+        "compile-perf: base's stacks, coloured the same way: {}",
+        base_path.display()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_in_paths_sort_by_value() {
+        let mut paths: Vec<PathBuf> = [
+            "r/run-10/perf.data",
+            "r/run-2/perf.data",
+            "r/run-1/perf.data",
+        ]
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+        paths.sort_by_cached_key(|path| natural_key(path));
+        assert_eq!(
+            paths,
+            [
+                PathBuf::from("r/run-1/perf.data"),
+                PathBuf::from("r/run-2/perf.data"),
+                PathBuf::from("r/run-10/perf.data")
+            ]
+        );
+    }
+
+    #[test]
+    fn base_pictures_go_beside_the_new_one() {
+        assert_eq!(
+            base_picture_path(Path::new("out/diff.svg")),
+            PathBuf::from("out/diff-base.svg")
+        );
+        assert_eq!(
+            base_picture_path(Path::new("diff")),
+            PathBuf::from("diff-base")
+        );
+        assert_eq!(short_path("/tmp/runs/main/"), "runs/main");
+        assert_eq!(short_path("main"), "main");
+    }
+}

@@ -1,0 +1,45 @@
+//! `compile-perf flamegraph`: the category-coloured flamegraph, whole or
+//! cut to a category or a pass, upright or as an icicle.
+
+use std::path::PathBuf;
+
+use super::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
+use super::{Config, finish, rules_and_profile};
+use crate::attribute::Classes;
+use crate::defaults;
+use crate::error::Error;
+use crate::render::flamegraph::all_stacks;
+
+/// What `flamegraph` was asked for.
+#[derive(Clone, Debug)]
+pub(crate) struct FlamegraphOptions {
+    pub(crate) category: Option<String>,
+    pub(crate) pass: Option<String>,
+    pub(crate) inverted: bool,
+    /// Default is [`defaults::MIN_WIDTH_PERCENT`].
+    pub(crate) min_width: f64,
+    pub(crate) folded_out: Option<PathBuf>,
+}
+
+/// Draws the flamegraph `options` ask for.
+pub(crate) fn run(config: &Config, options: &FlamegraphOptions) -> Result<u8, Error> {
+    let (rules, profile) = rules_and_profile(config)?;
+    let request = FlamegraphRequest {
+        output: config.output.clone(),
+        category: options.category.clone(),
+        pass: options.pass.clone(),
+        inverted: options.inverted,
+        min_width: options.min_width,
+        folded_out: options.folded_out.clone(),
+    };
+    let drawn_whole = options.category.is_none() && options.pass.is_none() && !options.inverted;
+    // The whole picture's stacks need no categories: they are made while
+    // the symbols are classified.
+    let (classes, prepared) = rayon::join(
+        || Classes::new(&profile, &rules),
+        || drawn_whole.then(|| all_stacks(&profile, &config.filter, defaults::MIN_WIDTH_PERCENT)),
+    );
+    let picture = flamegraph_picture(&request, &config.filter, &profile, &classes, prepared)?;
+    save_flamegraph(&request, picture)?;
+    finish(config, &profile)
+}

@@ -1,0 +1,26 @@
+//! `compile-perf measure` (hidden): the wrapper `record` runs the command
+//! through, inside perf.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use crate::error::Error;
+
+/// What `measure` runs and where it writes the result.
+#[derive(Clone, Debug)]
+pub(crate) struct MeasureOptions {
+    pub(crate) command: Vec<OsString>,
+    pub(crate) into: PathBuf,
+}
+
+/// Runs the command; its exit code is the result.
+pub(crate) fn run(options: &MeasureOptions) -> Result<u8, Error> {
+    let code =
+        crate::recorder::measure::measure(&options.command, &options.into).map_err(|source| {
+            Error::Output {
+                target: options.into.display().to_string(),
+                source,
+            }
+        })?;
+    Ok(u8::try_from(code).unwrap_or(1))
+}

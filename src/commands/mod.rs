@@ -1,0 +1,272 @@
+//! The commands, one file each, and what they share: the [`Config`] the
+//! command line resolves to, loading the rule table and the recording,
+//! writing a report, and the closing summary that turns warnings and how the
+//! input ended into the exit code.
+//!
+//! A command is a function `run(&Config, &Options) -> Result<u8, Error>` over
+//! the library's layers; it never parses arguments (that is `cli`) and
+//! writes every file through [`crate::output`].
+
+pub(crate) mod collapse;
+pub(crate) mod diff;
+mod draw;
+pub(crate) mod flamegraph;
+pub(crate) mod measure;
+pub(crate) mod record;
+pub(crate) mod report;
+pub(crate) mod rules;
+pub(crate) mod timeline;
+pub(crate) mod top;
+
+use std::fs::File;
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+
+use clap::ValueEnum;
+
+use crate::error::{EXIT_TRUNCATED, Error};
+use crate::output::{Output, write_output};
+use crate::perfdata::{Input, InputEnd};
+use crate::profile::{LoadOptions, Profile, SampleFilter};
+use crate::report::breakdown::Breakdown;
+use crate::report::memory::{self, MemoryJson};
+use crate::report::summary::{self, Summary};
+use crate::report::table::TextFormat;
+use crate::rules::RuleTable;
+
+/// What to do, resolved from the command line: the settings every command
+/// shares, and the command with its own.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// What to read; `None` for commands that read no recording.
+    pub(crate) load: Option<LoadOptions>,
+    pub(crate) filter: SampleFilter,
+    pub(crate) action: Action,
+    pub(crate) output: Output,
+    pub(crate) quiet: bool,
+    /// The `--rules` file, if any.
+    pub(crate) rules_file: Option<PathBuf>,
+}
+
+/// The command, with its own settings.
+#[derive(Clone, Debug)]
+pub(crate) enum Action {
+    Collapse,
+    Top(top::TopOptions),
+    Report(report::ReportOptions),
+    Flamegraph(flamegraph::FlamegraphOptions),
+    Rules(rules::RulesOptions),
+    Timeline(timeline::TimelineOptions),
+    Record(crate::recorder::RecordOptions),
+    Diff(diff::DiffOptions),
+    Measure(measure::MeasureOptions),
+}
+
+/// Formats of `report` and `diff`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ReportFormat {
+    #[default]
+    Table,
+    Markdown,
+    Csv,
+    Json,
+}
+
+impl ReportFormat {
+    /// The text format, or `None` for JSON.
+    pub(crate) fn text(self) -> Option<TextFormat> {
+        match self {
+            ReportFormat::Table => Some(TextFormat::Table),
+            ReportFormat::Markdown => Some(TextFormat::Markdown),
+            ReportFormat::Csv => Some(TextFormat::Csv),
+            ReportFormat::Json => None,
+        }
+    }
+}
+
+/// `--color`: when a table gets colours (swatches, changes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether a table written to `output` gets colours: with `auto`, only
+    /// on a terminal, and not when `NO_COLOR` is set.
+    fn wanted(self, output: &Output) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => *output == Output::Stdout && stdout_wants_color(),
+        }
+    }
+}
+
+/// True when stdout is a terminal and `NO_COLOR` is not set.
+fn stdout_wants_color() -> bool {
+    std::io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+}
+
+/// The recording a command reads (every command but `rules` has one).
+fn load_options(config: &Config) -> &LoadOptions {
+    config
+        .load
+        .as_ref()
+        .expect("the command line gives every command but `rules` a recording")
+}
+
+/// Reads the recording of a command that has one.
+fn load_profile(config: &Config) -> Result<Profile, Error> {
+    crate::profile::load(load_options(config))
+}
+
+/// The rule table and the recording. The rules compile on another core
+/// while the recording loads; a bad rules file is the error reported, once
+/// the load is over.
+fn rules_and_profile(config: &Config) -> Result<(RuleTable, Profile), Error> {
+    std::thread::scope(|scope| {
+        let rules = scope.spawn(|| load_rules(config.rules_file.as_deref()));
+        let profile = load_profile(config);
+        let rules = rules.join().expect("compiling the rules does not panic")?;
+        Ok((rules, profile?))
+    })
+}
+
+/// The longest `--rules` file read (the built-in table has 40 KB).
+const MAX_RULES_FILE_BYTES: u64 = 16 << 20;
+
+/// The built-in rule table, extended by `file` when given.
+fn load_rules(file: Option<&Path>) -> Result<RuleTable, Error> {
+    let Some(path) = file else {
+        return Ok(RuleTable::builtin());
+    };
+    let unreadable = |source| Error::ReadRules {
+        path: path.to_owned(),
+        source,
+    };
+    // Read at most one byte past the limit: `/dev/zero`, an endless FIFO or a
+    // huge file is refused instead of filling memory.
+    let mut bytes = Vec::new();
+    File::open(path)
+        .map_err(unreadable)?
+        .take(MAX_RULES_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() as u64 > MAX_RULES_FILE_BYTES {
+        return Err(unreadable(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!(
+                "it is longer than {} MiB, the most a rules file may have",
+                MAX_RULES_FILE_BYTES >> 20
+            ),
+        )));
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|error| unreadable(std::io::Error::new(std::io::ErrorKind::InvalidData, error)))?;
+    Ok(RuleTable::with_user_rules(
+        &text,
+        &path.display().to_string(),
+    )?)
+}
+
+/// Writes a report as text (`format`) or, without one, as JSON; the memory
+/// section follows when the recording has one.
+fn write_report(
+    output: &Output,
+    breakdown: &Breakdown<'_>,
+    memory: Option<MemoryJson>,
+    format: Option<TextFormat>,
+    colors: bool,
+) -> Result<(), Error> {
+    write_output(output, |out| match format {
+        Some(format) => {
+            breakdown.write_text(format, colors, out)?;
+            if let Some(memory) = &memory {
+                writeln!(out)?;
+                memory::write_text(memory, format, out)?;
+            }
+            Ok(())
+        }
+        None => {
+            let mut json = breakdown.to_json();
+            json.memory = memory;
+            serde_json::to_writer_pretty(&mut *out, &json)?;
+            writeln!(out)
+        }
+    })
+}
+
+/// The memory section, when the recording has a page-fault event: a second
+/// reading of the recording, for that event.
+fn memory_section(
+    load: &LoadOptions,
+    profile: &Profile,
+    rules: &RuleTable,
+    filter: &SampleFilter,
+) -> Result<Option<MemoryJson>, Error> {
+    let Some(event) = memory::fault_event(profile) else {
+        return Ok(None);
+    };
+    let faults = crate::profile::load(&LoadOptions {
+        event: Some(event),
+        ..load.clone()
+    })?;
+    let peak_rss = match &load.input {
+        Input::Path(path) => peak_rss_beside(path),
+        Input::Stdin => None,
+    };
+    Ok(Some(memory::memory_report(
+        &faults, rules, filter, peak_rss,
+    )))
+}
+
+/// The peak RSS `record` wrote into `run.json` beside `perf_data`.
+fn peak_rss_beside(perf_data: &Path) -> Option<u64> {
+    let run = std::fs::read(perf_data.parent()?.join("run.json")).ok()?;
+    let json: serde_json::Value = serde_json::from_slice(&run).ok()?;
+    json["peak_rss_bytes"].as_u64()
+}
+
+/// Prints the summary and turns how the input ended into the result.
+fn finish(config: &Config, profile: &Profile) -> Result<u8, Error> {
+    let summary = summary::summarize(profile);
+    let mut stderr = std::io::stderr().lock();
+    let shown = if config.quiet {
+        Summary {
+            lines: Vec::new(),
+            ..summary
+        }
+    } else {
+        summary
+    };
+    // The summary is a diagnostic; failing to print it must not fail the run.
+    let _ = summary::write_summary(&shown, &mut stderr);
+
+    let input = profile.input_name.clone();
+    let samples = profile.counts.samples;
+    match &profile.input_end {
+        InputEnd::Complete => Ok(shown.exit_code),
+        InputEnd::CutShort { bytes, reason } => Err(Error::StreamCutShort {
+            input,
+            bytes: *bytes,
+            reason,
+            samples,
+        }),
+        InputEnd::Corrupt { reason } => Err(Error::CorruptRecords {
+            input,
+            reason: reason.clone(),
+            samples,
+        }),
+        InputEnd::Salvaged { reason } => {
+            let _ = writeln!(
+                stderr,
+                "compile-perf: warning: {input}: salvaged: {reason}; {samples} samples were read"
+            );
+            Ok(EXIT_TRUNCATED)
+        }
+    }
+}

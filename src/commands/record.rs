@@ -1,0 +1,230 @@
+//! `compile-perf record`: records the command under perf (see
+//! [`crate::recorder`]), then reads the recording and fills the run
+//! directory with the report (text and JSON) and the flamegraphs (all
+//! processes, the compiler process, inverted), prints the category table,
+//! and marks `run.json` finished.
+//!
+//! With `--repeat N`, the command is recorded N times into `DIR/run-1` …
+//! `DIR/run-N` (each a run directory as above), and the report of the runs
+//! together, with the spread of each category's share from run to run, goes
+//! to `DIR/report.txt`, `DIR/report.json` and stdout. `DIR/run.json` lists
+//! the runs, so that `--force` knows DIR as a run directory and `diff` reads
+//! it as one side.
+
+use std::path::PathBuf;
+
+use super::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
+use super::{Config, finish, load_rules, memory_section, stdout_wants_color, write_report};
+use crate::attribute::runs::{RunRows, aggregate, run_rows};
+use crate::attribute::{Attribution, Classes, Grouping};
+use crate::defaults;
+use crate::error::Error;
+use crate::output::{Output, write_output};
+use crate::perfdata::Input;
+use crate::profile::{LoadOptions, SampleFilter};
+use crate::recorder::{RecordOptions, Recorded, RunStatus, SeriesManifest, prepare_series, record};
+use crate::report::breakdown::{BreakdownOptions, breakdown};
+use crate::report::repeat;
+use crate::report::table::TextFormat;
+use crate::rules::RuleTable;
+
+/// Records, then reports. The exit code is the command's when it failed.
+pub(crate) fn run(config: &Config, options: &RecordOptions) -> Result<u8, Error> {
+    // Rules compile before the compile is recorded: a bad file fails fast.
+    let rules = load_rules(config.rules_file.as_deref())?;
+    if let Some(times) = options.repeat {
+        return run_series(config, options, times, &rules);
+    }
+    let recorded = record(options)?;
+    report_recording(config, recorded, &rules, None)
+}
+
+/// Records `options.command` `times` times and reports the runs together.
+/// The exit code is the first failing compile's (or 130 after Ctrl-C),
+/// which ends the series, else the worst warning of the runs.
+fn run_series(
+    config: &Config,
+    options: &RecordOptions,
+    times: u32,
+    rules: &RuleTable,
+) -> Result<u8, Error> {
+    let dir = &options.output_dir;
+    prepare_series(options)?;
+    let mut series = SeriesManifest {
+        status: RunStatus::Recording,
+        finished: false,
+        command: options
+            .command
+            .iter()
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect(),
+        repeat: times,
+        runs: Vec::new(),
+        outputs: vec!["run.json".to_owned()],
+        notes: Vec::new(),
+    };
+    series.save(dir)?;
+    let mut runs = Vec::new();
+    let mut code = 0;
+    for index in 1..=times {
+        let name = format!("run-{index}");
+        eprintln!("compile-perf: run {index} of {times}");
+        let recorded = record(&RecordOptions {
+            output_dir: dir.join(&name),
+            force: false,
+            repeat: None,
+            ..options.clone()
+        })?;
+        let failed = recorded.run.interrupted
+            || recorded.run.exit.is_some_and(|exit| exit.shell_code() != 0);
+        let run_code = report_recording(config, recorded, rules, Some(&mut runs))?;
+        series.runs.push(name.clone());
+        if failed {
+            series.notes.push(format!(
+                "{name} failed (exit {run_code}): the series stopped there"
+            ));
+            code = run_code;
+            break;
+        }
+        code = code.max(run_code);
+        series.save(dir)?;
+    }
+    series.status = RunStatus::Recorded;
+    series.save(dir)?;
+
+    let report = aggregate(series.command.join(" "), &runs);
+    let file = |name: &str| Output::File(dir.join(name));
+    write_output(&file("report.txt"), |out| {
+        repeat::write_text(&report, TextFormat::Table, false, out)
+    })?;
+    write_output(&file("report.json"), |out| {
+        serde_json::to_writer_pretty(&mut *out, &repeat::to_json(&report))?;
+        writeln!(out)
+    })?;
+    series
+        .outputs
+        .extend(["report.txt".to_owned(), "report.json".to_owned()]);
+    write_output(&Output::Stdout, |out| {
+        repeat::write_text(&report, TextFormat::Table, stdout_wants_color(), out)
+    })?;
+    series.status = RunStatus::Finished;
+    series.finished = true;
+    series.save(dir)?;
+    let recorded = series.runs.len();
+    eprintln!(
+        "compile-perf: {recorded} run{} in {}",
+        if recorded == 1 { " is" } else { "s are" },
+        dir.display()
+    );
+    Ok(code)
+}
+
+/// Reads the recording and makes the run directory's reports. One run of a
+/// series (`--repeat`) adds its rows to `series` instead of printing its
+/// table.
+fn report_recording(
+    config: &Config,
+    mut recorded: Recorded,
+    rules: &RuleTable,
+    series: Option<&mut Vec<RunRows>>,
+) -> Result<u8, Error> {
+    let load = LoadOptions {
+        input: Input::Path(recorded.perf_data.clone()),
+        event: None,
+        symfs: Vec::new(),
+        debug_roots: vec![PathBuf::from(defaults::DEBUG_ROOT)],
+        salvage: false,
+    };
+    let profile = match crate::profile::load(&load) {
+        Ok(profile) => profile,
+        Err(error) => {
+            recorded
+                .run
+                .notes
+                .push(format!("the recording cannot be read: {error}"));
+            recorded.save()?;
+            return Err(error);
+        }
+    };
+    let classes = Classes::new(&profile, rules);
+    let breakdown = breakdown(&profile, &classes, BreakdownOptions::default());
+    let dir = recorded.dir.clone();
+    let file = |name: &str| Output::File(dir.join(name));
+    let memory = memory_section(&load, &profile, rules, &SampleFilter::default())?;
+    let table = Some(TextFormat::Table);
+    write_report(
+        &file("report.txt"),
+        &breakdown,
+        memory.clone(),
+        table,
+        false,
+    )?;
+    write_report(
+        &file("report.json"),
+        &breakdown,
+        memory.clone(),
+        None,
+        false,
+    )?;
+    let mut outputs = vec!["report.txt", "report.json"];
+    let drawings = [
+        ("flamegraph.svg", false, false, defaults::MIN_WIDTH_PERCENT),
+        ("compiler.svg", true, false, defaults::MIN_WIDTH_PERCENT),
+        (
+            "flamegraph-inverted.svg",
+            false,
+            true,
+            defaults::INVERTED_MIN_WIDTH_PERCENT,
+        ),
+    ];
+    for (name, compiler_only, inverted, min_width) in drawings {
+        let request = FlamegraphRequest::whole(file(name), inverted, min_width);
+        let filter = SampleFilter {
+            compiler_only,
+            ..SampleFilter::default()
+        };
+        let drawn = flamegraph_picture(&request, &filter, &profile, &classes, None)
+            .and_then(|picture| save_flamegraph(&request, picture));
+        match drawn {
+            Ok(()) => outputs.push(name),
+            Err(Error::NothingToDraw { reason }) => recorded
+                .run
+                .notes
+                .push(format!("{name} not drawn: {reason}")),
+            Err(error) => return Err(error),
+        }
+    }
+    match series {
+        Some(runs) => runs.push(run_rows(
+            recorded.perf_data.clone(),
+            &profile,
+            &classes,
+            Grouping::Category,
+            Attribution::Leaf,
+            &SampleFilter::default(),
+        )),
+        None => write_report(
+            &Output::Stdout,
+            &breakdown,
+            memory,
+            table,
+            stdout_wants_color(),
+        )?,
+    }
+    recorded
+        .run
+        .outputs
+        .extend(outputs.iter().map(|name| (*name).to_owned()));
+    recorded.run.status = RunStatus::Finished;
+    recorded.run.finished = true;
+    recorded.save()?;
+    eprintln!("compile-perf: the run is in {}", dir.display());
+
+    let summary_code = finish(config, &profile)?;
+    let command_code = recorded.run.exit.map_or(0, |exit| exit.shell_code());
+    Ok(match (recorded.run.interrupted, command_code) {
+        (true, _) => 130,
+        (false, 0) => summary_code,
+        (false, code) => u8::try_from(code).unwrap_or(1),
+    })
+}

@@ -1,0 +1,89 @@
+//! `compile-perf report`: where the samples went, by category or another
+//! grouping, as a table, Markdown, CSV or JSON; with `--flamegraph`, the
+//! flamegraph too, from the same reading of the recording.
+
+use std::path::PathBuf;
+
+use super::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
+use super::{
+    ColorChoice, Config, ReportFormat, finish, load_options, memory_section, rules_and_profile,
+    write_report,
+};
+use crate::attribute::{Attribution, Classes, Grouping};
+use crate::defaults;
+use crate::error::Error;
+use crate::output::Output;
+use crate::render::flamegraph::all_stacks;
+use crate::report::breakdown::{BreakdownOptions, breakdown};
+
+/// What `report` was asked for.
+#[derive(Clone, Debug)]
+pub(crate) struct ReportOptions {
+    pub(crate) format: ReportFormat,
+    pub(crate) grouping: Grouping,
+    pub(crate) attribution: Attribution,
+    pub(crate) color: ColorChoice,
+    /// Also draw the whole flamegraph here.
+    pub(crate) flamegraph: Option<PathBuf>,
+}
+
+/// Writes the report, and draws the flamegraph when asked.
+pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error> {
+    let filter = &config.filter;
+    let (rules, profile) = rules_and_profile(config)?;
+    // The flamegraph's stacks need no categories: they are made while the
+    // symbols are classified.
+    let (classes, prepared) = rayon::join(
+        || Classes::new(&profile, &rules),
+        || {
+            options
+                .flamegraph
+                .is_some()
+                .then(|| all_stacks(&profile, filter, defaults::MIN_WIDTH_PERCENT))
+        },
+    );
+    let colors = options.color.wanted(&config.output);
+    // The flamegraph is drawn on a thread of its own while the table is
+    // built and written, and while the recording's memory is given back.
+    let drawing = options
+        .flamegraph
+        .as_ref()
+        .map(|svg| {
+            let request = FlamegraphRequest::whole(
+                Output::File(svg.clone()),
+                false,
+                defaults::MIN_WIDTH_PERCENT,
+            );
+            let picture = flamegraph_picture(&request, filter, &profile, &classes, prepared)?;
+            Ok::<_, Error>(std::thread::spawn(move || {
+                save_flamegraph(&request, picture)
+            }))
+        })
+        .transpose()?;
+    let reported = (|| {
+        let breakdown_options = BreakdownOptions {
+            grouping: options.grouping,
+            attribution: options.attribution,
+            filter: filter.clone(),
+        };
+        let breakdown = breakdown(&profile, &classes, breakdown_options);
+        let memory = memory_section(load_options(config), &profile, &rules, filter)?;
+        write_report(
+            &config.output,
+            &breakdown,
+            memory,
+            options.format.text(),
+            colors,
+        )?;
+        finish(config, &profile)
+    })();
+    drop(classes);
+    drop(profile);
+    drop(rules);
+    let drawn = drawing.map_or(Ok(()), |drawing| {
+        drawing.join().expect("drawing a flamegraph does not panic")
+    });
+    let code = reported?;
+    drawn?;
+    Ok(code)
+}

@@ -1,0 +1,51 @@
+//! `compile-perf timeline`: category shares over the compile, its phases
+//! and busy threads, as an SVG or as JSON.
+
+use clap::ValueEnum;
+
+use super::{Config, finish, rules_and_profile};
+use crate::attribute::{Classes, timeline};
+use crate::error::Error;
+use crate::output::write_output;
+use crate::render::timeline_svg;
+use crate::report::timeline_json;
+
+/// What `timeline` was asked for.
+#[derive(Clone, Debug)]
+pub(crate) struct TimelineOptions {
+    pub(crate) format: TimelineFormat,
+    /// How many time slices. Default is [`crate::defaults::TIMELINE_SLICES`].
+    pub(crate) slices: usize,
+}
+
+/// Formats of `timeline`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TimelineFormat {
+    #[default]
+    Svg,
+    Json,
+}
+
+/// Draws (or writes as JSON) the timeline of the samples the filter keeps.
+pub(crate) fn run(config: &Config, options: &TimelineOptions) -> Result<u8, Error> {
+    let (rules, profile) = rules_and_profile(config)?;
+    let classes = Classes::new(&profile, &rules);
+    let timeline = timeline(&profile, &classes, &config.filter, options.slices);
+    if timeline.slices.is_empty() {
+        return Err(Error::NothingToDraw {
+            reason: "no samples (check --pid, --process and --compiler)".to_owned(),
+        });
+    }
+    let command = profile.profiled_command();
+    write_output(&config.output, |out| match options.format {
+        TimelineFormat::Json => {
+            let document = timeline_json::to_json(&timeline, &rules, command);
+            serde_json::to_writer_pretty(&mut *out, &document)?;
+            writeln!(out)
+        }
+        TimelineFormat::Svg => {
+            out.write_all(timeline_svg::render(&timeline, &rules, &command).as_bytes())
+        }
+    })?;
+    finish(config, &profile)
+}

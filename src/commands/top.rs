@@ -1,0 +1,36 @@
+//! `compile-perf top`: the functions with the most samples, self and
+//! inclusive.
+
+use clap::ValueEnum;
+
+use super::{Config, finish, load_profile};
+use crate::error::Error;
+use crate::output::write_output;
+use crate::report::top::{top_report, write_json, write_table};
+
+/// What `top` was asked for.
+#[derive(Clone, Debug)]
+pub(crate) struct TopOptions {
+    /// How many functions. Default is [`crate::defaults::TOP_LIMIT`].
+    pub(crate) limit: usize,
+    pub(crate) format: TopFormat,
+}
+
+/// Formats of `top`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TopFormat {
+    #[default]
+    Table,
+    Json,
+}
+
+/// Lists the top functions of the samples the filter keeps.
+pub(crate) fn run(config: &Config, options: &TopOptions) -> Result<u8, Error> {
+    let profile = load_profile(config)?;
+    let top = top_report(&profile, options.limit, &config.filter);
+    write_output(&config.output, |out| match options.format {
+        TopFormat::Json => write_json(&top, out),
+        TopFormat::Table => write_table(&top, out),
+    })?;
+    finish(config, &profile)
+}

@@ -1,0 +1,43 @@
+//! Every default value, in one place: the command line shows them
+//! (`default_value_t = defaults::…`), and `record`, the commands and the
+//! library use the same constants. Defaults of enums are their
+//! `#[default]` variants.
+
+/// Samples per second of `record` (`--freq`): 499 Hz keeps a 64 KiB stack
+/// copy per sample from overflowing perf's ring buffer, which 4000 Hz does.
+pub(crate) const FREQUENCY_HZ: u32 = 499;
+
+/// Bytes of user stack `record` copies per sample with `--call-graph dwarf`
+/// (`--stack-size`): with 65528, 99% of iree-compile's stacks reach their
+/// thread root; with 16 KiB, 82–86%.
+pub(crate) const STACK_SIZE_BYTES: u32 = 65528;
+
+/// Where `record` makes its run directory when `-o` is not given: a new
+/// `<timestamp>` directory below this one.
+pub(crate) const RUNS_DIR: &str = "compile-perf-runs";
+
+/// The recording read when none is named.
+pub(crate) const INPUT: &str = "perf.data";
+
+/// Where separate debug files live unless `--debug-dir` says otherwise.
+pub(crate) const DEBUG_ROOT: &str = "/usr/lib/debug";
+
+/// Frames narrower than this percentage of the width are left out of
+/// flamegraphs (`--min-width`; inferno's own default).
+pub(crate) const MIN_WIDTH_PERCENT: f64 = 0.1;
+
+/// The same for the icicle `record` draws: it splits into many thin
+/// frames, and at 0.1 px an iree-compile icicle is tens of MB, at 0.5 px
+/// about a hundred KB.
+pub(crate) const INVERTED_MIN_WIDTH_PERCENT: f64 = 0.5;
+
+/// Time slices of `timeline` (`--buckets`).
+pub(crate) const TIMELINE_SLICES: usize = 100;
+
+/// Functions `top` lists (`-n`).
+pub(crate) const TOP_LIMIT: usize = 30;
+
+/// The smallest change of a share, in percentage points, that `diff` flags
+/// (`--threshold`): sampling error alone can pass a smaller one, but it is
+/// no longer worth a look.
+pub(crate) const DIFF_THRESHOLD_PP: f64 = 1.0;

@@ -1,0 +1,278 @@
+//! Builds a [`Profile`] from a recording: streams its records through the
+//! process model and the unwinder into the stack table, then symbolizes each
+//! unique frame once.
+
+mod select;
+mod thread_roots;
+
+use hashbrown::HashMap;
+use std::path::PathBuf;
+
+use crate::binary::{SearchPaths, Store};
+use crate::error::Error;
+use crate::perfdata::{Input, InputEnd, Record, Recording, RecordingInfo};
+use crate::process::{MappedCode, Processes};
+use crate::stacks::{SampleKey, StackId, StackTable};
+use crate::symbolize::{
+    KernelSymbols, KernelSymbolsUnavailable, RecordedKernel, SymbolId, Symbols, symbolize,
+};
+use crate::unwind::{FrameKey, Unwinders, mapping_bias};
+
+pub(crate) use select::{SampleFilter, is_compiler};
+
+/// What to load and how.
+#[derive(Clone, Debug)]
+pub(crate) struct LoadOptions {
+    pub input: Input,
+    /// The event to count; default is the first sampling event.
+    pub event: Option<String>,
+    /// Extra roots to find moved binaries in (`--symfs`).
+    pub symfs: Vec<PathBuf>,
+    /// Roots of separate debug files. Default is [`crate::defaults::DEBUG_ROOT`].
+    pub debug_roots: Vec<PathBuf>,
+    /// Read a recording perf did not finish as far as it goes (`--salvage`).
+    /// Default is false: such a recording is refused.
+    pub salvage: bool,
+}
+
+/// Counts gathered while streaming.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct IngestCounts {
+    /// Samples of the chosen event.
+    pub samples: u64,
+    /// Samples of other events, skipped.
+    pub other_event_samples: u64,
+    /// Records the kernel reported lost.
+    pub lost: u64,
+    /// The sum of the periods of the samples counted (events they stand
+    /// for: nanoseconds for `cpu-clock` and `task-clock`); 0 when the
+    /// recording has no periods.
+    pub period_total: u64,
+    /// Timestamps (ns) of the first and the last sample of the chosen event.
+    pub first_time: Option<u64>,
+    pub last_time: Option<u64>,
+}
+
+impl IngestCounts {
+    /// Seconds from the first to the last sample.
+    pub(crate) fn duration_seconds(&self) -> f64 {
+        match (self.first_time, self.last_time) {
+            (Some(first), Some(last)) => last.saturating_sub(first) as f64 / 1e9,
+            _ => 0.0,
+        }
+    }
+}
+
+/// A loaded, symbolized recording.
+pub(crate) struct Profile {
+    pub info: RecordingInfo,
+    pub input_name: String,
+    /// The name of the event counted.
+    pub event: String,
+    pub processes: Processes,
+    pub store: Store,
+    pub stacks: StackTable,
+    pub symbols: Symbols,
+    pub counts: IngestCounts,
+    pub input_end: InputEnd,
+}
+
+impl Profile {
+    /// The sample counts that `filter` keeps, by thread, stack and unwinding result.
+    pub(crate) fn samples<'a>(
+        &'a self,
+        filter: &'a SampleFilter,
+    ) -> impl Iterator<Item = (&'a SampleKey, u64)> + 'a {
+        self.stacks
+            .counts
+            .iter()
+            .filter(move |(key, _)| {
+                filter.keeps_all()
+                    || filter.accepts(
+                        self.processes
+                            .image(self.processes.thread(key.thread).process),
+                    )
+            })
+            .map(|(key, &count)| (key, count))
+    }
+
+    /// Appends the symbols of `stack` to `symbols`, leaf first; a frame's
+    /// inlined functions come before the function they are inlined into.
+    pub(crate) fn symbols_leaf_first(&self, stack: Option<StackId>, symbols: &mut Vec<SymbolId>) {
+        for frame in self.stacks.frames_leaf_first(stack) {
+            symbols.extend_from_slice(self.symbols.of_frame(frame));
+        }
+    }
+
+    /// The command perf recorded: what follows `--` in `perf record … -- CMD`.
+    pub(crate) fn profiled_command(&self) -> String {
+        let Some(args) = &self.info.perf_command else {
+            return "(the recording does not say)".to_owned();
+        };
+        let after_dashes = |args: &[String]| match args.iter().position(|arg| arg == "--") {
+            Some(at) => args[at + 1..].to_vec(),
+            None => args.to_vec(),
+        };
+        let command = after_dashes(args);
+        // `compile-perf record` runs the command through `compile-perf measure … --`.
+        let wrapped =
+            command.len() > 1 && command[0].ends_with("compile-perf") && command[1] == "measure";
+        if wrapped {
+            after_dashes(&command[1..]).join(" ")
+        } else {
+            command.join(" ")
+        }
+    }
+
+    /// The function the sampled instruction of `stack` is in, as `perf
+    /// report --no-inline` counts self time.
+    pub(crate) fn leaf_function(&self, stack: Option<StackId>) -> Option<SymbolId> {
+        stack.map(|stack| {
+            self.symbols
+                .function_of_frame(self.stacks.node(stack).frame)
+        })
+    }
+}
+
+/// Reads, unwinds and symbolizes the recording named in `options`.
+pub(crate) fn load(options: &LoadOptions) -> Result<Profile, Error> {
+    let mut recording = Recording::open(&options.input, options.salvage)?;
+    let input_name = options.input.display_name();
+    let event_index = choose_event(&recording.info, options.event.as_deref(), &input_name)?;
+    let event = recording.info.events[event_index].name.clone();
+    let header_build_ids: HashMap<String, Vec<u8>> = recording
+        .info
+        .build_ids
+        .iter()
+        .map(|entry| (entry.path.clone(), entry.build_id.clone()))
+        .collect();
+    let mut store = Store::new(
+        SearchPaths::new(options.symfs.clone(), options.debug_roots.clone()),
+        header_build_ids,
+    );
+    let mut processes = Processes::default();
+    let mut unwinders = Unwinders::default();
+    let mut stacks = StackTable::default();
+    let mut counts = IngestCounts::default();
+    let mut recorded_kernel = RecordedKernel {
+        build_id: recording
+            .info
+            .build_ids
+            .iter()
+            .find(|entry| entry.path == "[kernel.kallsyms]")
+            .map(|entry| entry.build_id.clone()),
+        release: recording.info.os_release.clone(),
+        text_address: None,
+    };
+    // /proc/kallsyms takes tens of milliseconds to read; it loads on the other
+    // core while the recording streams, from the first kernel frame on.
+    let mut kernel_symbols = None;
+    let mut frames: Vec<FrameKey> = Vec::with_capacity(256);
+
+    let input_end = recording.for_each_record(|record| match record {
+        Record::Sample(sample) => {
+            if sample.event_index != event_index {
+                counts.other_event_samples += 1;
+                return;
+            }
+            counts.samples += 1;
+            counts.period_total = counts
+                .period_total
+                .saturating_add(sample.period.unwrap_or(0));
+            counts.first_time.get_or_insert(sample.time);
+            counts.last_time = Some(sample.time);
+            let thread = processes.thread_for_sample(sample.pid, sample.tid);
+            let walk = unwinders.unwind(&sample, &processes, &store, &mut frames);
+            if kernel_symbols.is_none() && frames.iter().any(|frame| frame.dso == store.kernel()) {
+                let recorded = recorded_kernel.clone();
+                kernel_symbols = Some(std::thread::spawn(move || KernelSymbols::load(&recorded)));
+            }
+            stacks.add_sample(sample.time, thread, &frames, walk);
+        }
+        Record::Comm {
+            pid,
+            tid,
+            name,
+            is_exec,
+        } => {
+            if is_exec {
+                unwinders.on_exec(pid);
+            }
+            processes.on_comm(pid, tid, &String::from_utf8_lossy(name), is_exec);
+        }
+        Record::Fork {
+            pid,
+            ppid,
+            tid,
+            parent_tid,
+        } => {
+            processes.on_fork(pid, ppid, tid, parent_tid);
+            if pid == tid {
+                unwinders.on_fork(pid, ppid);
+            }
+        }
+        Record::Mmap(mapping) => {
+            let path = String::from_utf8_lossy(mapping.path);
+            if mapping.is_kernel {
+                if path.starts_with("[kernel.kallsyms]") {
+                    recorded_kernel.text_address = Some(mapping.file_offset);
+                }
+                return;
+            }
+            let dso = store.intern_mapping(&path, mapping.build_id.as_deref());
+            let code = MappedCode {
+                start: mapping.start,
+                end: mapping.start.saturating_add(mapping.len),
+                dso,
+                bias: mapping_bias(&store, dso, mapping.start, mapping.file_offset, mapping.len),
+            };
+            processes.on_mmap(mapping.pid, code, &path);
+            if let Some(image) = &store.get(dso).image {
+                unwinders.on_mmap(mapping.pid, &code, image);
+            }
+        }
+        Record::Lost { count } => counts.lost += count,
+    })?;
+
+    let kernel_symbols = kernel_symbols.map(|loading| {
+        loading
+            .join()
+            .unwrap_or(Err(KernelSymbolsUnavailable::Unverifiable))
+    });
+    let symbols = symbolize(&stacks.frames, &store, kernel_symbols);
+    Ok(Profile {
+        info: recording.info,
+        input_name,
+        event,
+        processes,
+        store,
+        stacks,
+        symbols,
+        counts,
+        input_end,
+    })
+}
+
+/// The index of the event to count: the one named, or the first sampling one.
+fn choose_event(info: &RecordingInfo, wanted: Option<&str>, input: &str) -> Result<usize, Error> {
+    let sampling = || {
+        info.events
+            .iter()
+            .enumerate()
+            .filter(|(_, event)| event.is_sampling)
+    };
+    let found = match wanted {
+        Some(name) => sampling().find(|(_, event)| event.name == name || event.base_name() == name),
+        None => sampling().next(),
+    };
+    found
+        .map(|(index, _)| index)
+        .ok_or_else(|| Error::NoSuchEvent {
+            input: input.to_owned(),
+            wanted: wanted.unwrap_or("(any sampling event)").to_owned(),
+            available: sampling()
+                .map(|(_, event)| event.name.clone())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}

@@ -1,0 +1,256 @@
+//! Recording: runs a command under `perf record` with settings that work
+//! for iree-compile, and keeps what a later reader needs to trust the
+//! profile (`run.json`).
+//!
+//! This is the only module that starts perf. It checks everything it can
+//! before recording (perf is there, the kernel lets it profile, the output
+//! directory can be written, the command exists), picks the event (hardware
+//! cycles where the machine has them, `cpu-clock` where it does not), and
+//! runs the command through `compile-perf measure`, a small wrapper that
+//! reports the peak RSS of the compile, not of perf.
+
+mod checks;
+pub(crate) mod measure;
+mod run_json;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Instant, SystemTime};
+
+use serde::Serialize;
+
+pub(crate) use crate::error::RecordError;
+
+use checks::{check_permission, detect_event, perf_version, prepare_dir, program_exists};
+use measure::{MEASURE_FILE, read_measured};
+pub(crate) use run_json::{CommandExit, PerfRun, RunManifest, RunStatus, SeriesManifest};
+use run_json::{host, input_files, iree_compile_version, write_run_json};
+
+/// The page-fault event `--memory` adds: one sample per 64 faults (256 KiB
+/// of memory first touched) keeps a multi-GB compile's recording small.
+const MEMORY_EVENT: &str = "page-faults/period=64/";
+
+/// How perf collects call stacks (`record --call-graph`). `--help` names
+/// the values without the notes below (`help = None`), as the option's own
+/// help explains them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum CallGraph {
+    /// Copy the user stack and unwind it with DWARF CFI (needed for
+    /// libIREECompiler, which has no frame pointers).
+    #[default]
+    #[value(help = None::<&str>)]
+    Dwarf,
+    /// Frame pointers: cheap, but only the leaf is right in iree-compile.
+    #[value(help = None::<&str>)]
+    Fp,
+}
+
+/// What to record and how. The defaults (in [`crate::defaults`]) make
+/// `perf record -z -F 499 --call-graph dwarf,65528`.
+#[derive(Clone, Debug)]
+pub(crate) struct RecordOptions {
+    pub command: Vec<OsString>,
+    pub output_dir: PathBuf,
+    /// Replace an existing output directory. Default is to refuse.
+    pub force: bool,
+    /// Samples per second. Default is [`crate::defaults::FREQUENCY_HZ`].
+    pub frequency: u32,
+    /// How stacks are collected. Default is [`CallGraph::Dwarf`].
+    pub call_graph: CallGraph,
+    /// Bytes of user stack copied per sample with DWARF. Default is
+    /// [`crate::defaults::STACK_SIZE_BYTES`].
+    pub stack_size: u32,
+    /// The event; default is detected.
+    pub event: Option<String>,
+    /// More arguments for `perf record`, passed through.
+    pub perf_args: Vec<String>,
+    /// Also sample page faults, for memory by category and pass.
+    pub memory: bool,
+    /// Record the command this many times, into `run-1` … `run-N` of the
+    /// output directory. Default is once, into the directory itself.
+    pub repeat: Option<u32>,
+}
+
+/// A finished recording, ready to be reported on.
+pub(crate) struct Recorded {
+    pub dir: PathBuf,
+    pub perf_data: PathBuf,
+    pub run: RunManifest,
+}
+
+impl Recorded {
+    /// Rewrites `run.json`.
+    pub(crate) fn save(&self) -> Result<(), RecordError> {
+        write_run_json(&self.dir, &self.run)
+    }
+}
+
+/// The checks made before recording: the command exists, perf runs and
+/// may profile. Returns perf's version.
+fn preflight(options: &RecordOptions) -> Result<String, RecordError> {
+    let program = options
+        .command
+        .first()
+        .ok_or_else(|| RecordError::CommandMissing {
+            command: String::new(),
+        })?;
+    if !program_exists(program) {
+        return Err(RecordError::CommandMissing {
+            command: program.to_string_lossy().into_owned(),
+        });
+    }
+    let perf_version = perf_version()?;
+    check_permission()?;
+    Ok(perf_version)
+}
+
+/// For `record --repeat`: the checks of [`record`], then the series'
+/// directory made, replaced or refused as `--force` says.
+pub(crate) fn prepare_series(options: &RecordOptions) -> Result<(), RecordError> {
+    preflight(options)?;
+    prepare_dir(&options.output_dir, options.force)
+}
+
+/// Records `options.command` under perf into `options.output_dir`.
+pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
+    let perf_version = preflight(options)?;
+    let dir = &options.output_dir;
+    prepare_dir(dir, options.force)?;
+
+    let command: Vec<String> = options
+        .command
+        .iter()
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
+    let (event, event_reason) = match &options.event {
+        Some(event) => (event.clone(), "given with --event".to_owned()),
+        None => detect_event(),
+    };
+    let mut run = RunManifest {
+        status: RunStatus::Recording,
+        finished: false,
+        interrupted: false,
+        command: command.clone(),
+        working_directory: std::env::current_dir()
+            .map(|cwd| cwd.display().to_string())
+            .unwrap_or_default(),
+        start_time: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+        wall_seconds: None,
+        exit: None,
+        peak_rss_bytes: None,
+        iree_compile_version: iree_compile_version(&options.command),
+        inputs: input_files(&options.command[1..]),
+        host: host(),
+        perf: None,
+        outputs: vec!["perf.data".to_owned(), "run.json".to_owned()],
+        notes: Vec::new(),
+    };
+    write_run_json(dir, &run)?;
+
+    let perf_data = dir.join("perf.data");
+    let measure_file = dir.join(MEASURE_FILE);
+    let wrapper = std::env::current_exe().map_err(|source| RecordError::OutputNotWritable {
+        dir: dir.clone(),
+        source,
+    })?;
+    let mut perf_args: Vec<OsString> = vec![
+        "record".into(),
+        "-z".into(),
+        "-F".into(),
+        options.frequency.to_string().into(),
+        "-e".into(),
+        event.clone().into(),
+        "--call-graph".into(),
+        match options.call_graph {
+            CallGraph::Dwarf => format!("dwarf,{}", options.stack_size).into(),
+            CallGraph::Fp => "fp".into(),
+        },
+        // -z drops the build-id table; MMAP2 records keep them instead.
+        "--buildid-mmap".into(),
+    ];
+    if options.memory {
+        perf_args.extend(["-e".into(), MEMORY_EVENT.into()]);
+    }
+    perf_args.extend(["-o".into(), perf_data.clone().into()]);
+    perf_args.extend(options.perf_args.iter().map(OsString::from));
+    perf_args.push("--".into());
+    perf_args.push(wrapper.into());
+    perf_args.extend([
+        "measure".into(),
+        "--into".into(),
+        measure_file.clone().into(),
+        "--".into(),
+    ]);
+    perf_args.extend(options.command.iter().cloned());
+
+    let interrupted = interrupt_flag();
+    let started = Instant::now();
+    let status = Command::new("perf")
+        .args(&perf_args)
+        .status()
+        .map_err(|error| RecordError::PerfMissing {
+            detail: error.to_string(),
+        })?;
+    let wall = started.elapsed().as_secs_f64();
+    run.wall_seconds = Some(wall);
+    run.interrupted = interrupted.load(Ordering::SeqCst);
+    match read_measured(&measure_file) {
+        Some(measured) => {
+            run.exit = Some(measured.exit);
+            run.peak_rss_bytes = Some(measured.peak_rss_bytes);
+            run.interrupted |= measured.exit.signal == Some(libc::SIGINT);
+        }
+        None => run.notes.push(
+            "the command's exit status and peak RSS were not measured (the wrapper did not finish)"
+                .to_owned(),
+        ),
+    }
+    let _ = std::fs::remove_file(&measure_file);
+    if run.interrupted {
+        run.notes.push(format!(
+            "stopped by Ctrl-C after {wall:.1} s: the profile covers the compile up to then"
+        ));
+    }
+    run.perf = Some(PerfRun {
+        version: perf_version,
+        command: std::iter::once("perf".to_owned())
+            .chain(
+                perf_args
+                    .iter()
+                    .map(|arg| arg.to_string_lossy().into_owned()),
+            )
+            .collect(),
+        event,
+        event_reason,
+        exit: CommandExit::from_status(status),
+    });
+    let recorded = perf_data.metadata().is_ok_and(|meta| meta.len() > 0);
+    if !recorded {
+        write_run_json(dir, &run)?;
+        return Err(RecordError::PerfFailed {
+            status: status.to_string(),
+        });
+    }
+    run.status = RunStatus::Recorded;
+    write_run_json(dir, &run)?;
+    Ok(Recorded {
+        dir: dir.clone(),
+        perf_data,
+        run,
+    })
+}
+
+/// Installs the Ctrl-C handler once: Ctrl-C reaches perf and the command
+/// (they share the terminal's process group); compile-perf outlives it to
+/// report what was recorded.
+fn interrupt_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let setter = Arc::clone(&flag);
+    // An error means a handler is already installed; the run goes on.
+    let _ = ctrlc::set_handler(move || setter.store(true, Ordering::SeqCst));
+    flag
+}

@@ -1,0 +1,112 @@
+//! The category palette: every function drawn gets its category's colour
+//! (dimmed outside `--category`), and the shares the subtitle and the
+//! legend show.
+
+use hashbrown::HashMap;
+use inferno::flamegraph::color::{Color, PaletteMap, parse_hex_color};
+
+use super::PictureOptions;
+use crate::attribute::{Classes, percent};
+use crate::fold::{FoldedStack, TRUNCATED_FRAME};
+use crate::profile::Profile;
+use crate::rules::CategoryId;
+
+/// Colour of frames that are not functions: thread roots and `[truncated]`.
+const NEUTRAL_COLOR: &str = "#bdbdbd";
+
+/// inferno colours frames by name: every function's name gets its
+/// category's colour (dimmed outside `--category`); thread roots, the
+/// `[truncated]` marker and inferno's own root are neutral.
+pub(super) fn palette(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    options: &PictureOptions,
+    stacks: &[(FoldedStack<'_>, u64)],
+) -> PaletteMap {
+    let table = classes.table;
+    let categories = &classes.categories;
+    let mut palette = PaletteMap::default();
+    let neutral = parse_hex_color(NEUTRAL_COLOR).expect("a valid colour");
+    // Only functions drawn get a colour; a name two binaries share (`_start`
+    // of the Python launcher and of the compiler) takes the first one drawn.
+    let mut coloured = vec![false; categories.len()];
+    for symbol in stacks.iter().flat_map(|(stack, _)| &stack.symbols) {
+        if std::mem::replace(&mut coloured[symbol.index()], true) {
+            continue;
+        }
+        let category = categories[symbol.index()];
+        let color = parse_hex_color(&table.category(category).color).unwrap_or(neutral);
+        let color = match options.category {
+            Some(wanted) if wanted != category => dim(color),
+            _ => color,
+        };
+        let name = profile.symbols.get(*symbol).name.replace(';', ":");
+        if palette.get(&name).is_none() {
+            palette.insert(name, color);
+        }
+    }
+    for (stack, _) in stacks {
+        palette.insert(stack.thread, neutral);
+    }
+    palette.insert(TRUNCATED_FRAME, neutral);
+    // inferno's root frame ("all") has the empty name.
+    palette.insert("", neutral);
+    palette
+}
+
+/// A colour mixed two thirds of the way to white.
+fn dim(color: Color) -> Color {
+    let mix = |channel: u8| (channel as u16 + 2 * 255).div_ceil(3) as u8;
+    Color {
+        r: mix(color.r),
+        g: mix(color.g),
+        b: mix(color.b),
+    }
+}
+
+/// A category present in the picture: its self share (by the drawn stacks'
+/// leaf functions) and its inclusive share (on a drawn stack at all).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Share {
+    pub(super) category: CategoryId,
+    pub(super) self_percent: f64,
+    pub(super) inclusive_percent: f64,
+}
+
+/// Every category with a frame in the drawn stacks, by self share, then
+/// inclusive share.
+pub(super) fn category_shares(
+    stacks: &[(FoldedStack<'_>, u64)],
+    categories: &[CategoryId],
+) -> Vec<Share> {
+    let total: u64 = stacks.iter().map(|(_, count)| count).sum();
+    let mut counts: HashMap<CategoryId, (u64, u64)> = HashMap::new();
+    // Categories are few: a stack's set of them is a list of flags.
+    let mut on_stack: Vec<bool> = Vec::new();
+    for (stack, count) in stacks {
+        if let Some(leaf) = stack.leaf {
+            counts.entry(categories[leaf.index()]).or_default().0 += count;
+        }
+        on_stack.clear();
+        for symbol in &stack.symbols {
+            let category = categories[symbol.index()].index();
+            if category >= on_stack.len() {
+                on_stack.resize(category + 1, false);
+            }
+            on_stack[category] = true;
+        }
+        for (category, _) in on_stack.iter().enumerate().filter(|(_, on)| **on) {
+            counts.entry(CategoryId::new(category)).or_default().1 += count;
+        }
+    }
+    let mut shares: Vec<(CategoryId, (u64, u64))> = counts.into_iter().collect();
+    shares.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
+    shares
+        .into_iter()
+        .map(|(category, (own, inclusive))| Share {
+            category,
+            self_percent: percent(own, total),
+            inclusive_percent: percent(inclusive, total),
+        })
+        .collect()
+}

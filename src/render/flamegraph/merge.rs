@@ -1,0 +1,222 @@
+//! Stacks cut for drawing: where inferno stops drawing them (so that it
+//! reads far less and draws the same picture), and at a pass (so that the
+//! pass is the root).
+
+use hashbrown::HashMap;
+
+use crate::attribute::{Classes, PassId};
+use crate::fold::{FoldedStack, TRUNCATED_FRAME};
+use crate::profile::Profile;
+
+/// The stacks as inferno draws them: inferno leaves out a frame narrower
+/// than `min_width` percent of the picture, and so everything above it.
+/// Each stack is cut a frame above its first such frame, and cut stacks
+/// that become equal are merged. No sample is dropped and the lines sort as
+/// before, so every frame drawn keeps its place and width: the picture is
+/// the same, and inferno has far less to read.
+/// `stacks` must be sorted by their frames' names, so that stacks sharing
+/// frames from the root are adjacent.
+pub(super) fn cut_narrow_frames<'a>(
+    profile: &'a Profile,
+    stacks: &[(FoldedStack<'a>, u64)],
+    min_width: f64,
+) -> Vec<(FoldedStack<'a>, u64)> {
+    let keep = frames_to_keep(
+        stacks.len(),
+        |index, names| {
+            let (stack, _) = &stacks[index];
+            names.push(stack.thread);
+            if stack.truncated {
+                names.push(TRUNCATED_FRAME);
+            }
+            names.extend(
+                stack
+                    .symbols
+                    .iter()
+                    .map(|&symbol| profile.symbols.get(symbol).name.as_str()),
+            );
+        },
+        |index| stacks[index].1,
+        min_width,
+    );
+    let mut merged: HashMap<FoldedStack<'a>, u64> = HashMap::new();
+    for ((stack, count), kept) in stacks.iter().zip(keep) {
+        let marker = usize::from(stack.truncated);
+        let symbols = kept.saturating_sub(1 + marker).min(stack.symbols.len());
+        let cut = FoldedStack {
+            thread: stack.thread,
+            truncated: stack.truncated && kept > 1,
+            symbols: stack.symbols[..symbols].to_vec(),
+            leaf: None,
+        };
+        *merged.entry(cut).or_insert(0) += count;
+    }
+    merged.into_iter().collect()
+}
+
+/// How many frames from the root of each of `len` stacks inferno needs to
+/// draw them at `min_width`: up to the first frame it leaves out and one
+/// more (`usize::MAX` for all). `names(index, out)` appends a stack's frame
+/// names, root first; stacks sharing frames from the root must be adjacent.
+fn frames_to_keep<'n>(
+    len: usize,
+    names: impl Fn(usize, &mut Vec<&'n str>),
+    samples: impl Fn(usize) -> u64,
+    min_width: f64,
+) -> Vec<usize> {
+    let total: u64 = (0..len).map(&samples).sum();
+    // inferno's own test (`flamegraph::from_lines`), to the same rounding.
+    let narrow = |samples: u64| (samples as f64) < min_width / (100.0 / total as f64);
+    // `open` holds, per depth, the first stack and the samples of the frame
+    // at that depth shared by the stacks since.
+    let mut keep = vec![usize::MAX; len];
+    let mut open: Vec<(usize, u64)> = Vec::new();
+    let (mut previous, mut current): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
+    for index in 0..=len {
+        current.clear();
+        if index < len {
+            names(index, &mut current);
+        }
+        let shared = previous
+            .iter()
+            .zip(&current)
+            .take_while(|(a, b)| a == b)
+            .count();
+        while open.len() > shared {
+            let depth = open.len() - 1;
+            let (first, frame_samples) = open.pop().expect("open is longer than shared");
+            if narrow(frame_samples) {
+                // The frame and one above it stay: what follows a drawn
+                // frame's sibling in its line (`;` or the count) decides
+                // their order, and so where the drawn frames sit. Fewer
+                // samples than the threshold means a handful of stacks.
+                for kept in &mut keep[first..index] {
+                    *kept = (*kept).min(depth + 2);
+                }
+            }
+        }
+        if index == len {
+            break;
+        }
+        open.resize(current.len(), (index, 0));
+        let count = samples(index);
+        for (_, frame_samples) in &mut open {
+            *frame_samples += count;
+        }
+        std::mem::swap(&mut previous, &mut current);
+    }
+    keep
+}
+
+/// The stacks that run `pass`, each cut so that the outermost frame of the
+/// pass is its root; stacks that become equal are merged.
+pub(super) fn cut_at_pass<'a>(
+    stacks: Vec<(FoldedStack<'a>, u64)>,
+    classes: &Classes<'_>,
+    pass: PassId,
+) -> Vec<(FoldedStack<'a>, u64)> {
+    let mut merged: HashMap<FoldedStack<'a>, u64> = HashMap::new();
+    for (mut stack, count) in stacks {
+        let Some(at) = stack
+            .symbols
+            .iter()
+            .position(|&symbol| classes.passes.pass_of(symbol) == Some(pass))
+        else {
+            continue;
+        };
+        stack.symbols.drain(..at);
+        stack.truncated = false;
+        *merged.entry(stack).or_insert(0) += count;
+    }
+    merged.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use inferno::flamegraph::Options;
+
+    use super::*;
+
+    /// inferno's picture of folded `lines`.
+    fn inferno_svg(lines: &[String], min_width: f64) -> Vec<u8> {
+        let mut options = Options::default();
+        options.min_width = min_width;
+        options.deterministic = true;
+        let mut svg = Vec::new();
+        inferno::flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), &mut svg)
+            .unwrap();
+        svg
+    }
+
+    /// Stacks whose sibling names are prefixes of one another (`f`, `f(int)`,
+    /// `f2`), where the character after a name decides the order inferno
+    /// draws them in, with a deterministic spread of sample counts.
+    fn stacks() -> Vec<(Vec<&'static str>, u64)> {
+        let names = ["f", "f(int)", "f2", "g", "g::h", "h"];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        };
+        let mut stacks: Vec<(Vec<&str>, u64)> = (0..400)
+            .map(|_| {
+                let depth = 1 + next(7) as usize;
+                let frames = std::iter::once(if next(4) == 0 { "worker" } else { "main" })
+                    .chain((0..depth).map(|_| names[next(names.len() as u64) as usize]))
+                    .collect();
+                (frames, 1 + next(30) * next(2) * next(2))
+            })
+            .collect();
+        stacks.sort();
+        stacks.dedup_by(|(later, later_count), (first, first_count)| {
+            let same = later == first;
+            if same {
+                *first_count += *later_count;
+            }
+            same
+        });
+        stacks
+    }
+
+    fn lines(stacks: &[(Vec<&str>, u64)]) -> Vec<String> {
+        let mut merged: HashMap<String, u64> = HashMap::new();
+        for (frames, count) in stacks {
+            *merged.entry(frames.join(";")).or_insert(0) += count;
+        }
+        let mut lines: Vec<String> = merged
+            .into_iter()
+            .map(|(stack, count)| format!("{stack} {count}"))
+            .collect();
+        lines.sort();
+        lines
+    }
+
+    #[test]
+    fn cutting_narrow_frames_leaves_the_picture_byte_for_byte_the_same() {
+        let stacks = stacks();
+        for min_width in [0.1, 0.5, 2.0, 5.0] {
+            let keep = frames_to_keep(
+                stacks.len(),
+                |index, names| names.extend(&stacks[index].0),
+                |index| stacks[index].1,
+                min_width,
+            );
+            let cut: Vec<(Vec<&str>, u64)> = stacks
+                .iter()
+                .zip(&keep)
+                .map(|((frames, count), &kept)| (frames[..kept.min(frames.len())].to_vec(), *count))
+                .collect();
+            let (full, short) = (lines(&stacks), lines(&cut));
+            assert!(
+                short.iter().map(String::len).sum::<usize>() < full.iter().map(String::len).sum(),
+                "at {min_width}% something is cut"
+            );
+            assert!(
+                inferno_svg(&short, min_width) == inferno_svg(&full, min_width),
+                "at {min_width}% the picture is the same"
+            );
+        }
+    }
+}

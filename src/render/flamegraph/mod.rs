@@ -1,0 +1,213 @@
+//! `compile-perf flamegraph`: an inferno flamegraph whose frames are coloured
+//! by category (the same colour for a category in every run), with a title
+//! naming the profiled command, a subtitle with the top categories, and a
+//! legend of every category present. inferno's search and zoom still work.
+//! It can be cut to one category's stacks or to one MLIR pass.
+//!
+//! As in inferno's own `flamegraph/`: this file selects the stacks and
+//! draws the picture, `merge.rs` cuts stacks (where inferno stops drawing,
+//! at a pass), `color.rs` makes the category palette, and `svg.rs` the
+//! title, subtitle and legend.
+
+mod color;
+pub(crate) mod diff;
+mod merge;
+mod svg;
+
+use inferno::flamegraph::color::PaletteMap;
+use inferno::flamegraph::{Direction, Options};
+
+use crate::attribute::{Classes, PassId};
+use crate::fold::{FoldedStack, counted_lines, fold, sort_by_names};
+use crate::profile::{Profile, SampleFilter};
+use crate::rules::CategoryId;
+use color::{category_shares, palette};
+use merge::{cut_at_pass, cut_narrow_frames};
+use svg::{IMAGE_WIDTH, LegendEntry, add_legend, legend_entries, subtitle, title};
+
+/// What to draw.
+#[derive(Clone, Debug)]
+pub(crate) struct PictureOptions {
+    /// Keep only stacks with a frame of this category; its frames keep their
+    /// colour and the others are dimmed.
+    pub category: Option<CategoryId>,
+    /// Keep only stacks through this pass, cut so that its frame is the root.
+    pub pass: Option<PassId>,
+    /// An icicle of leaf callers: leaves on top, their callers below.
+    pub inverted: bool,
+    /// Frames narrower than this, in percent of the width, are left out.
+    pub min_width: f64,
+    /// Keep the folded lines of every stack drawn, uncut, in [`Rendered`].
+    pub keep_folded: bool,
+    pub filter: SampleFilter,
+}
+
+/// The SVG, and the folded stacks drawn (`stack count` lines, in byte
+/// order) when [`PictureOptions::keep_folded`] asked for them.
+pub(crate) struct Rendered {
+    pub folded: Vec<String>,
+    pub svg: Vec<u8>,
+}
+
+/// Stacks ready to draw.
+pub(crate) struct Drawable<'a> {
+    /// Every stack selected, merged: shares and colours are counted on these.
+    stacks: Vec<(FoldedStack<'a>, u64)>,
+    /// What inferno reads: the stacks cut where inferno stops drawing them,
+    /// as folded lines in byte order.
+    lines: Vec<String>,
+    /// The narrowest frame drawn, in percent of the width, and whether the
+    /// picture is an icicle: what the cut depends on.
+    min_width: f64,
+    inverted: bool,
+}
+
+impl Drawable<'_> {
+    /// True when these stacks, cut as they are, draw what `options` asks for.
+    pub(crate) fn suits(&self, options: &PictureOptions) -> bool {
+        options.category.is_none()
+            && options.pass.is_none()
+            && options.inverted == self.inverted
+            && options.min_width == self.min_width
+    }
+}
+
+/// Every stack `filter` keeps, ready for a flamegraph with frames at least
+/// `min_width` percent wide. It needs no categories, so it can be made while
+/// the symbols are classified.
+pub(crate) fn all_stacks<'a>(
+    profile: &'a Profile,
+    filter: &SampleFilter,
+    min_width: f64,
+) -> Drawable<'a> {
+    drawable(profile, fold(profile, filter), min_width, false)
+}
+
+fn drawable<'a>(
+    profile: &'a Profile,
+    mut stacks: Vec<(FoldedStack<'a>, u64)>,
+    min_width: f64,
+    inverted: bool,
+) -> Drawable<'a> {
+    sort_by_names(profile, &mut stacks);
+    // An icicle is cut by inferno from the leaves; it reads every line.
+    let lines = if inverted {
+        byte_ordered_lines(profile, &stacks)
+    } else {
+        byte_ordered_lines(profile, &cut_narrow_frames(profile, &stacks, min_width))
+    };
+    Drawable {
+        stacks,
+        lines,
+        min_width,
+        inverted,
+    }
+}
+
+/// The folded lines of `stacks` in byte order, which inferno needs. Stacks
+/// sorted by their names are nearly in it already, so this stable sort is a
+/// few merges, and inferno need not sort again.
+fn byte_ordered_lines(profile: &Profile, stacks: &[(FoldedStack<'_>, u64)]) -> Vec<String> {
+    let mut lines = counted_lines(profile, stacks);
+    lines.sort();
+    lines
+}
+
+/// The flamegraph of `profile`, ready to draw; `None` when no stack is left.
+pub(crate) fn picture(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    options: &PictureOptions,
+) -> Option<Picture> {
+    let categories = &classes.categories;
+    let mut stacks: Vec<_> = fold(profile, &options.filter)
+        .into_iter()
+        .filter(|(stack, _)| match options.category {
+            None => true,
+            Some(wanted) => stack
+                .symbols
+                .iter()
+                .any(|symbol| categories[symbol.index()] == wanted),
+        })
+        .collect();
+    if let Some(pass) = options.pass {
+        stacks = cut_at_pass(stacks, classes, pass);
+    }
+    let drawable = drawable(profile, stacks, options.min_width, options.inverted);
+    picture_of(profile, classes, options, drawable)
+}
+
+/// Everything inferno needs for one flamegraph, owned, so that it can be
+/// drawn on a thread of its own while the run goes on.
+pub(crate) struct Picture {
+    lines: Vec<String>,
+    palette: PaletteMap,
+    title: String,
+    subtitle: String,
+    min_width: f64,
+    inverted: bool,
+    legend: Vec<LegendEntry>,
+    folded: Vec<String>,
+}
+
+/// The picture of `drawable`, which must hold the stacks `options` selects,
+/// cut for them (see [`Drawable::suits`]); `None` when there is no stack.
+pub(crate) fn picture_of(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    options: &PictureOptions,
+    drawable: Drawable<'_>,
+) -> Option<Picture> {
+    let Drawable { stacks, lines, .. } = drawable;
+    if stacks.is_empty() {
+        return None;
+    }
+    let table = classes.table;
+    let palette = palette(profile, classes, options, &stacks);
+    let self_shares = category_shares(&stacks, &classes.categories);
+    let folded = if options.keep_folded {
+        byte_ordered_lines(profile, &stacks)
+    } else {
+        Vec::new()
+    };
+    Some(Picture {
+        lines,
+        palette,
+        title: title(profile, options, classes),
+        subtitle: subtitle(table, &self_shares),
+        min_width: options.min_width,
+        inverted: options.inverted,
+        legend: legend_entries(table, &self_shares),
+        folded,
+    })
+}
+
+impl Picture {
+    /// Draws the picture with inferno and adds the legend.
+    pub(crate) fn draw(mut self) -> std::io::Result<Rendered> {
+        let mut inferno_options = Options::default();
+        inferno_options.title = std::mem::take(&mut self.title);
+        inferno_options.subtitle = Some(std::mem::take(&mut self.subtitle));
+        inferno_options.count_name = "samples".to_owned();
+        inferno_options.image_width = Some(IMAGE_WIDTH);
+        inferno_options.min_width = self.min_width;
+        inferno_options.deterministic = true;
+        inferno_options.palette_map = Some(&mut self.palette);
+        if self.inverted {
+            inferno_options.direction = Direction::Inverted;
+            inferno_options.reverse_stack_order = true;
+        } else {
+            inferno_options.no_sort = true;
+        }
+        let mut svg = Vec::new();
+        inferno::flamegraph::from_lines(
+            &mut inferno_options,
+            self.lines.iter().map(String::as_str),
+            &mut svg,
+        )?;
+        Ok(Rendered {
+            folded: self.folded,
+            svg: add_legend(svg, &self.legend, "category legend"),
+        })
+    }
+}

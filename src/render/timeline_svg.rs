@@ -1,0 +1,234 @@
+//! `compile-perf timeline`: an SVG of category shares over the course of the
+//! compile, one stacked column per time slice in the flamegraph colours,
+//! with the compile's phases as a band above and the number of busy threads
+//! as a line over the columns.
+
+use std::fmt::Write;
+
+use hashbrown::HashMap;
+
+use super::{TITLE_CHARS, short_command, xml_escape};
+use crate::attribute::{Phase, Timeline};
+use crate::rules::{CategoryId, RuleTable};
+
+const WIDTH: f64 = 1200.0;
+const LEFT: f64 = 60.0;
+const RIGHT: f64 = 60.0;
+const BAND_TOP: f64 = 66.0;
+const BAND_HEIGHT: f64 = 22.0;
+const CHART_TOP: f64 = 96.0;
+const CHART_HEIGHT: f64 = 320.0;
+const LEGEND_ROW: f64 = 18.0;
+const LEGEND_COLUMN: f64 = 236.0;
+
+/// Colours of the phase band.
+fn phase_color(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Input => "#c6dbef",
+        Phase::Flow => "#c7e9c0",
+        Phase::Stream => "#fdd0a2",
+        Phase::Hal => "#dadaeb",
+        Phase::Codegen => "#fcbba1",
+        Phase::Vm => "#d9f0a3",
+        Phase::Output => "#e0e0e0",
+    }
+}
+
+/// Draws `timeline`, titled with the profiled `command`.
+pub(crate) fn render(timeline: &Timeline, table: &RuleTable, command: &str) -> String {
+    let title = short_command(command, TITLE_CHARS);
+    let plot_width = WIDTH - LEFT - RIGHT;
+    let count = timeline.slices.len().max(1);
+    let column = plot_width / count as f64;
+    let total_seconds = timeline.slice_seconds * count as f64;
+    let x_of = |seconds: f64| LEFT + seconds / total_seconds.max(f64::EPSILON) * plot_width;
+
+    // Categories by their total, largest at the bottom of every column.
+    let mut totals: HashMap<CategoryId, u64> = HashMap::new();
+    for slice in &timeline.slices {
+        for (category, samples) in &slice.categories {
+            *totals.entry(*category).or_default() += samples;
+        }
+    }
+    let mut order: Vec<(CategoryId, u64)> = totals.into_iter().collect();
+    order.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
+    let all: u64 = order.iter().map(|(_, samples)| samples).sum();
+
+    let legend_rows = order
+        .len()
+        .div_ceil((WIDTH / LEGEND_COLUMN) as usize)
+        .max(1);
+    let height = CHART_TOP + CHART_HEIGHT + 44.0 + legend_rows as f64 * LEGEND_ROW + 12.0;
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r##"<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="monospace" font-size="12">
+<rect width="100%" height="100%" fill="#ffffff"/>
+<text x="{}" y="22" font-size="16" text-anchor="middle">{}</text>
+"##,
+        WIDTH / 2.0,
+        xml_escape(&title)
+    );
+    let subtitle = match &timeline.utilization {
+        Some(use_) => format!(
+            "category shares per {:.2} s; on average {:.2} busy threads{}; {:.0}% of the time on one thread",
+            timeline.slice_seconds,
+            use_.mean_busy_threads,
+            use_.cpus
+                .map_or(String::new(), |cpus| format!(" of {cpus} CPUs")),
+            use_.serial_share * 100.0
+        ),
+        None => format!("category shares per {:.2} s", timeline.slice_seconds),
+    };
+    let _ = writeln!(
+        svg,
+        r##"<text x="{}" y="44" text-anchor="middle" fill="#555555">{}</text>"##,
+        WIDTH / 2.0,
+        xml_escape(&subtitle)
+    );
+
+    // The phase band and the boundaries between phases.
+    for span in &timeline.phases {
+        let (x0, x1) = (x_of(span.start_seconds), x_of(span.end_seconds));
+        let _ = writeln!(
+            svg,
+            r##"<g class="phase"><title>{name}: {:.2}–{:.2} s</title><rect x="{x0:.1}" y="{BAND_TOP}" width="{:.1}" height="{BAND_HEIGHT}" fill="{}" stroke="#ffffff"/><text x="{:.1}" y="{:.1}" text-anchor="middle">{name}</text></g>"##,
+            span.start_seconds,
+            span.end_seconds,
+            (x1 - x0).max(0.5),
+            phase_color(span.phase),
+            (x0 + x1) / 2.0,
+            BAND_TOP + 15.0,
+            name = if x1 - x0 > 8.0 * span.phase.name().len() as f64 {
+                span.phase.name()
+            } else {
+                ""
+            },
+        );
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{x0:.1}" y1="{BAND_TOP}" x2="{x0:.1}" y2="{}" stroke="#888888" stroke-dasharray="3,3"/>"##,
+            CHART_TOP + CHART_HEIGHT
+        );
+    }
+
+    // One stacked column per slice.
+    for (index, slice) in timeline.slices.iter().enumerate() {
+        if slice.samples == 0 {
+            continue;
+        }
+        let x = LEFT + index as f64 * column;
+        let mut y = CHART_TOP + CHART_HEIGHT;
+        for (category, _) in &order {
+            let Some(&samples) = slice.categories.get(category) else {
+                continue;
+            };
+            let share = samples as f64 / slice.samples as f64;
+            let h = share * CHART_HEIGHT;
+            y -= h;
+            let info = table.category(*category);
+            let _ = writeln!(
+                svg,
+                r#"<rect x="{x:.2}" y="{y:.2}" width="{:.2}" height="{h:.2}" fill="{}"><title>{:.2}–{:.2} s: {} {:.0}% ({samples} samples)</title></rect>"#,
+                column + 0.05,
+                info.color,
+                slice.start_seconds,
+                slice.start_seconds + timeline.slice_seconds,
+                xml_escape(&info.name),
+                share * 100.0,
+            );
+        }
+    }
+
+    // Busy threads, on the right axis.
+    let busiest = timeline
+        .slices
+        .iter()
+        .filter_map(|slice| slice.busy_threads)
+        .fold(1.0f64, f64::max)
+        .max(timeline.utilization.and_then(|use_| use_.cpus).unwrap_or(1) as f64)
+        .ceil();
+    let points: Vec<String> = timeline
+        .slices
+        .iter()
+        .enumerate()
+        .filter_map(|(index, slice)| {
+            let busy = slice.busy_threads?;
+            let x = LEFT + (index as f64 + 0.5) * column;
+            let y = CHART_TOP + CHART_HEIGHT - busy.min(busiest) / busiest * CHART_HEIGHT;
+            Some(format!("{x:.1},{y:.1}"))
+        })
+        .collect();
+    if !points.is_empty() {
+        let _ = writeln!(
+            svg,
+            r##"<polyline points="{}" fill="none" stroke="#000000" stroke-width="1.5"><title>busy threads</title></polyline>"##,
+            points.join(" ")
+        );
+        for step in 0..=busiest as u32 {
+            let y = CHART_TOP + CHART_HEIGHT - step as f64 / busiest * CHART_HEIGHT;
+            let _ = writeln!(
+                svg,
+                r#"<text x="{:.1}" y="{:.1}">{step}</text>"#,
+                WIDTH - RIGHT + 6.0,
+                y + 4.0
+            );
+        }
+        let _ = writeln!(
+            svg,
+            r##"<text x="{:.1}" y="{:.1}" fill="#000000">threads</text>"##,
+            WIDTH - RIGHT + 2.0,
+            CHART_TOP - 14.0
+        );
+    }
+
+    // Axes: share on the left, seconds below.
+    let bottom = CHART_TOP + CHART_HEIGHT;
+    let _ = writeln!(
+        svg,
+        r##"<rect x="{LEFT}" y="{CHART_TOP}" width="{plot_width}" height="{CHART_HEIGHT}" fill="none" stroke="#444444"/>"##
+    );
+    for share in [0, 25, 50, 75, 100] {
+        let y = bottom - share as f64 / 100.0 * CHART_HEIGHT;
+        let _ = writeln!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{share}%</text>"#,
+            LEFT - 6.0,
+            y + 4.0
+        );
+    }
+    let ticks = 10;
+    for tick in 0..=ticks {
+        let seconds = total_seconds * tick as f64 / ticks as f64;
+        let x = x_of(seconds);
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{x:.1}" y1="{bottom}" x2="{x:.1}" y2="{}" stroke="#444444"/><text x="{x:.1}" y="{}" text-anchor="middle">{seconds:.1} s</text>"##,
+            bottom + 5.0,
+            bottom + 18.0
+        );
+    }
+
+    // The legend: every category present, with its share of all samples.
+    let per_row = (WIDTH / LEGEND_COLUMN) as usize;
+    let legend_top = bottom + 32.0;
+    let _ = writeln!(svg, r#"<g id="legend">"#);
+    for (index, (category, samples)) in order.iter().enumerate() {
+        let info = table.category(*category);
+        let x = 10.0 + (index % per_row) as f64 * LEGEND_COLUMN;
+        let y = legend_top + (index / per_row) as f64 * LEGEND_ROW;
+        let _ = writeln!(
+            svg,
+            r#"<g class="legend-entry" data-category="{}"><rect x="{x}" y="{y}" width="12" height="12" fill="{}"/><text x="{}" y="{}">{} {:.1}%</text></g>"#,
+            xml_escape(&info.id),
+            info.color,
+            x + 16.0,
+            y + 10.0,
+            xml_escape(&info.name),
+            *samples as f64 * 100.0 / all.max(1) as f64
+        );
+    }
+    svg.push_str("</g>\n</svg>\n");
+    svg
+}

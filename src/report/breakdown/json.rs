@@ -1,0 +1,191 @@
+//! The report as JSON (`report --format json`, and `report.json` of a run).
+
+use serde::Serialize;
+
+use super::{Breakdown, JSON_TOP, attribution_name, grouping_name};
+use crate::attribute::{Detail, Grouping, RowKey, RowTotals, percent};
+use crate::report::round2;
+
+impl Breakdown<'_> {
+    /// The JSON document.
+    pub(crate) fn to_json(&self) -> ReportJson {
+        let samples = self.samples();
+        let mut categories = Vec::new();
+        let mut rows = Vec::new();
+        let mut passes = Vec::new();
+        for (key, row) in self.rows() {
+            let top = self.top_details(row, JSON_TOP);
+            if let RowKey::Pass(_) = key {
+                passes.push(self.pass_json(key, row));
+            } else if let RowKey::Category(id) = key {
+                let category = self.classes.table.category(id);
+                categories.push(CategoryJson {
+                    id: category.id.clone(),
+                    name: category.name.clone(),
+                    color: category.color.clone(),
+                    description: category.description.clone(),
+                    self_samples: row.self_samples,
+                    self_percent: round2(percent(row.self_samples, samples)),
+                    inclusive_samples: row.inclusive_samples,
+                    inclusive_percent: round2(percent(row.inclusive_samples, samples)),
+                    top_symbols: top
+                        .into_iter()
+                        .map(|(symbol, self_samples)| SymbolJson {
+                            symbol,
+                            self_samples,
+                        })
+                        .collect(),
+                });
+            } else {
+                rows.push(RowJson {
+                    top_pass: matches!(self.options.grouping, Grouping::Thread | Grouping::Process)
+                        .then(|| self.top_pass(row)),
+                    key: self.label(key).0,
+                    self_samples: row.self_samples,
+                    self_percent: round2(percent(row.self_samples, samples)),
+                    inclusive_samples: row.inclusive_samples,
+                    inclusive_percent: round2(percent(row.inclusive_samples, samples)),
+                    top: top
+                        .into_iter()
+                        .map(|(name, self_samples)| DetailJson { name, self_samples })
+                        .collect(),
+                });
+            }
+        }
+        ReportJson {
+            command: self.profile.profiled_command(),
+            event: self.profile.event.clone(),
+            samples,
+            duration_seconds: round2(self.profile.counts.duration_seconds()),
+            unwind: self.unwind.into(),
+            by: grouping_name(self.options.grouping),
+            attribution: attribution_name(self.options.attribution),
+            categories,
+            passes,
+            in_pass_manager_samples: (self.options.grouping == Grouping::Pass)
+                .then_some(self.grouped.in_pass_manager),
+            utilization: self.utilization.map(Into::into),
+            memory: None,
+            rows,
+        }
+    }
+
+    /// A pass row and its pass × category split of self samples.
+    fn pass_json(&self, key: RowKey, row: &RowTotals) -> PassJson {
+        let samples = self.samples();
+        let mut split: Vec<(&Detail, &u64)> = row.details.iter().collect();
+        split.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
+        PassJson {
+            name: self.label(key).0,
+            self_samples: row.self_samples,
+            self_percent: round2(percent(row.self_samples, samples)),
+            inclusive_samples: row.inclusive_samples,
+            inclusive_percent: round2(percent(row.inclusive_samples, samples)),
+            inclusive_percent_of_pass_manager: round2(percent(
+                row.inclusive_samples,
+                self.grouped.in_pass_manager,
+            )),
+            categories: split
+                .into_iter()
+                .filter_map(|(detail, &count)| match detail {
+                    Detail::Category(id) => Some(PassCategoryJson {
+                        id: self.classes.table.category(*id).id.clone(),
+                        self_samples: count,
+                        self_percent: round2(percent(count, samples)),
+                    }),
+                    Detail::Symbol(_) => None,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `report --format json`.
+#[derive(Debug, Serialize)]
+pub(crate) struct ReportJson {
+    pub command: String,
+    pub event: String,
+    pub samples: u64,
+    pub duration_seconds: f64,
+    pub unwind: crate::report::top::UnwindJson,
+    pub by: &'static str,
+    pub attribution: &'static str,
+    /// With `--by category`: one entry per category, by self samples.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<CategoryJson>,
+    /// With `--by pass`: one entry per pass, by self samples.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub passes: Vec<PassJson>,
+    /// With `--by pass`: compiler-process samples with a pass on their
+    /// stack, the base of `inclusive_percent_of_pass_manager`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_pass_manager_samples: Option<u64>,
+    /// With `--by thread`: how busy the threads were over time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub utilization: Option<crate::report::timeline_json::UtilizationJson>,
+    /// When the recording has a page-fault event: memory by category and pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<crate::report::memory::MemoryJson>,
+    /// With any other `--by` (and the places outside passes with `--by
+    /// pass`): one entry per row.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rows: Vec<RowJson>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct PassJson {
+    pub name: String,
+    pub self_samples: u64,
+    pub self_percent: f64,
+    pub inclusive_samples: u64,
+    pub inclusive_percent: f64,
+    /// Inclusive samples as a share of the samples inside the pass manager.
+    pub inclusive_percent_of_pass_manager: f64,
+    /// The pass's self samples split by category.
+    pub categories: Vec<PassCategoryJson>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct PassCategoryJson {
+    pub id: String,
+    pub self_samples: u64,
+    pub self_percent: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct CategoryJson {
+    pub id: String,
+    pub name: String,
+    pub color: String,
+    pub description: String,
+    pub self_samples: u64,
+    pub self_percent: f64,
+    pub inclusive_samples: u64,
+    pub inclusive_percent: f64,
+    pub top_symbols: Vec<SymbolJson>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct SymbolJson {
+    pub symbol: String,
+    pub self_samples: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct RowJson {
+    pub key: String,
+    /// With `--by thread|process`: the pass most self samples were in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_pass: Option<String>,
+    pub self_samples: u64,
+    pub self_percent: f64,
+    pub inclusive_samples: u64,
+    pub inclusive_percent: f64,
+    pub top: Vec<DetailJson>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct DetailJson {
+    pub name: String,
+    pub self_samples: u64,
+}

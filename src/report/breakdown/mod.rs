@@ -1,0 +1,178 @@
+//! `compile-perf report`: where the samples went, by category (or by symbol,
+//! binary, thread, process or MLIR pass), with a header saying what was
+//! profiled and a per-process breakdown. This file groups and orders the
+//! rows; `text.rs` writes them as a table (text, Markdown or CSV, one table
+//! for all three) and `json.rs` as the JSON document.
+
+mod json;
+mod text;
+
+use crate::attribute::{
+    Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, UnwindStats, Utilization,
+    timeline, unwind_stats,
+};
+use crate::profile::{Profile, SampleFilter};
+
+/// Symbols listed per row in the text table; JSON lists more.
+const TEXT_TOP: usize = 3;
+const JSON_TOP: usize = 10;
+/// Time slices behind the utilization figure of `--by thread`.
+const UTILIZATION_SLICES: usize = 200;
+
+/// What `report` was asked for.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BreakdownOptions {
+    pub grouping: Grouping,
+    pub attribution: Attribution,
+    pub filter: SampleFilter,
+}
+
+/// A report, ready to print in any format.
+pub(crate) struct Breakdown<'a> {
+    profile: &'a Profile,
+    classes: &'a Classes<'a>,
+    options: BreakdownOptions,
+    grouped: Grouped,
+    /// Rows sorted by self samples, then inclusive samples.
+    order: Vec<RowKey>,
+    unwind: UnwindStats,
+    /// With `--by thread`: how busy the threads were.
+    utilization: Option<Utilization>,
+}
+
+/// Groups the profile's samples as `options` say.
+pub(crate) fn breakdown<'a>(
+    profile: &'a Profile,
+    classes: &'a Classes<'a>,
+    options: BreakdownOptions,
+) -> Breakdown<'a> {
+    let grouped = crate::attribute::group(
+        profile,
+        classes,
+        options.grouping,
+        options.attribution,
+        &options.filter,
+    );
+    let mut order: Vec<RowKey> = grouped
+        .rows
+        .iter()
+        .filter(|(_, row)| row.self_samples > 0 || options.grouping != Grouping::Symbol)
+        .map(|(key, _)| *key)
+        .collect();
+    order.sort_by(|a, b| {
+        let (ra, rb) = (&grouped.rows[a], &grouped.rows[b]);
+        (rb.self_samples, rb.inclusive_samples, a).cmp(&(ra.self_samples, ra.inclusive_samples, b))
+    });
+    let unwind = unwind_stats(profile, &options.filter).0;
+    let utilization = (options.grouping == Grouping::Thread)
+        .then(|| timeline(profile, classes, &options.filter, UTILIZATION_SLICES).utilization)
+        .flatten();
+    Breakdown {
+        profile,
+        classes,
+        options,
+        grouped,
+        order,
+        unwind,
+        utilization,
+    }
+}
+
+impl Breakdown<'_> {
+    /// The samples the report covers.
+    pub(crate) fn samples(&self) -> u64 {
+        self.grouped.samples
+    }
+
+    /// The rows in order, with their keys.
+    pub(crate) fn rows(&self) -> impl Iterator<Item = (RowKey, &RowTotals)> {
+        self.order.iter().map(|key| (*key, &self.grouped.rows[key]))
+    }
+
+    fn label(&self, key: RowKey) -> (String, Option<String>) {
+        let profile = self.profile;
+        match key {
+            RowKey::Category(id) => {
+                let category = self.classes.table.category(id);
+                (category.name.clone(), Some(category.color.clone()))
+            }
+            RowKey::Symbol(id) => {
+                let symbol = profile.symbols.get(id);
+                let category = self.classes.table.category(self.classes.category_of(id));
+                (symbol.name.clone(), Some(category.color.clone()))
+            }
+            RowKey::Dso(id) => (profile.store.get(id).name.clone(), None),
+            RowKey::Thread(id) => {
+                let thread = profile.processes.thread(id);
+                let pid = profile.processes.image(thread.process).pid;
+                (format!("{} ({pid}/{})", thread.name, thread.tid), None)
+            }
+            RowKey::Process(id) => {
+                let image = profile.processes.image(id);
+                (format!("{} ({})", image.name, image.pid), None)
+            }
+            RowKey::Pass(id) => (self.classes.passes.name(id).to_owned(), None),
+            RowKey::OutsidePass(place) => (place.name().to_owned(), None),
+        }
+    }
+
+    fn detail_name(&self, detail: Detail) -> String {
+        match detail {
+            Detail::Symbol(id) => self.profile.symbols.get(id).name.clone(),
+            Detail::Category(id) => self.classes.table.category(id).id.clone(),
+        }
+    }
+
+    fn top_details(&self, row: &RowTotals, limit: usize) -> Vec<(String, u64)> {
+        let mut details: Vec<(&Detail, &u64)> = row.details.iter().collect();
+        details.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
+        details
+            .into_iter()
+            .take(limit)
+            .map(|(detail, &count)| (self.detail_name(*detail), count))
+            .collect()
+    }
+
+    /// The pass (or place outside passes) most of a row's self samples were in.
+    fn top_pass(&self, row: &RowTotals) -> String {
+        row.passes
+            .iter()
+            .max_by(|a, b| (a.1, b.0).cmp(&(b.1, a.0)))
+            .map(|(key, _)| self.label(*key).0)
+            .unwrap_or_default()
+    }
+}
+
+/// The name of a grouping, as `--by` takes it.
+pub(crate) fn grouping_name(grouping: Grouping) -> &'static str {
+    match grouping {
+        Grouping::Category => "category",
+        Grouping::Symbol => "symbol",
+        Grouping::Dso => "dso",
+        Grouping::Thread => "thread",
+        Grouping::Process => "process",
+        Grouping::Pass => "pass",
+    }
+}
+
+/// The name of an attribution, as `--attribution` takes it.
+pub(crate) fn attribution_name(attribution: Attribution) -> &'static str {
+    match attribution {
+        Attribution::Leaf => "leaf",
+        Attribution::Caller => "caller",
+    }
+}
+
+/// The processes `filter` keeps, in words.
+pub(crate) fn scope_words(filter: &SampleFilter) -> String {
+    if filter.keeps_all() {
+        return "all processes".to_owned();
+    }
+    let mut parts = Vec::new();
+    if filter.compiler_only {
+        parts.push("the compiler process".to_owned());
+    }
+    parts.extend(filter.names.iter().map(|name| format!("process {name}")));
+    parts.extend(filter.pids.iter().map(|pid| format!("pid {pid}")));
+    parts.join(", ")
+}

@@ -1,0 +1,288 @@
+//! How `diff` is written: the table (terminal, Markdown for a pull
+//! request, CSV) with the header that says what was compared and how it was
+//! judged, the JSON document, and the Markdown summary of a failed gate.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::round2;
+use super::table::{Cell, Column, Ink, Table, TextFormat, write_table};
+use crate::attribute::diff::{Diff, DiffRow, Failure, Side};
+
+/// Rows whose shares all read 0.0% and that did not move say nothing in a table.
+const SHOWN_PERCENT: f64 = 0.05;
+
+/// How the rows were chosen, for the header.
+#[derive(Clone, Debug)]
+pub(crate) struct Scope {
+    /// `category`, `symbol`, …
+    pub by: &'static str,
+    /// `leaf` or `caller`.
+    pub attribution: &'static str,
+    /// The processes kept, in words.
+    pub processes: String,
+}
+
+/// Writes `diff` as text, Markdown or CSV; `colors` puts growth in red and
+/// shrinkage in blue on a terminal.
+pub(crate) fn write_text(
+    diff: &Diff,
+    scope: &Scope,
+    format: TextFormat,
+    colors: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let table = table(diff, scope);
+    if format == TextFormat::Csv {
+        return write_table(&table, format, false, out);
+    }
+    let markdown = format == TextFormat::Markdown;
+    for line in header_lines(diff, scope) {
+        if markdown {
+            writeln!(out, "- {line}")?;
+        } else {
+            writeln!(out, "{line}")?;
+        }
+    }
+    writeln!(out)?;
+    write_table(&table, format, colors, out)
+}
+
+fn side_line(label: &str, side: &Side) -> String {
+    let runs = side.runs.len();
+    format!(
+        "{label}: {} ({} run{}, {} samples{})",
+        side.name,
+        runs,
+        if runs == 1 { "" } else { "s" },
+        side.samples(),
+        Diff::cpu_seconds(side).map_or(String::new(), |seconds| format!(
+            ", {seconds:.2} CPU s{}",
+            if runs == 1 { "" } else { " per run" }
+        ))
+    )
+}
+
+fn header_lines(diff: &Diff, scope: &Scope) -> Vec<String> {
+    vec![
+        side_line("base", &diff.base),
+        side_line("new", &diff.new),
+        format!(
+            "scope: {}; rows: {}; attribution: {}",
+            scope.processes, scope.by, scope.attribution
+        ),
+        format!("significance: {}", diff.method()),
+    ]
+}
+
+/// `+1.23` / `-4.56`, coloured when the change is significant.
+fn delta_cell(delta: f64, significant: bool) -> Cell {
+    Cell {
+        text: format!("{delta:+.2}"),
+        color: None,
+        ink: significant.then_some(if delta > 0.0 { Ink::Red } else { Ink::Blue }),
+    }
+}
+
+fn seconds_cell(seconds: Option<f64>) -> Cell {
+    seconds
+        .map_or_else(String::new, |seconds| format!("{seconds:.2}"))
+        .into()
+}
+
+/// Which shares moved significantly, and which way: `self ▲, incl ▼`.
+fn significance_text(row: &DiffRow) -> String {
+    let arrow = |delta: f64| if delta > 0.0 { "▲" } else { "▼" };
+    let mut parts = Vec::new();
+    if row.significant_self {
+        parts.push(format!("self {}", arrow(row.delta_self_pp)));
+    }
+    if row.significant_inclusive {
+        parts.push(format!("incl {}", arrow(row.delta_inclusive_pp)));
+    }
+    parts.join(", ")
+}
+
+fn table(diff: &Diff, scope: &Scope) -> Table {
+    let shown = |row: &&DiffRow| {
+        row.significant
+            || [
+                row.base_self_percent,
+                row.new_self_percent,
+                row.base_inclusive_percent,
+                row.new_inclusive_percent,
+            ]
+            .iter()
+            .any(|&share| share >= SHOWN_PERCENT)
+    };
+    let rows = diff
+        .rows
+        .iter()
+        .filter(shown)
+        .map(|row| {
+            vec![
+                Cell {
+                    text: row.name.clone(),
+                    color: row.color.clone(),
+                    ink: None,
+                },
+                format!("{:.1}%", row.base_self_percent).into(),
+                format!("{:.1}%", row.new_self_percent).into(),
+                delta_cell(row.delta_self_pp, row.significant_self),
+                format!("{:.1}%", row.base_inclusive_percent).into(),
+                format!("{:.1}%", row.new_inclusive_percent).into(),
+                delta_cell(row.delta_inclusive_pp, row.significant_inclusive),
+                seconds_cell(row.base_self_seconds),
+                seconds_cell(row.new_self_seconds),
+                significance_text(row).into(),
+            ]
+        })
+        .collect();
+    Table {
+        columns: vec![
+            Column::left(scope.by),
+            Column::right("base self%"),
+            Column::right("new self%"),
+            Column::right("Δself pp"),
+            Column::right("base incl%"),
+            Column::right("new incl%"),
+            Column::right("Δincl pp"),
+            Column::right("base self s"),
+            Column::right("new self s"),
+            Column::left("significant"),
+        ],
+        rows,
+    }
+}
+
+/// `diff --format json`.
+#[derive(Debug, Serialize)]
+pub(crate) struct DiffJson<'a> {
+    base: SideJson<'a>,
+    new: SideJson<'a>,
+    by: &'static str,
+    attribution: &'static str,
+    significance: String,
+    threshold_pp: f64,
+    rows: Vec<RowJson<'a>>,
+}
+
+/// One side in the JSON document.
+#[derive(Debug, Serialize)]
+struct SideJson<'a> {
+    /// The recordings read.
+    inputs: Vec<&'a Path>,
+    runs: usize,
+    /// Samples of all runs together.
+    samples: u64,
+    /// CPU seconds per run, on average.
+    cpu_seconds: Option<f64>,
+}
+
+/// One row in the JSON document.
+#[derive(Debug, Serialize)]
+struct RowJson<'a> {
+    key: &'a str,
+    name: &'a str,
+    base_self_percent: f64,
+    new_self_percent: f64,
+    delta_self_pp: f64,
+    base_inclusive_percent: f64,
+    new_inclusive_percent: f64,
+    delta_inclusive_pp: f64,
+    base_self_seconds: Option<f64>,
+    new_self_seconds: Option<f64>,
+    significant: bool,
+    significant_self: bool,
+    significant_inclusive: bool,
+    p_value_self: f64,
+    p_value_inclusive: f64,
+}
+
+fn side_json(side: &Side) -> SideJson<'_> {
+    SideJson {
+        inputs: side.runs.iter().map(|run| run.input.as_path()).collect(),
+        runs: side.runs.len(),
+        samples: side.samples(),
+        cpu_seconds: Diff::cpu_seconds(side).map(round2),
+    }
+}
+
+/// The JSON document of `diff`.
+pub(crate) fn to_json<'a>(diff: &'a Diff, scope: &Scope) -> DiffJson<'a> {
+    DiffJson {
+        base: side_json(&diff.base),
+        new: side_json(&diff.new),
+        by: scope.by,
+        attribution: scope.attribution,
+        significance: diff.method(),
+        threshold_pp: diff.judged.threshold_pp,
+        rows: diff
+            .rows
+            .iter()
+            .map(|row| RowJson {
+                key: &row.key,
+                name: &row.name,
+                base_self_percent: row.base_self_percent,
+                new_self_percent: row.new_self_percent,
+                delta_self_pp: row.delta_self_pp,
+                base_inclusive_percent: row.base_inclusive_percent,
+                new_inclusive_percent: row.new_inclusive_percent,
+                delta_inclusive_pp: row.delta_inclusive_pp,
+                base_self_seconds: row.base_self_seconds,
+                new_self_seconds: row.new_self_seconds,
+                significant: row.significant,
+                significant_self: row.significant_self,
+                significant_inclusive: row.significant_inclusive,
+                p_value_self: row.p_value_self,
+                p_value_inclusive: row.p_value_inclusive,
+            })
+            .collect(),
+    }
+}
+
+/// The Markdown summary of a failed gate.
+pub(crate) fn write_failures(
+    failures: &[Failure],
+    diff: &Diff,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "### compile-perf diff: {} share{} grew beyond the limit",
+        failures.len(),
+        if failures.len() == 1 { "" } else { "s" }
+    )?;
+    writeln!(out)?;
+    writeln!(out, "- base: {}", diff.base.name)?;
+    writeln!(out, "- new: {}", diff.new.name)?;
+    writeln!(out)?;
+    let table = Table {
+        columns: vec![
+            Column::left("row"),
+            Column::left("share"),
+            Column::right("base"),
+            Column::right("new"),
+            Column::right("change"),
+            Column::right("limit"),
+        ],
+        rows: failures
+            .iter()
+            .map(|failure| {
+                vec![
+                    failure.name.clone().into(),
+                    failure.measure.to_owned().into(),
+                    format!("{:.2}%", failure.base_percent).into(),
+                    format!("{:.2}%", failure.new_percent).into(),
+                    format!("{:+.2} pp", failure.delta_pp).into(),
+                    format!("{} pp", failure.limit_pp).into(),
+                ]
+            })
+            .collect(),
+    };
+    write_table(&table, TextFormat::Markdown, false, out)?;
+    writeln!(out)?;
+    writeln!(out, "{}", diff.method())
+}

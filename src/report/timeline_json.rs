@@ -1,0 +1,91 @@
+//! `compile-perf timeline --format json`: the time slices (`buckets` in the
+//! JSON, as `--buckets` counts them), their category samples, busy threads
+//! and phases, and the utilization summary.
+
+use serde::Serialize;
+
+use crate::attribute::{Timeline, Utilization};
+use crate::rules::RuleTable;
+
+/// The JSON document of `timeline --format json`.
+#[derive(Debug, Serialize)]
+pub(crate) struct TimelineJson {
+    pub command: String,
+    pub bucket_seconds: f64,
+    pub utilization: Option<UtilizationJson>,
+    pub phases: Vec<PhaseJson>,
+    pub buckets: Vec<SliceJson>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct UtilizationJson {
+    pub mean_busy_threads: f64,
+    /// Share (%) of the time with fewer than 1.25 busy threads.
+    pub serial_percent: f64,
+    pub cpus: Option<u32>,
+}
+
+impl From<Utilization> for UtilizationJson {
+    fn from(utilization: Utilization) -> Self {
+        UtilizationJson {
+            mean_busy_threads: super::round2(utilization.mean_busy_threads),
+            serial_percent: super::round2(utilization.serial_share * 100.0),
+            cpus: utilization.cpus,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct PhaseJson {
+    pub phase: &'static str,
+    pub start_seconds: f64,
+    pub end_seconds: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct SliceJson {
+    pub start_seconds: f64,
+    pub samples: u64,
+    pub busy_threads: Option<f64>,
+    pub phase: Option<&'static str>,
+    /// Samples by category id, largest first.
+    pub categories: Vec<(String, u64)>,
+}
+
+/// The JSON form of `timeline`.
+pub(crate) fn to_json(timeline: &Timeline, table: &RuleTable, command: String) -> TimelineJson {
+    let round = |value: f64| (value * 1000.0).round() / 1000.0;
+    TimelineJson {
+        command,
+        bucket_seconds: round(timeline.slice_seconds),
+        utilization: timeline.utilization.map(Into::into),
+        phases: timeline
+            .phases
+            .iter()
+            .map(|span| PhaseJson {
+                phase: span.phase.name(),
+                start_seconds: round(span.start_seconds),
+                end_seconds: round(span.end_seconds),
+            })
+            .collect(),
+        buckets: timeline
+            .slices
+            .iter()
+            .map(|slice| {
+                let mut categories: Vec<(String, u64)> = slice
+                    .categories
+                    .iter()
+                    .map(|(id, samples)| (table.category(*id).id.clone(), *samples))
+                    .collect();
+                categories.sort_by(|a, b| (b.1, &a.0).cmp(&(a.1, &b.0)));
+                SliceJson {
+                    start_seconds: round(slice.start_seconds),
+                    samples: slice.samples,
+                    busy_threads: slice.busy_threads.map(super::round2),
+                    phase: slice.phase.map(|phase| phase.name()),
+                    categories,
+                }
+            })
+            .collect(),
+    }
+}

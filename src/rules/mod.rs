@@ -1,0 +1,237 @@
+//! The category rule table: which part of the compiler a function belongs to.
+//!
+//! Categories and rules are data: `rules.toml` is compiled in, and a user file
+//! (`--rules FILE.toml`, same format) can add categories, rename or recolour
+//! them, and put its own rules in front. Rules are tried in order and the
+//! first match wins; a function no rule matches is in `other`.
+
+mod file;
+mod pattern;
+
+use std::sync::OnceLock;
+
+pub use crate::error::RulesError;
+pub(crate) use pattern::NamePattern;
+
+/// The built-in rule table, as written in `rules.toml`.
+pub(crate) const BUILTIN_RULES: &str = include_str!("rules.toml");
+
+/// The id every unmatched function gets.
+pub(crate) const OTHER: &str = "other";
+
+crate::index::index_type! {
+    /// Index of a category in a [`RuleTable`].
+    pub struct CategoryId(u16);
+}
+
+/// One category: what reports call it and how they colour it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Category {
+    /// Short stable id, such as `apfloat`.
+    pub id: String,
+    /// Display name, such as `APFloat/APInt`.
+    pub name: String,
+    /// `#rrggbb`.
+    pub color: String,
+    /// One line on what it covers.
+    pub description: String,
+    /// Library work (allocation, memcpy, hashing, the kernel…) that
+    /// `--attribution caller` charges to the compiler code calling it.
+    pub generic: bool,
+}
+
+/// Which side of the kernel boundary a rule applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Space {
+    Kernel,
+    User,
+}
+
+/// One rule: a function whose name (and binary, and side) match is in `category`.
+#[derive(Clone, Debug)]
+pub(crate) struct Rule {
+    pub(crate) category: CategoryId,
+    /// Regex on the demangled function name; `None` matches every name.
+    pub(crate) symbol: Option<NamePattern>,
+    /// Regex on the binary's file name; `None` matches every binary.
+    pub(crate) dso: Option<NamePattern>,
+    /// Kernel or user code only; `None` matches both.
+    pub(crate) space: Option<Space>,
+    /// Real function names (from real recordings) the rule is meant for.
+    pub(crate) examples: Vec<String>,
+    /// Where the rule was written, for `compile-perf rules` and errors.
+    pub(crate) origin: String,
+}
+
+/// A function to classify.
+#[derive(Clone, Copy, Debug)]
+pub struct FunctionRef<'a> {
+    /// The demangled function name.
+    pub name: &'a str,
+    /// The binary's file name (`libIREECompiler.so`, `[kernel.kallsyms]`).
+    pub dso: &'a str,
+    /// True for kernel code.
+    pub kernel: bool,
+}
+
+/// The ordered rules and the categories they name.
+#[derive(Clone, Debug)]
+pub struct RuleTable {
+    pub(crate) categories: Vec<Category>,
+    pub(crate) rules: Vec<Rule>,
+    other: CategoryId,
+}
+
+impl RuleTable {
+    /// The built-in table. It is parsed and its patterns compiled once per
+    /// process; later calls (each `with_user_rules`) get a copy.
+    pub fn builtin() -> RuleTable {
+        static BUILTIN: OnceLock<RuleTable> = OnceLock::new();
+        BUILTIN
+            .get_or_init(|| {
+                file::parse_table(BUILTIN_RULES, "built-in rules.toml", None)
+                    .expect("the built-in rules.toml is valid; a unit test parses it")
+            })
+            .clone()
+    }
+
+    /// The built-in table extended by a user file's text.
+    pub fn with_user_rules(text: &str, origin: &str) -> Result<RuleTable, RulesError> {
+        let builtin = RuleTable::builtin();
+        file::parse_table(text, origin, Some(builtin))
+    }
+
+    fn new(categories: Vec<Category>, rules: Vec<Rule>) -> RuleTable {
+        let other = categories
+            .iter()
+            .position(|category| category.id == OTHER)
+            .expect("tables always define `other`");
+        RuleTable {
+            categories,
+            rules,
+            other: CategoryId::new(other),
+        }
+    }
+
+    /// The category with this id.
+    pub fn category(&self, id: CategoryId) -> &Category {
+        &self.categories[id.index()]
+    }
+
+    /// The category with this id string.
+    pub(crate) fn find(&self, id: &str) -> Option<CategoryId> {
+        self.categories
+            .iter()
+            .position(|category| category.id == id)
+            .map(CategoryId::new)
+    }
+
+    pub(crate) fn other(&self) -> CategoryId {
+        self.other
+    }
+
+    /// The index of the first rule matching `function`. Rules are tried one
+    /// by one: most patterns are anchored and reject a name at once, which
+    /// beats an overlapping search of all patterns together.
+    pub(crate) fn first_match(&self, function: FunctionRef<'_>) -> Option<usize> {
+        self.rules.iter().position(|rule| rule.matches(function))
+    }
+
+    /// The category of `function`: the first matching rule's, else `other`.
+    pub fn classify(&self, function: FunctionRef<'_>) -> CategoryId {
+        self.first_match(function)
+            .map_or(self.other, |index| self.rules[index].category)
+    }
+
+    /// What is wrong with `example` (a `"DSO FUNCTION"` example of `rule`):
+    /// `rule` does not match it, or the table puts it in another category.
+    /// `None` when the table puts it in `rule`'s category.
+    fn misplaced_example(&self, rule: &Rule, example: &str) -> Option<String> {
+        let function = example_function(example);
+        if !rule.matches(function) {
+            return Some(format!("the rule does not match its example {example:?}"));
+        }
+        let category = self.classify(function);
+        (category != rule.category).then(|| {
+            format!(
+                "example {example:?} is put in category {:?} by {}, not in the rule's {:?}",
+                self.category(category).id,
+                self.first_match(function)
+                    .map_or("no rule", |first| self.rules[first].origin.as_str()),
+                self.category(rule.category).id,
+            )
+        })
+    }
+}
+
+/// The function an example names: `"DSO FUNCTION"` (the binary's file name,
+/// a space, the demangled name); `[kernel.kallsyms]` is the kernel.
+fn example_function(example: &str) -> FunctionRef<'_> {
+    let (dso, name) = example.split_once(' ').unwrap_or(("", example));
+    FunctionRef {
+        name,
+        dso,
+        kernel: dso == "[kernel.kallsyms]",
+    }
+}
+
+impl Rule {
+    /// True when the name, the binary and the side match.
+    pub(crate) fn matches(&self, function: FunctionRef<'_>) -> bool {
+        self.accepts(function)
+            && self
+                .symbol
+                .as_ref()
+                .is_none_or(|symbol| symbol.is_match(function.name.as_bytes()))
+    }
+
+    /// True when the binary and side match.
+    fn accepts(&self, function: FunctionRef<'_>) -> bool {
+        let dso_matches = self
+            .dso
+            .as_ref()
+            .is_none_or(|dso| dso.is_match(function.dso.as_bytes()));
+        let space_matches = match self.space {
+            None => true,
+            Some(Space::Kernel) => function.kernel,
+            Some(Space::User) => !function.kernel,
+        };
+        dso_matches && space_matches
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_table_parses_and_has_the_required_categories() {
+        let table = RuleTable::builtin();
+        for id in [
+            "lexer",
+            "parser",
+            "apfloat",
+            "bufferization",
+            "folding",
+            OTHER,
+        ] {
+            assert!(table.find(id).is_some(), "missing category {id}");
+        }
+    }
+
+    /// Every built-in rule fires on the real function names written beside it,
+    /// and the whole table (first match wins) puts them in its category.
+    #[test]
+    fn every_builtin_rule_fires_on_its_real_examples() {
+        let table = RuleTable::builtin();
+        for rule in &table.rules {
+            assert!(!rule.examples.is_empty(), "{} has no example", rule.origin);
+            for example in &rule.examples {
+                if let Some(problem) = table.misplaced_example(rule, example) {
+                    panic!("{}: {problem}", rule.origin);
+                }
+            }
+        }
+    }
+}
