@@ -1,0 +1,260 @@
+//! Whether a share moved by more than run-to-run noise: the statistics of
+//! `diff`. Plain functions over sample counts, no I/O.
+//!
+//! The model. A row's samples in one run are binomial, with extra
+//! variation between runs (other processes, caches, page faults, thread
+//! timing): `Var(hits) = φ · n · p · (1 − p)`, the quasi-binomial model of
+//! generalized linear models. φ is estimated from the runs of each side with
+//! Pearson's χ² over df: pooled over every row with at least
+//! [`MIN_POOLED_COUNT`] samples per run (many rows, so many degrees of
+//! freedom even with three runs a side), and for each row on its own. A row
+//! is judged with the larger of the two (and never less than 1, plain
+//! sampling error), as DESeq does for genes with few replicates: a row
+//! noisier than the rest keeps its own spread, a row whose few runs agree
+//! by chance does not look quieter than the rest.
+//!
+//! The test. The difference of the two sides' aggregate shares, over its
+//! standard error under φ (the pooled share under "no change"), against
+//! Student's t with the pooled degrees of freedom, two-sided. With one run
+//! a side φ cannot be estimated: it is 1, and only sampling error is
+//! covered. The p-values of the rows and measures of a diff are corrected
+//! together with Holm's method at a family-wise rate of [`FAMILY_ALPHA`]. A change is reported only when it is also at least the minimum
+//! effect (`--threshold`).
+
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+
+/// Rows with fewer samples than this per run (on average) are left out of
+/// the pooled dispersion: Pearson's χ² is unreliable on tiny counts.
+const MIN_POOLED_COUNT: f64 = 5.0;
+
+/// The family-wise error rate of one diff: the chance, under the model,
+/// that a diff of an unchanged configuration flags any row. For a diff of
+/// about 40 tests, Holm's first step is then at 2.5e-6, a change of about
+/// five standard errors: the bar of rustc-perf's Q3 + 3·IQR rule (4.7
+/// standard deviations for normal noise). Run-to-run noise on a busy
+/// machine has heavier tails than the model; this bar is where real
+/// same-configuration pairs stopped being flagged (see the README).
+pub(crate) const FAMILY_ALPHA: f64 = 1e-4;
+
+/// One run's samples in a row, and the run's samples in all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Count {
+    pub hits: u64,
+    pub samples: u64,
+}
+
+/// A row of one measure (self or inclusive samples), run by run, on both sides.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RowRuns<'a> {
+    pub base: &'a [Count],
+    pub new: &'a [Count],
+}
+
+/// The run-to-run noise of one measure, pooled over rows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Noise {
+    /// Variance between runs as a multiple of sampling variance (≥ 1).
+    pub dispersion: f64,
+    /// Degrees of freedom of the estimate; `None` when no side has two
+    /// runs, so only sampling error is known.
+    pub degrees_of_freedom: Option<f64>,
+}
+
+impl Noise {
+    /// True when the runs could not show any spread (one run a side).
+    pub(crate) fn sampling_error_only(&self) -> bool {
+        self.degrees_of_freedom.is_none()
+    }
+}
+
+/// The outcome of one row's test.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Test {
+    /// New share minus base share of the aggregates, in percentage points.
+    pub delta_pp: f64,
+    /// Two-sided p-value before the correction for many rows.
+    pub p_value: f64,
+    /// The largest change the row's samples could show, in percentage
+    /// points: all of them on the side with fewer samples. It does not
+    /// depend on which side they are on, so leaving out the rows it keeps
+    /// below the minimum effect keeps the correction sound (independent
+    /// filtering).
+    pub reachable_pp: f64,
+}
+
+/// Pearson's χ² of a row among the runs of one side, and its degrees of
+/// freedom; `None` with fewer than two runs or a share of 0 or 1.
+fn pearson(runs: &[Count]) -> Option<(f64, f64)> {
+    if runs.len() < 2 {
+        return None;
+    }
+    let hits: u64 = runs.iter().map(|run| run.hits).sum();
+    let samples: u64 = runs.iter().map(|run| run.samples).sum();
+    let share = hits as f64 / samples as f64;
+    if !(share > 0.0 && share < 1.0) {
+        return None;
+    }
+    let chi_square = runs
+        .iter()
+        .map(|run| {
+            let expected = run.samples as f64 * share;
+            (run.hits as f64 - expected).powi(2) / (expected * (1.0 - share))
+        })
+        .sum();
+    Some((chi_square, (runs.len() - 1) as f64))
+}
+
+/// Pearson's χ² and degrees of freedom of a row over both sides' runs.
+fn row_chi_square(row: &RowRuns<'_>) -> (f64, f64) {
+    [row.base, row.new]
+        .into_iter()
+        .filter_map(pearson)
+        .fold((0.0, 0.0), |(chi, df), (c, d)| (chi + c, df + d))
+}
+
+/// Mean samples per run of a side's row.
+fn mean_hits(runs: &[Count]) -> f64 {
+    runs.iter().map(|run| run.hits as f64).sum::<f64>() / runs.len().max(1) as f64
+}
+
+/// The dispersion of one measure, pooled over `rows`: every side's runs of
+/// every row with at least [`MIN_POOLED_COUNT`] samples per run.
+pub(crate) fn pooled_noise(rows: &[RowRuns<'_>]) -> Noise {
+    let replicated = rows
+        .iter()
+        .any(|row| row.base.len() > 1 || row.new.len() > 1);
+    if !replicated {
+        return Noise {
+            dispersion: 1.0,
+            degrees_of_freedom: None,
+        };
+    }
+    let (chi_square, df) = rows
+        .iter()
+        .flat_map(|row| [row.base, row.new])
+        .filter(|runs| mean_hits(runs) >= MIN_POOLED_COUNT)
+        .filter_map(pearson)
+        .fold((0.0, 0.0), |(chi, df), (c, d)| (chi + c, df + d));
+    if df == 0.0 {
+        // Runs, but no row large enough to measure their spread on.
+        return Noise {
+            dispersion: 1.0,
+            degrees_of_freedom: Some(f64::INFINITY),
+        };
+    }
+    Noise {
+        dispersion: (chi_square / df).max(1.0),
+        degrees_of_freedom: Some(df),
+    }
+}
+
+/// Tests one row against `noise` (see the module documentation).
+pub(crate) fn test_row(row: &RowRuns<'_>, noise: &Noise) -> Test {
+    let total = |runs: &[Count]| -> (f64, f64) {
+        runs.iter().fold((0.0, 0.0), |(hits, samples), run| {
+            (hits + run.hits as f64, samples + run.samples as f64)
+        })
+    };
+    let (base_hits, base_samples) = total(row.base);
+    let (new_hits, new_samples) = total(row.new);
+    let share = |hits: f64, samples: f64| if samples > 0.0 { hits / samples } else { 0.0 };
+    let (base_share, new_share) = (share(base_hits, base_samples), share(new_hits, new_samples));
+    let delta_pp = (new_share - base_share) * 100.0;
+    let reachable_pp =
+        (share(base_hits + new_hits, base_samples.min(new_samples)) * 100.0).min(100.0);
+    let pooled = share(base_hits + new_hits, base_samples + new_samples);
+    let (row_chi, row_df) = row_chi_square(row);
+    let row_dispersion = if row_df > 0.0 { row_chi / row_df } else { 0.0 };
+    let dispersion = noise.dispersion.max(row_dispersion);
+    let variance = dispersion * pooled * (1.0 - pooled) * (1.0 / base_samples + 1.0 / new_samples);
+    if !(variance > 0.0 && variance.is_finite()) {
+        // Nothing on either side, or a side without samples: no evidence.
+        return Test {
+            delta_pp,
+            p_value: 1.0,
+            reachable_pp,
+        };
+    }
+    let statistic = ((new_share - base_share) / variance.sqrt()).abs();
+    let upper_tail = match noise.degrees_of_freedom {
+        Some(df) if df.is_finite() => StudentsT::new(0.0, 1.0, df)
+            .expect("positive degrees of freedom")
+            .sf(statistic),
+        _ => Normal::standard().sf(statistic),
+    };
+    Test {
+        delta_pp,
+        p_value: (2.0 * upper_tail).min(1.0),
+        reachable_pp,
+    }
+}
+
+/// Holm's step-down correction: which of `p_values` are rejected with a
+/// family-wise error rate of `alpha`.
+pub(crate) fn holm(p_values: &[f64], alpha: f64) -> Vec<bool> {
+    let mut order: Vec<usize> = (0..p_values.len()).collect();
+    order.sort_by(|&a, &b| p_values[a].total_cmp(&p_values[b]).then(a.cmp(&b)));
+    let tests = p_values.len();
+    let mut rejected = vec![false; tests];
+    for (rank, &index) in order.iter().enumerate() {
+        if p_values[index] > alpha / (tests - rank) as f64 {
+            break;
+        }
+        rejected[index] = true;
+    }
+    rejected
+}
+
+/// What a test says once corrected with the others of its diff.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Verdict {
+    /// Rejected by [`holm`] at [`FAMILY_ALPHA`]: beyond the noise, whatever
+    /// the size of the change.
+    pub beyond_noise: bool,
+    /// Beyond the noise and at least the minimum effect.
+    pub significant: bool,
+}
+
+/// The verdicts on `tests`, all the rows and measures of one diff, with a
+/// minimum effect of `threshold_pp`. The correction counts the tests that
+/// could reach `floor_pp` (the threshold, or a smaller limit of interest):
+/// a row too small to change that much cannot be flagged, and testing it
+/// would only make the others harder to flag.
+pub(crate) fn judge(tests: &[Test], threshold_pp: f64, floor_pp: f64) -> Vec<Verdict> {
+    let family: Vec<usize> = (0..tests.len())
+        .filter(|&index| tests[index].reachable_pp >= floor_pp)
+        .collect();
+    let p_values: Vec<f64> = family.iter().map(|&index| tests[index].p_value).collect();
+    let mut verdicts = vec![
+        Verdict {
+            beyond_noise: false,
+            significant: false,
+        };
+        tests.len()
+    ];
+    for (&index, rejected) in family.iter().zip(holm(&p_values, FAMILY_ALPHA)) {
+        verdicts[index] = Verdict {
+            beyond_noise: rejected,
+            significant: rejected && tests[index].delta_pp.abs() >= threshold_pp,
+        };
+    }
+    verdicts
+}
+
+/// Whether one test on its own, uncorrected, is beyond the noise at
+/// [`FAMILY_ALPHA`] and at least `threshold_pp`: for the frames of a
+/// flamegraph, which are nested (each a part of its parent) and thousands.
+pub(crate) fn significant_alone(test: &Test, threshold_pp: f64) -> bool {
+    test.p_value < FAMILY_ALPHA && test.delta_pp.abs() >= threshold_pp
+}
+
+/// How many of `tests` [`judge`] corrects together.
+pub(crate) fn family_size(tests: &[Test], floor_pp: f64) -> usize {
+    tests
+        .iter()
+        .filter(|test| test.reachable_pp >= floor_pp)
+        .count()
+}
+
+#[cfg(test)]
+mod tests;
