@@ -38,6 +38,6 @@ pub(crate) const TIMELINE_SLICES: usize = 100;
 pub(crate) const TOP_LIMIT: usize = 30;
 
 /// The smallest change of a share, in percentage points, that `diff` flags
-/// (`--threshold`): sampling error alone can pass a smaller one, but it is
-/// no longer worth a look.
+/// (`--threshold`): with many samples a smaller change can stand clear of
+/// the noise, and still not be worth a look.
 pub(crate) const DIFF_THRESHOLD_PP: f64 = 1.0;
