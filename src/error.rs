@@ -31,6 +31,16 @@ pub enum Error {
         /// Why it cannot be opened.
         source: std::io::Error,
     },
+    /// The input is a directory without a recording in it.
+    #[error(
+        "{dir} is a directory without a perf.data; give a recording or a run directory of compile-perf record{hint}"
+    )]
+    NoRecordingInDirectory {
+        /// The directory given.
+        dir: PathBuf,
+        /// What else the directory holds that helps, such as runs of `record --repeat`.
+        hint: String,
+    },
     /// The input has no bytes at all.
     #[error("{input}: the file is empty; perf record writes nothing there when it fails to start")]
     Empty {
@@ -157,7 +167,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Output { .. } => 1,
-            Error::Open { .. } => 3,
+            Error::Open { .. } | Error::NoRecordingInDirectory { .. } => 3,
             Error::Empty { .. } => 4,
             Error::NotPerfData { .. } | Error::FileModeStream { .. } => 5,
             Error::Truncated { .. } => EXIT_TRUNCATED,

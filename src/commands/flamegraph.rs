@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
-use super::{Config, finish, rules_and_profile};
+use super::{Config, finish, rules_and_profile, run_facts};
 use crate::attribute::Classes;
 use crate::defaults;
 use crate::error::Error;
@@ -41,5 +41,5 @@ pub(crate) fn run(config: &Config, options: &FlamegraphOptions) -> Result<u8, Er
     );
     let picture = flamegraph_picture(&request, &config.filter, &profile, &classes, prepared)?;
     save_flamegraph(&request, picture)?;
-    finish(config, &profile)
+    finish(config, &profile, run_facts(config).as_ref())
 }

@@ -3,7 +3,7 @@
 
 use clap::ValueEnum;
 
-use super::{Config, finish, rules_and_profile};
+use super::{Config, finish, rules_and_profile, run_facts};
 use crate::attribute::{Classes, timeline};
 use crate::error::Error;
 use crate::output::write_output;
@@ -47,5 +47,5 @@ pub(crate) fn run(config: &Config, options: &TimelineOptions) -> Result<u8, Erro
             out.write_all(timeline_svg::render(&timeline, &rules, &command).as_bytes())
         }
     })?;
-    finish(config, &profile)
+    finish(config, &profile, run_facts(config).as_ref())
 }

@@ -14,8 +14,11 @@ impl Breakdown<'_> {
     fn header_lines(&self) -> Vec<String> {
         let profile = self.profile;
         let scope = scope_words(&self.options.filter);
-        let mut lines = vec![
-            format!("command: {}", profile.profiled_command()),
+        let mut lines = vec![format!("command: {}", profile.profiled_command())];
+        if let Some(run) = &self.run {
+            lines.push(format!("run: {}", run.summary_line()));
+        }
+        lines.extend([
             format!(
                 "event: {}, {} samples over {:.2} s, {:.1}% of stacks unwound to a thread root",
                 profile.event,
@@ -28,7 +31,7 @@ impl Breakdown<'_> {
                 grouping_name(self.options.grouping),
                 attribution_name(self.options.attribution)
             ),
-        ];
+        ]);
         if let Some(utilization) = &self.utilization {
             lines.push(format!(
                 "threads: on average {:.2} busy{}; {:.0}% of the time only one thread was busy",
@@ -39,6 +42,11 @@ impl Breakdown<'_> {
                 utilization.serial_share * 100.0
             ));
         }
+        lines.extend(
+            self.notices
+                .iter()
+                .map(|notice| format!("notice: {notice}")),
+        );
         lines
     }
 
