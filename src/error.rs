@@ -128,20 +128,24 @@ pub enum Error {
         source: std::io::Error,
     },
     /// `--category` names no category of the table.
-    #[error("no category {wanted:?}; the categories are: {available}")]
+    #[error(
+        "no category {wanted:?}; did you mean: {closest}? (`compile-perf rules` lists every id and name)"
+    )]
     UnknownCategory {
         /// The category asked for.
         wanted: String,
-        /// The table's category ids, listed.
-        available: String,
+        /// The closest ids and names, listed.
+        closest: String,
     },
     /// `--pass` names no pass found on the recording's stacks.
-    #[error("no pass {wanted:?} on the recorded stacks; the passes are: {available}")]
+    #[error(
+        "no pass {wanted:?} on the recorded stacks; did you mean: {closest}? (`report --by pass` lists them)"
+    )]
     UnknownPass {
         /// The pass asked for.
         wanted: String,
-        /// The passes on the stacks, listed.
-        available: String,
+        /// The closest passes on the stacks, listed.
+        closest: String,
     },
     /// The samples selected leave nothing to draw or report.
     #[error("nothing to draw: {reason}")]

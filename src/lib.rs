@@ -33,6 +33,7 @@ mod render;
 mod report;
 pub mod rules;
 mod stacks;
+mod suggest;
 mod symbolize;
 mod unwind;
 

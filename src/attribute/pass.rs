@@ -155,6 +155,11 @@ impl Passes {
         self.names
             .iter()
             .position(|known| known == name)
+            .or_else(|| {
+                self.names
+                    .iter()
+                    .position(|known| known.eq_ignore_ascii_case(name))
+            })
             .map(PassId::new)
     }
 

@@ -47,9 +47,11 @@ pub(crate) struct DiffOptions {
 /// summaries.
 pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
     let rules = load_rules(config.rules_file.as_deref())?;
-    if options.grouping == Grouping::Category {
-        check_limits(&rules, &options.limits)?;
-    }
+    let limits = if options.grouping == Grouping::Category {
+        check_limits(&rules, &options.limits)?
+    } else {
+        options.limits.clone()
+    };
     let mut code = 0;
     // Each side's runs, and their folded stacks added up for the flamegraphs.
     let mut read_side = |path: &Path| -> Result<(Side, HashMap<String, u64>), Error> {
@@ -116,7 +118,7 @@ pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
         };
         draw_flamegraphs(&compared, &stacks, svg)?;
     }
-    let failed = failures(&compared, &options.limits);
+    let failed = failures(&compared, &limits);
     if failed.is_empty() {
         return Ok(code);
     }
@@ -125,22 +127,21 @@ pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
     Ok(EXIT_REGRESSION)
 }
 
-/// With `--by category`, every `--max-increase` must name a category.
-fn check_limits(rules: &RuleTable, limits: &Limits) -> Result<(), Error> {
-    for (key, _) in &limits.max_increase {
-        if rules.find(key).is_none() {
-            return Err(Error::UnknownCategory {
-                wanted: key.clone(),
-                available: rules
-                    .categories
-                    .iter()
-                    .map(|category| category.id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
-        }
-    }
-    Ok(())
+/// With `--by category`, every `--max-increase` must name a category (by
+/// id or name); the limits come back keyed by id, as the rows are.
+fn check_limits(rules: &RuleTable, limits: &Limits) -> Result<Limits, Error> {
+    let max_increase = limits
+        .max_increase
+        .iter()
+        .map(|(key, limit)| {
+            let category = rules.find(key).ok_or_else(|| rules.unknown_category(key))?;
+            Ok((rules.category(category).id.clone(), *limit))
+        })
+        .collect::<Result<_, Error>>()?;
+    Ok(Limits {
+        max_increase,
+        ..limits.clone()
+    })
 }
 
 /// The recordings `path` names: the file itself; a run directory's

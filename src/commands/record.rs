@@ -183,7 +183,10 @@ fn report_recording(
         ),
     ];
     for (name, compiler_only, inverted, min_width) in drawings {
-        let request = FlamegraphRequest::whole(file(name), inverted, min_width);
+        let request = FlamegraphRequest {
+            run_facts: run.as_ref().map(RunFacts::summary_line),
+            ..FlamegraphRequest::whole(file(name), inverted, min_width)
+        };
         let filter = SampleFilter {
             compiler_only,
             ..SampleFilter::default()

@@ -15,7 +15,7 @@ use crate::error::Error;
 use crate::output::Output;
 use crate::render::flamegraph::all_stacks;
 use crate::report::breakdown::{BreakdownOptions, breakdown};
-use crate::report::run_facts::notices;
+use crate::report::run_facts::{RunFacts, notices};
 
 /// What `report` was asked for.
 #[derive(Clone, Debug)]
@@ -44,17 +44,21 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
         },
     );
     let colors = options.color.wanted(&config.output);
+    let run = run_facts(config);
     // The flamegraph is drawn on a thread of its own while the table is
     // built and written, and while the recording's memory is given back.
     let drawing = options
         .flamegraph
         .as_ref()
         .map(|svg| {
-            let request = FlamegraphRequest::whole(
-                Output::File(svg.clone()),
-                false,
-                defaults::MIN_WIDTH_PERCENT,
-            );
+            let request = FlamegraphRequest {
+                run_facts: run.as_ref().map(RunFacts::summary_line),
+                ..FlamegraphRequest::whole(
+                    Output::File(svg.clone()),
+                    false,
+                    defaults::MIN_WIDTH_PERCENT,
+                )
+            };
             let picture = flamegraph_picture(&request, filter, &profile, &classes, prepared)?;
             Ok::<_, Error>(std::thread::spawn(move || {
                 save_flamegraph(&request, picture)
@@ -68,7 +72,6 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
             filter: filter.clone(),
         };
         let mut breakdown = breakdown(&profile, &classes, breakdown_options);
-        let run = run_facts(config);
         breakdown.set_run(run.clone(), notices(&profile, run.as_ref()));
         let memory = memory_section(load_options(config), &profile, &rules, filter)?;
         write_report(

@@ -40,6 +40,8 @@ pub(crate) struct PictureOptions {
     /// Keep the folded lines of every stack drawn, uncut, in [`Rendered`].
     pub keep_folded: bool,
     pub filter: SampleFilter,
+    /// The run's facts (from `run.json`), shown under the title.
+    pub run_facts: Option<String>,
 }
 
 /// The SVG, and the folded stacks drawn (`stack count` lines, in byte
@@ -174,7 +176,7 @@ pub(crate) fn picture_of(
         lines,
         palette,
         title: title(profile, options, classes),
-        subtitle: subtitle(table, &self_shares),
+        subtitle: subtitle(table, &self_shares, options.run_facts.as_deref()),
         min_width: options.min_width,
         inverted: options.inverted,
         legend: legend_entries(table, &self_shares),
