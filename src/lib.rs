@@ -32,6 +32,7 @@ mod recorder;
 mod render;
 mod report;
 pub mod rules;
+mod short_name;
 mod stacks;
 mod suggest;
 mod symbolize;

@@ -11,6 +11,7 @@
 
 mod color;
 pub(crate) mod diff;
+mod labels;
 mod merge;
 mod svg;
 
@@ -209,7 +210,7 @@ impl Picture {
         )?;
         Ok(Rendered {
             folded: self.folded,
-            svg: add_legend(svg, &self.legend, "category legend"),
+            svg: add_legend(labels::shorten_labels(svg), &self.legend, "category legend"),
         })
     }
 }

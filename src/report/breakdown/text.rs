@@ -6,9 +6,12 @@ use std::io::Write;
 use super::{Breakdown, TEXT_TOP, attribution_name, grouping_name, scope_words};
 use crate::attribute::{Grouping, RowKey, percent};
 use crate::report::table::{Cell, Column, Table, TextFormat, write_table};
+use crate::short_name;
 
-/// Longest symbol name shown in the text table.
+/// Longest symbol name shown in the text table's top symbols.
 const TEXT_SYMBOL_WIDTH: usize = 70;
+/// Longest symbol name shown as a row of `--by symbol`.
+const SYMBOL_ROW_WIDTH: usize = 100;
 
 impl Breakdown<'_> {
     fn header_lines(&self) -> Vec<String> {
@@ -70,10 +73,17 @@ impl Breakdown<'_> {
             })
             .map(|(key, row)| {
                 let (label, color) = self.label(key);
+                // Symbol rows are shortened as the top symbols are, except in CSV.
+                let label = match key {
+                    RowKey::Symbol(_) if top_width != usize::MAX => {
+                        short_name::fit(&label, SYMBOL_ROW_WIDTH)
+                    }
+                    _ => label,
+                };
                 let top = self
                     .top_details(row, TEXT_TOP)
                     .into_iter()
-                    .map(|(name, count)| format!("{} ({count})", shorten(&name, top_width)))
+                    .map(|(name, count)| format!("{} ({count})", short_name::fit(&name, top_width)))
                     .collect::<Vec<_>>()
                     .join(", ");
                 let mut cells = vec![
@@ -183,78 +193,6 @@ impl Breakdown<'_> {
                     ]
                 })
                 .collect(),
-        }
-    }
-}
-
-/// `name` without its parameter list and return type (as perf prints
-/// names), cut to `width` characters with `…` when longer.
-fn shorten(name: &str, width: usize) -> String {
-    let name = without_signature(name);
-    if name.chars().count() <= width {
-        return name.to_owned();
-    }
-    let mut short: String = name.chars().take(width.saturating_sub(1)).collect();
-    short.push('…');
-    short
-}
-
-/// `ret ns::f<T>(args) const` → `ns::f<T>`; names without a parameter list
-/// come back whole.
-fn without_signature(name: &str) -> &str {
-    let mut depth = 0i32;
-    let mut last_open = None;
-    let mut last_space = None;
-    for (at, c) in name.char_indices() {
-        match c {
-            '<' | '(' | '[' => {
-                if depth == 0 && c == '(' {
-                    last_open = Some(at);
-                }
-                depth += 1;
-            }
-            '>' | ')' | ']' => depth -= 1,
-            ' ' if depth == 0 => last_space = Some(at),
-            _ => {}
-        }
-    }
-    let Some(open) = last_open.filter(|&open| open > 0 && name.ends_with([')', 't'])) else {
-        return name;
-    };
-    let start = last_space
-        .filter(|&space| space < open)
-        .map_or(0, |space| space + 1);
-    &name[start..open]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::without_signature;
-
-    #[test]
-    fn signatures_and_return_types_are_dropped() {
-        let cases = [
-            (
-                "llvm::APInt::tcCompare(unsigned long const*, unsigned long const*, unsigned int)",
-                "llvm::APInt::tcCompare",
-            ),
-            (
-                "mlir::Token::getHexStringValue[abi:cxx11]() const",
-                "mlir::Token::getHexStringValue[abi:cxx11]",
-            ),
-            (
-                "(anonymous namespace)::TensorLiteralParser::parseElement()",
-                "(anonymous namespace)::TensorLiteralParser::parseElement",
-            ),
-            (
-                "bool llvm::function_ref<bool (mlir::RegisteredOperationName)>::callback_fn<F>(long, mlir::RegisteredOperationName)",
-                "llvm::function_ref<bool (mlir::RegisteredOperationName)>::callback_fn<F>",
-            ),
-            ("malloc", "malloc"),
-            ("foo::operator()(int) const", "foo::operator()"),
-        ];
-        for (name, short) in cases {
-            assert_eq!(without_signature(name), short, "{name}");
         }
     }
 }
