@@ -1,6 +1,7 @@
 //! What a newcomer trips over, on the committed recordings: a run directory
 //! as input, categories by name in any case, "did you mean" for a mistyped
-//! category or pass, and `record` without `--`.
+//! category or pass, the inverted flamegraph's category level, and `record`
+//! without `--`.
 
 mod common;
 
@@ -132,6 +133,30 @@ fn categories_are_taken_by_id_or_name_in_any_case_and_typos_get_suggestions() {
     // Three suggestions, not the whole table.
     let suggested = typo.stderr.split("did you mean: ").nth(1).unwrap();
     assert_eq!(suggested.split('?').next().unwrap().split(", ").count(), 3);
+}
+
+#[test]
+fn the_inverted_flamegraph_starts_with_the_categories() {
+    let dir = TempDir::new("newcomer-inverted");
+    let svg = dir.join("inverted.svg");
+    on(
+        "flamegraph",
+        &fixture("fake-dwarf.perf.data"),
+        &["--inverted", "-o", svg.to_str().unwrap()],
+    )
+    .expect_code(0, "flamegraph --inverted");
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    // Each category's frame holds its self samples, as report counts them.
+    for (category, samples) in [
+        ("Lexer", 206),
+        ("APFloat/APInt", 153),
+        ("Constant folding", 103),
+    ] {
+        assert!(
+            drawn.contains(&format!("<title>[{category}] ({samples} samples,")),
+            "{category}"
+        );
+    }
 }
 
 #[test]

@@ -220,7 +220,8 @@ pub(super) struct FlamegraphArgs {
     /// Draw one MLIR pass (a name from `report --by pass`): its stacks, rooted at the pass.
     #[arg(long, value_name = "NAME")]
     pub pass: Option<String>,
-    /// Draw an icicle of leaf callers: the hot functions on top, their callers below.
+    /// Draw an icicle: each category on top as one bar, its hot functions
+    /// below it, and their callers below them.
     #[arg(long)]
     pub inverted: bool,
     /// Leave out frames narrower than this percentage of the picture's width

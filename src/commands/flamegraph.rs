@@ -33,7 +33,7 @@ pub(crate) fn run(config: &Config, options: &FlamegraphOptions) -> Result<u8, Er
         inverted: options.inverted,
         min_width: options.min_width,
         folded_out: options.folded_out.clone(),
-        run_facts: run.as_ref().map(RunFacts::summary_line),
+        run_facts: run.as_ref().map(RunFacts::short_line),
     };
     let drawn_whole = options.category.is_none() && options.pass.is_none() && !options.inverted;
     // The whole picture's stacks need no categories: they are made while

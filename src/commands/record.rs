@@ -184,7 +184,7 @@ fn report_recording(
     ];
     for (name, compiler_only, inverted, min_width) in drawings {
         let request = FlamegraphRequest {
-            run_facts: run.as_ref().map(RunFacts::summary_line),
+            run_facts: run.as_ref().map(RunFacts::short_line),
             ..FlamegraphRequest::whole(file(name), inverted, min_width)
         };
         let filter = SampleFilter {

@@ -52,7 +52,7 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
         .as_ref()
         .map(|svg| {
             let request = FlamegraphRequest {
-                run_facts: run.as_ref().map(RunFacts::summary_line),
+                run_facts: run.as_ref().map(RunFacts::short_line),
                 ..FlamegraphRequest::whole(
                     Output::File(svg.clone()),
                     false,

@@ -39,7 +39,7 @@ pub(crate) fn run(config: &Config, options: &TimelineOptions) -> Result<u8, Erro
     }
     let command = profile.profiled_command();
     let run = run_facts(config);
-    let facts = run.as_ref().map(RunFacts::summary_line);
+    let facts = run.as_ref().map(RunFacts::short_line);
     write_output(&config.output, |out| match options.format {
         TimelineFormat::Json => {
             let document = timeline_json::to_json(&timeline, &rules, command);

@@ -68,6 +68,18 @@ const QUOTED_LINE_CHARS: usize = 160;
 impl RunFacts {
     /// The facts as one line, for a report's header.
     pub(crate) fn summary_line(&self) -> String {
+        let mut parts = self.measured();
+        parts.extend(self.compiler_version());
+        parts.join(", ")
+    }
+
+    /// Wall time, peak RSS and exit, for a picture's subtitle.
+    pub(crate) fn short_line(&self) -> String {
+        self.measured().join(", ")
+    }
+
+    /// Wall time, peak RSS and exit, those known.
+    fn measured(&self) -> Vec<String> {
         let mut parts = Vec::new();
         if let Some(wall) = self.wall_seconds {
             parts.push(format!("{wall:.1} s wall"));
@@ -82,10 +94,7 @@ impl RunFacts {
                 (None, None) => "exit unknown".to_owned(),
             });
         }
-        if let Some(version) = self.compiler_version() {
-            parts.push(version);
-        }
-        parts.join(", ")
+        parts
     }
 
     /// "IREE compiler version …" from `iree-compile --version`'s lines.

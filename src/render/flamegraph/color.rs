@@ -48,6 +48,13 @@ pub(super) fn palette(
     for (stack, _) in stacks {
         palette.insert(stack.thread, neutral);
     }
+    // An icicle's first level: the categories, in their colours.
+    if options.inverted {
+        for (index, category) in table.categories.iter().enumerate() {
+            let color = parse_hex_color(&category.color).unwrap_or(neutral);
+            palette.insert(super::category_frame(table, CategoryId::new(index)), color);
+        }
+    }
     palette.insert(TRUNCATED_FRAME, neutral);
     // inferno's root frame ("all") has the empty name.
     palette.insert("", neutral);

@@ -21,7 +21,7 @@ use inferno::flamegraph::{Direction, Options};
 use crate::attribute::{Classes, PassId};
 use crate::fold::{FoldedStack, counted_lines, fold, sort_by_names};
 use crate::profile::{Profile, SampleFilter};
-use crate::rules::CategoryId;
+use crate::rules::{CategoryId, RuleTable};
 use color::{category_shares, palette};
 use merge::{cut_at_pass, cut_narrow_frames};
 use svg::{IMAGE_WIDTH, LegendEntry, add_legend, legend_entries, subtitle, title};
@@ -136,8 +136,42 @@ pub(crate) fn picture(
     if let Some(pass) = options.pass {
         stacks = cut_at_pass(stacks, classes, pass);
     }
-    let drawable = drawable(profile, stacks, options.min_width, options.inverted);
+    let mut drawable = drawable(profile, stacks, options.min_width, options.inverted);
+    if options.inverted {
+        drawable.lines = category_first_lines(profile, classes, &drawable.stacks);
+    }
     picture_of(profile, classes, options, drawable)
+}
+
+/// The name of a category's frame in an icicle.
+fn category_frame(table: &RuleTable, category: CategoryId) -> String {
+    format!("[{}]", table.category(category).name)
+}
+
+/// An icicle's lines: each stack under its leaf's category, so that the hot
+/// part of the compiler reads as one wide bar with its functions below it
+/// (inferno draws the line's last frame on top), in byte order.
+fn category_first_lines(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    stacks: &[(FoldedStack<'_>, u64)],
+) -> Vec<String> {
+    let mut lines: Vec<String> = stacks
+        .iter()
+        .zip(counted_lines(profile, stacks))
+        .map(|((stack, count), line)| {
+            let category = stack
+                .leaf
+                .map_or(classes.table.other(), |leaf| classes.category_of(leaf));
+            let frames = line.strip_suffix(&format!(" {count}")).unwrap_or(&line);
+            format!(
+                "{frames};{} {count}",
+                category_frame(classes.table, category)
+            )
+        })
+        .collect();
+    lines.sort();
+    lines
 }
 
 /// Everything inferno needs for one flamegraph, owned, so that it can be
