@@ -55,6 +55,33 @@ pub(crate) fn fit(name: &str, width: usize) -> String {
     }
 }
 
+/// `names` shortened to `width` as [`fit`] does, each shown name told apart
+/// from the others: names that would read the same are shown without elided
+/// template arguments, and if still the same (overloads), whole but for the
+/// return type.
+pub(crate) fn distinct(names: &[&str], width: usize) -> Vec<String> {
+    let levels: [&dyn Fn(&str) -> String; 3] = [
+        &|name| fit(name, width),
+        &|name| fit(name, usize::MAX),
+        &|name| without_return_type(name).to_owned(),
+    ];
+    let mut shown: Vec<String> = names.iter().map(|name| levels[0](name)).collect();
+    for level in &levels[1..] {
+        let mut seen: hashbrown::HashMap<&str, usize> = hashbrown::HashMap::new();
+        for name in &shown {
+            *seen.entry(name.as_str()).or_default() += 1;
+        }
+        let clashing: Vec<bool> = shown.iter().map(|name| seen[name.as_str()] > 1).collect();
+        drop(seen);
+        for ((shown, name), clashes) in shown.iter_mut().zip(names).zip(clashing) {
+            if clashes {
+                *shown = level(name);
+            }
+        }
+    }
+    shown
+}
+
 /// The components of `name` (split at `::`) without return type and
 /// parameter lists, the wrapper unwrapped; and the wrapper's kind, if any.
 fn simplify(name: &str) -> (Vec<String>, Option<&'static str>) {
@@ -241,7 +268,7 @@ fn named_components(components: &[String]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::fit;
+    use super::{distinct, fit};
 
     /// Real names from the gallery's flamegraphs and reports.
     const PATTERN_SET_CALLBACK: &str = "bool llvm::function_ref<bool (mlir::RegisteredOperationName)>::callback_fn<mlir::FrozenRewritePatternSet::FrozenRewritePatternSet(mlir::RewritePatternSet&&, llvm::ArrayRef<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > >, llvm::ArrayRef<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > >)::$_4>(long, mlir::RegisteredOperationName)";
@@ -291,6 +318,27 @@ mod tests {
         assert_eq!(
             fit("mlir::Lexer::lexString(char const*)", 21),
             "Lexer::lexString"
+        );
+    }
+
+    #[test]
+    fn names_that_would_read_the_same_are_told_apart() {
+        let names = [
+            "llvm::detail::IEEEFloat::IEEEFloat(double)",
+            "llvm::detail::IEEEFloat::IEEEFloat(llvm::fltSemantics const&, llvm::APInt const&)",
+            "bool mlir::op_definition_impl::hasTrait<mlir::OpTrait::ZeroRegions, mlir::OpTrait::OneResult>(mlir::TypeID)",
+            "bool mlir::op_definition_impl::hasTrait<mlir::OpTrait::ZeroRegions, mlir::OpTrait::ZeroResults>(mlir::TypeID)",
+            "mlir::Lexer::lexString(char const*)",
+        ];
+        assert_eq!(
+            distinct(&names, 40),
+            [
+                "llvm::detail::IEEEFloat::IEEEFloat(double)",
+                "llvm::detail::IEEEFloat::IEEEFloat(llvm::fltSemantics const&, llvm::APInt const&)",
+                "mlir::op_definition_impl::hasTrait<mlir::OpTrait::ZeroRegions, mlir::OpTrait::OneResult>",
+                "mlir::op_definition_impl::hasTrait<mlir::OpTrait::ZeroRegions, mlir::OpTrait::ZeroResults>",
+                "mlir::Lexer::lexString",
+            ]
         );
     }
 

@@ -174,23 +174,26 @@ fn failed_compile_notice(run: &RunFacts) -> String {
 /// Python script that starts the native compiler, and numpy's OpenBLAS
 /// threads spin while it waits.
 fn python_notice(profile: &Profile) -> Option<String> {
-    let total = profile.counts.samples;
     let python: u64 = profile
         .samples(&SampleFilter::default())
         .filter(|(key, _)| {
             let image = profile
                 .processes
                 .image(profile.processes.thread(key.thread).process);
+            let executable_name = image
+                .executable
+                .as_deref()
+                .and_then(|path| path.rsplit('/').next());
             image.name.starts_with("python")
-                || image.executable.as_deref().is_some_and(|path| {
-                    path.rsplit('/')
-                        .next()
-                        .is_some_and(|name| name.starts_with("python"))
-                })
+                || executable_name.is_some_and(|name| name.starts_with("python"))
         })
         .map(|(_, count)| count)
         .sum();
-    let share = percent(python, total);
+    python_share_notice(percent(python, profile.counts.samples))
+}
+
+/// The notice for a Python launcher with `share` percent of the samples.
+fn python_share_notice(share: f64) -> Option<String> {
     (share >= PYTHON_NOTICE_PERCENT).then(|| {
         format!(
             "the Python launcher has {share:.0}% of the samples: record the native compiler \
@@ -208,19 +211,23 @@ fn off_cpu_notice(profile: &Profile, run: Option<&RunFacts>) -> Option<String> {
     let wall = run
         .and_then(|run| run.wall_seconds)
         .unwrap_or_else(|| profile.counts.duration_seconds());
+    let cores = run.and_then(|run| run.host.as_ref()?.cores);
+    busy_notice(cpu_seconds, wall, cores)
+}
+
+/// The notice for `cpu_seconds` of samples over `wall` seconds, when that
+/// is less than half of one core busy on average.
+fn busy_notice(cpu_seconds: f64, wall: f64, cores: Option<usize>) -> Option<String> {
     if wall <= 0.0 {
         return None;
     }
-    let on_cpu = 100.0 * cpu_seconds / wall;
-    (on_cpu < ON_CPU_NOTICE_PERCENT).then(|| {
-        let cores = run
-            .and_then(|run| run.host.as_ref()?.cores)
-            .map_or(String::new(), |cores| format!(" (of {cores} cores)"));
+    let busy_cores = cpu_seconds / wall;
+    (busy_cores * 100.0 < ON_CPU_NOTICE_PERCENT).then(|| {
+        let cores = cores.map_or(String::new(), |cores| format!(" (of {cores})"));
         format!(
-            "the compile was on a CPU for {cpu_seconds:.1} s of its {wall:.1} s wall time{cores}: \
-             {:.0}% of the time no thread of it ran; the profile shows only the time on a CPU \
-             (waits on the disk, on memory or on locks are not in it)",
-            100.0 - on_cpu.min(100.0)
+            "the compile was on a CPU for {cpu_seconds:.1} s of its {wall:.1} s wall time: on \
+             average {busy_cores:.2} cores busy{cores}, less than half of one; the rest of the time \
+             it waited (on the disk, on memory or swap, on locks), which the profile does not show"
         )
     })
 }
@@ -266,6 +273,30 @@ mod tests {
         );
         assert!(notice.ends_with("\n    error: custom op 'foo.bar' is unknown"));
         assert!(!notice.contains("t2"));
+    }
+
+    #[test]
+    fn the_launcher_and_off_cpu_notices_have_their_thresholds() {
+        assert!(python_share_notice(9.9).is_none());
+        let notice = python_share_notice(23.4).unwrap();
+        assert!(notice.starts_with("the Python launcher has 23% of the samples"));
+        assert!(notice.contains("OPENBLAS_NUM_THREADS=1"));
+        // A serial compile keeps one core busy: no notice.
+        assert!(busy_notice(10.0, 10.5, Some(2)).is_none());
+        assert!(busy_notice(0.0, 0.0, None).is_none());
+        let notice = busy_notice(0.7, 2.1, Some(2)).unwrap();
+        assert!(
+            notice.starts_with("the compile was on a CPU for 0.7 s of its 2.1 s wall time: on average 0.33 cores busy (of 2)"),
+            "{notice}"
+        );
+    }
+
+    #[test]
+    fn lost_samples_noted_by_record_are_known_again() {
+        let mut run = facts("{}");
+        assert!(!run.notes_lost_samples());
+        run.notes.push(crate::report::summary::lost_samples_warning(12));
+        assert!(run.notes_lost_samples());
     }
 
     #[test]

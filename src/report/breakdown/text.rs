@@ -3,6 +3,8 @@
 
 use std::io::Write;
 
+use hashbrown::HashMap;
+
 use super::{Breakdown, TEXT_TOP, attribution_name, grouping_name, scope_words};
 use crate::attribute::{Grouping, RowKey, percent};
 use crate::report::table::{Cell, Column, Table, TextFormat, write_table};
@@ -65,6 +67,7 @@ impl Breakdown<'_> {
         let with_pass = matches!(grouping, Grouping::Thread | Grouping::Process);
         let samples = self.samples();
         let in_pass_manager = self.grouped.in_pass_manager;
+        let shown_rows = self.shown_symbol_rows(top_width);
         let rows = self
             .rows()
             // Rows that would read 0 / 0.0% / 0.0% say nothing.
@@ -73,17 +76,16 @@ impl Breakdown<'_> {
             })
             .map(|(key, row)| {
                 let (label, color) = self.label(key);
-                // Symbol rows are shortened as the top symbols are, except in CSV.
-                let label = match key {
-                    RowKey::Symbol(_) if top_width != usize::MAX => {
-                        short_name::fit(&label, SYMBOL_ROW_WIDTH)
-                    }
-                    _ => label,
+                let label = match shown_rows.get(&key) {
+                    Some(shown) => shown.clone(),
+                    None => label,
                 };
-                let top = self
-                    .top_details(row, TEXT_TOP)
+                let top = self.top_details(row, TEXT_TOP);
+                let names: Vec<&str> = top.iter().map(|(name, _)| name.as_str()).collect();
+                let top = short_name::distinct(&names, top_width)
                     .into_iter()
-                    .map(|(name, count)| format!("{} ({count})", short_name::fit(&name, top_width)))
+                    .zip(&top)
+                    .map(|(name, (_, count))| format!("{name} ({count})"))
                     .collect::<Vec<_>>()
                     .join(", ");
                 let mut cells = vec![
@@ -126,6 +128,20 @@ impl Breakdown<'_> {
         }
         columns.push(Column::left(top_header));
         Table { columns, rows }
+    }
+
+    /// With `--by symbol`, each symbol row's shown name: shortened as the top
+    /// symbols are, and told apart (none in CSV, whose names stay whole).
+    fn shown_symbol_rows(&self, top_width: usize) -> HashMap<RowKey, String> {
+        if self.options.grouping != Grouping::Symbol || top_width == usize::MAX {
+            return HashMap::new();
+        }
+        let keys: Vec<RowKey> = self.rows().map(|(key, _)| key).collect();
+        let labels: Vec<String> = keys.iter().map(|key| self.label(*key).0).collect();
+        let names: Vec<&str> = labels.iter().map(String::as_str).collect();
+        keys.into_iter()
+            .zip(short_name::distinct(&names, SYMBOL_ROW_WIDTH))
+            .collect()
     }
 
     /// Writes the report as text, Markdown or CSV.
