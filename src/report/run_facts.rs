@@ -295,7 +295,8 @@ mod tests {
     fn lost_samples_noted_by_record_are_known_again() {
         let mut run = facts("{}");
         assert!(!run.notes_lost_samples());
-        run.notes.push(crate::report::summary::lost_samples_warning(12));
+        run.notes
+            .push(crate::report::summary::lost_samples_warning(12));
         assert!(run.notes_lost_samples());
     }
 
