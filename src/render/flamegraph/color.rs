@@ -81,10 +81,11 @@ pub(super) struct Share {
 }
 
 /// Every category with a frame in the drawn stacks, by self share, then
-/// inclusive share.
+/// inclusive share. `other` counts its self samples only, as in `report`.
 pub(super) fn category_shares(
     stacks: &[(FoldedStack<'_>, u64)],
     categories: &[CategoryId],
+    other: CategoryId,
 ) -> Vec<Share> {
     let total: u64 = stacks.iter().map(|(_, count)| count).sum();
     let mut counts: HashMap<CategoryId, (u64, u64)> = HashMap::new();
@@ -95,8 +96,15 @@ pub(super) fn category_shares(
             counts.entry(categories[leaf.index()]).or_default().0 += count;
         }
         on_stack.clear();
+        let leaf_is_other = stack
+            .leaf
+            .is_some_and(|leaf| categories[leaf.index()] == other);
         for symbol in &stack.symbols {
-            let category = categories[symbol.index()].index();
+            let category = categories[symbol.index()];
+            if category == other && !leaf_is_other {
+                continue;
+            }
+            let category = category.index();
             if category >= on_stack.len() {
                 on_stack.resize(category + 1, false);
             }

@@ -201,7 +201,7 @@ pub(crate) fn picture_of(
     }
     let table = classes.table;
     let palette = palette(profile, classes, options, &stacks);
-    let self_shares = category_shares(&stacks, &classes.categories);
+    let self_shares = category_shares(&stacks, &classes.categories, classes.table.other());
     let folded = if options.keep_folded {
         byte_ordered_lines(profile, &stacks)
     } else {
