@@ -78,6 +78,26 @@ for name in "${names[@]}"; do
   svg_or_smaller "$run" "$out/$name.svg"
   "$bin" report "$run/perf.data" --compiler --format json -q -o "$tmp/$name.json"
   "$bin" report "$run/perf.data" --compiler --format markdown -q -o "$tmp/$name.table.md"
+  "$bin" report "$run/perf.data" --compiler --by symbol --format markdown -q -o "$tmp/$name.symbols.md"
+  # What a reader trusts: Other is not on every stack, and no two rows (or two
+  # top symbols of one row) read the same.
+  python3 - "$name" "$tmp/$name.json" "$tmp/$name.table.md" "$tmp/$name.symbols.md" <<'EOF'
+import json, sys
+name, report_json, *tables = sys.argv[1:]
+other = [c for c in json.load(open(report_json))["categories"] if c["id"] == "other"]
+if other and other[0]["inclusive_percent"] > 50:
+    sys.exit(f"{name}: Other is {other[0]['inclusive_percent']}% inclusive")
+for table in tables:
+    rows = [line.split(" | ") for line in open(table) if line.startswith("| ") and not line.startswith("| ---")][1:]
+    shown = [row[0].lstrip("| ") for row in rows]
+    twice = {n for n in shown if shown.count(n) > 1}
+    if twice:
+        sys.exit(f"{name}: {table} shows these rows twice: {sorted(twice)}")
+    for row in rows:
+        tops = [t.rsplit(" (", 1)[0] for t in row[-1].rstrip(" |\n").split(", ") if t]
+        if len(set(tops)) != len(tops):
+            sys.exit(f"{name}: {table}: one row's top entries read the same: {tops}")
+EOF
   if [ "$name" = f32-literals ]; then
     "$bin" flamegraph "$run/perf.data" --compiler --inverted --min-width 0.5 -q \
       -o "$out/$name-inverted.svg"
@@ -201,8 +221,8 @@ lines = [
     "a browser to search and zoom. Each table is `compile-perf report perf.data --compiler --format "
     "markdown`. Percentages are shares of the compiler process's samples.",
     "",
-    "| workload | what it shows | top self categories | compile (samples' span) | flamegraph | table |",
-    "|---|---|---|---:|---|---|",
+    "| workload | what it shows | top self categories | Other, self | compile (samples' span) | flamegraph | table |",
+    "|---|---|---|---:|---:|---|---|",
 ]
 loaded = {}
 for name, (what, shows) in WHAT.items():
@@ -212,12 +232,15 @@ for name, (what, shows) in WHAT.items():
     loaded[name] = got
     rep, run, cats = got
     top = ", ".join(f"{c['name']} {c['self_percent']:.1f}%" for c in rep["categories"][:3])
-    lines.append(f"| `{name}` | {what}: {shows(rep, run, cats)} | {top} | {rep['duration_seconds']:.1f} s "
+    lines.append(f"| `{name}` | {what}: {shows(rep, run, cats)} | {top} | {pct(cats.get('other'))} "
+                 f"| {rep['duration_seconds']:.1f} s "
                  f"| [{name}.svg]({name}.svg) | [{name}.md]({name}.md) |")
 if "f32-literals" in loaded:
     lines += ["", "[f32-literals-inverted.svg](f32-literals-inverted.svg) is the same APFloat profile "
-              "inverted (`compile-perf flamegraph --compiler --inverted --min-width 0.5`): the hot leaf "
-              "functions on top, their callers below."]
+              "inverted (`compile-perf flamegraph --compiler --inverted --min-width 0.5`): the categories "
+              "on top, each one bar, its hot leaf functions below it and their callers below them."]
+lines += ["", "*Other, self* is the share of the compiler's samples in functions no rule names: what the "
+          "rule table misses. Other counts no inclusive share beyond that (see the README's Categories)."]
 
 if "hex-constants" in loaded and "hex-constants-bytecode" in loaded:
     t, b = loaded["hex-constants"], loaded["hex-constants-bytecode"]

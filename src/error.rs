@@ -31,6 +31,16 @@ pub enum Error {
         /// Why it cannot be opened.
         source: std::io::Error,
     },
+    /// The input is a directory without a recording in it.
+    #[error(
+        "{dir} is a directory without a perf.data; give a recording or a run directory of compile-perf record{hint}"
+    )]
+    NoRecordingInDirectory {
+        /// The directory given.
+        dir: PathBuf,
+        /// What else the directory holds that helps, such as runs of `record --repeat`.
+        hint: String,
+    },
     /// The input has no bytes at all.
     #[error("{input}: the file is empty; perf record writes nothing there when it fails to start")]
     Empty {
@@ -118,20 +128,24 @@ pub enum Error {
         source: std::io::Error,
     },
     /// `--category` names no category of the table.
-    #[error("no category {wanted:?}; the categories are: {available}")]
+    #[error(
+        "no category {wanted:?}; did you mean: {closest}? (`compile-perf rules` lists every id and name)"
+    )]
     UnknownCategory {
         /// The category asked for.
         wanted: String,
-        /// The table's category ids, listed.
-        available: String,
+        /// The closest ids and names, listed.
+        closest: String,
     },
     /// `--pass` names no pass found on the recording's stacks.
-    #[error("no pass {wanted:?} on the recorded stacks; the passes are: {available}")]
+    #[error(
+        "no pass {wanted:?} on the recorded stacks; did you mean: {closest}? (`report --by pass` lists them)"
+    )]
     UnknownPass {
         /// The pass asked for.
         wanted: String,
-        /// The passes on the stacks, listed.
-        available: String,
+        /// The closest passes on the stacks, listed.
+        closest: String,
     },
     /// The samples selected leave nothing to draw or report.
     #[error("nothing to draw: {reason}")]
@@ -157,7 +171,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Output { .. } => 1,
-            Error::Open { .. } => 3,
+            Error::Open { .. } | Error::NoRecordingInDirectory { .. } => 3,
             Error::Empty { .. } => 4,
             Error::NotPerfData { .. } | Error::FileModeStream { .. } => 5,
             Error::Truncated { .. } => EXIT_TRUNCATED,

@@ -32,7 +32,9 @@ mod recorder;
 mod render;
 mod report;
 pub mod rules;
+mod short_name;
 mod stacks;
+mod suggest;
 mod symbolize;
 mod unwind;
 

@@ -2,11 +2,10 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use compile_perf::Cli;
 
 fn main() -> ExitCode {
-    let config = Cli::parse().into_config();
+    let config = Cli::parse_with_tips(std::env::args_os()).into_config();
     match compile_perf::run(&config) {
         Ok(code) => ExitCode::from(code),
         Err(error) if error.is_broken_pipe() => ExitCode::SUCCESS,

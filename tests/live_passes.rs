@@ -231,6 +231,15 @@ fn passes_threads_and_the_timeline_of_a_real_compile() {
         .map(|row| row["key"].as_str().unwrap())
         .collect();
     assert!(buckets.contains(&"(parsing the input)"), "{buckets:?}");
+    // The linker, a child process of the compiler, has its own place.
+    let everything = json_of(&data, &["report", "--by", "pass", "--format", "json"]);
+    let linker = everything["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["key"] == "(linker: iree-lld)")
+        .unwrap_or_else(|| panic!("no linker row: {}", everything["rows"]));
+    assert!(linker["self_samples"].as_u64() > Some(0));
 
     // flamegraph --pass: only that pass's stacks, rooted at it.
     let folded = dir.join("pass.folded");

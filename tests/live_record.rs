@@ -140,6 +140,47 @@ fn a_failing_compile_still_leaves_its_profile_and_passes_on_its_exit_code() {
     assert_eq!(json["exit"]["code"], 1);
     assert_eq!(json["finished"], true);
     assert!(run_dir.join("perf.data").is_file() && run_dir.join("report.txt").is_file());
+
+    // The failure is loud: on stderr, in report.txt and in run.json's notes,
+    // with the compiler's own error line quoted.
+    let error_line = run
+        .stderr
+        .lines()
+        .find(|line| line.contains("error:") && !line.starts_with("compile-perf"))
+        .expect("iree-compile printed an error line")
+        .trim()
+        .to_owned();
+    let notice = "notice: the compile exited with code 1";
+    assert!(run.stderr.contains(notice), "{}", run.stderr);
+    let report = std::fs::read_to_string(run_dir.join("report.txt")).unwrap();
+    assert!(
+        report.contains(notice) && report.contains(&error_line),
+        "{report}"
+    );
+    assert!(
+        report.contains("run: ") && report.contains("exit 1"),
+        "{report}"
+    );
+    let notes = json["notes"].to_string();
+    assert!(notes.contains("the compile exited with code 1"), "{notes}");
+    assert!(json["stderr"]["lines"].as_u64() > Some(0), "{json}");
+
+    // A later report of the run directory says so too, from run.json.
+    let later = compile_perf([
+        OsString::from("report"),
+        run_dir.clone().into(),
+        "--format".into(),
+        "json".into(),
+    ]);
+    later.expect_code(0, "report of the run directory");
+    let later = later.json();
+    assert!(
+        later["notices"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("the compile exited with code 1")
+    );
+    assert_eq!(later["run"]["exit"]["code"], 1);
 }
 
 #[test]

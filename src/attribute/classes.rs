@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use super::pass::{Outside, PassId, Passes, outside_pass};
 use super::rows::RowKey;
 use crate::process::{ProcessId, ThreadId};
-use crate::profile::{Profile, is_compiler};
+use crate::profile::{Profile, is_compiler, is_linker};
 use crate::rules::{CategoryId, FunctionRef, RuleTable};
 use crate::stacks::SampleKey;
 use crate::symbolize::SymbolId;
@@ -109,6 +109,7 @@ pub(super) fn facts(
             &symbols,
             Outside {
                 in_compiler,
+                in_linker: is_linker(image),
                 in_task: task_cut.is_some() || !main_thread,
                 managed: classes.passes.managed(&symbols),
             },

@@ -41,6 +41,9 @@ pub(crate) enum OutsidePass {
     ParsingInput,
     SerializationAndOutput,
     StartupAndPython,
+    /// The linker, `iree-lld`: a child process of the compiler that links
+    /// each executable's object file.
+    Linker,
     /// The pass manager's own work between passes, above all verifying the
     /// IR after each pass.
     PassManager,
@@ -56,6 +59,7 @@ impl OutsidePass {
             OutsidePass::ParsingInput => "(parsing the input)",
             OutsidePass::SerializationAndOutput => "(serialization and output)",
             OutsidePass::StartupAndPython => "(startup and Python)",
+            OutsidePass::Linker => "(linker: iree-lld)",
             OutsidePass::PassManager => "(pass manager: verification, between passes)",
             OutsidePass::PoolTasks => "(thread-pool tasks)",
             OutsidePass::Other => "(outside passes, other)",
@@ -151,6 +155,11 @@ impl Passes {
         self.names
             .iter()
             .position(|known| known == name)
+            .or_else(|| {
+                self.names
+                    .iter()
+                    .position(|known| known.eq_ignore_ascii_case(name))
+            })
             .map(PassId::new)
     }
 
@@ -211,6 +220,8 @@ impl Passes {
 /// Where a sample outside every pass ran.
 pub(super) struct Outside {
     pub in_compiler: bool,
+    /// It ran in the linker, `iree-lld`.
+    pub in_linker: bool,
     /// It ran a thread-pool task, or on a thread other than the main one.
     pub in_task: bool,
     /// The pass manager is on the stack.
@@ -231,7 +242,9 @@ pub(super) fn outside_pass(
             ids.contains(&id.as_str())
         })
     };
-    if !outside.in_compiler || has(&["python", "startup"]) {
+    if outside.in_linker {
+        OutsidePass::Linker
+    } else if !outside.in_compiler || has(&["python", "startup"]) {
         OutsidePass::StartupAndPython
     } else if outside.managed {
         OutsidePass::PassManager

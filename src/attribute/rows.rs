@@ -112,11 +112,16 @@ pub(crate) fn group(
         };
         inclusive.clear();
         match grouping {
+            // Frames no rule names (thread roots, `main`, `_start`, and what
+            // the rules miss) are on nearly every stack: `other` counts only
+            // its self samples, so its inclusive share says something.
             Grouping::Category => inclusive.extend(
                 facts
                     .symbols
                     .iter()
-                    .map(|symbol| RowKey::Category(classes.category_of(*symbol))),
+                    .map(|symbol| classes.category_of(*symbol))
+                    .filter(|&category| category != classes.table.other())
+                    .map(RowKey::Category),
             ),
             Grouping::Symbol => inclusive.extend(facts.symbols.iter().copied().map(RowKey::Symbol)),
             Grouping::Dso => inclusive.extend(

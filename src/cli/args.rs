@@ -86,7 +86,7 @@ pub(super) struct DiffArgs {
     /// Exit 30 when a row's share grew beyond the noise by more than the threshold.
     #[arg(long)]
     pub fail_on_regression: bool,
-    /// Exit 30 when this row (a category id with --by category) grew beyond
+    /// Exit 30 when this row (a category id or name with --by category) grew beyond
     /// the noise by more than PP percentage points. Repeatable.
     #[arg(long, value_name = "KEY=PP", value_parser = parse_limit)]
     pub max_increase: Vec<(String, f64)>,
@@ -209,13 +209,19 @@ pub(super) struct FlamegraphArgs {
     /// The SVG to write (`-` is stdout).
     #[arg(long, short, value_name = "OUT.svg")]
     pub output: PathBuf,
-    /// Keep only stacks with a frame of this category (an id from `compile-perf rules`).
+    /// Keep only stacks with a frame of this category: an id or a name, in any
+    /// case (`compile-perf rules` lists them). Built-in ids: lexer, parser,
+    /// apfloat, bufferization, folding, rewrite, conversion, canonicalize,
+    /// verifier, uniquing, hashing, analysis, affine, printing, pass-manager,
+    /// ir, adt, llvm-codegen, llvm-opt, serialization, linker, runtime,
+    /// malloc, memops, kernel, python, threading, startup, other.
     #[arg(long, value_name = "ID")]
     pub category: Option<String>,
     /// Draw one MLIR pass (a name from `report --by pass`): its stacks, rooted at the pass.
     #[arg(long, value_name = "NAME")]
     pub pass: Option<String>,
-    /// Draw an icicle of leaf callers: the hot functions on top, their callers below.
+    /// Draw an icicle: each category on top as one bar, its hot functions
+    /// below it, and their callers below them.
     #[arg(long)]
     pub inverted: bool,
     /// Leave out frames narrower than this percentage of the picture's width

@@ -9,6 +9,9 @@
 mod args;
 mod config;
 
+use std::ffi::OsString;
+
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Parser, Subcommand};
 
 use args::{
@@ -23,6 +26,28 @@ use args::{
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+impl Cli {
+    /// Parses `args` (the program's name first) as [`Parser::parse_from`]
+    /// does, and exits the same way on a bad command line; `record` followed
+    /// by a command without `--` gets a tip to put `--` before it.
+    pub fn parse_with_tips(args: impl IntoIterator<Item = OsString>) -> Cli {
+        let args: Vec<OsString> = args.into_iter().collect();
+        Cli::try_parse_from(&args).unwrap_or_else(|mut error| {
+            let record = args.get(1).is_some_and(|arg| arg == "record");
+            if record && error.kind() == ErrorKind::UnknownArgument {
+                error.insert(
+                    ContextKind::Suggested,
+                    ContextValue::StyledStrs(vec![
+                        "put `--` before the command to record: compile-perf record [OPTIONS] -- COMMAND [ARGS]..."
+                            .into(),
+                    ]),
+                );
+            }
+            error.exit()
+        })
+    }
 }
 
 /// The commands.
@@ -49,4 +74,36 @@ enum Command {
     /// (used by `record` inside perf).
     #[command(hide = true)]
     Measure(MeasureArgs),
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+    use crate::rules::RuleTable;
+
+    #[test]
+    fn flamegraph_help_lists_every_built_in_category_id() {
+        let mut command = Cli::command();
+        let help = command
+            .find_subcommand_mut("flamegraph")
+            .expect("flamegraph is a command")
+            .render_long_help()
+            .to_string();
+        let listed = help
+            .split("Built-in ids:")
+            .nth(1)
+            .expect("the help lists the ids")
+            .split("\n\n")
+            .next()
+            .unwrap_or_default();
+        let listed: Vec<&str> = listed
+            .split(',')
+            .map(|id| id.trim().trim_end_matches('.'))
+            .collect();
+        let table = RuleTable::builtin();
+        let ids: Vec<&str> = table.categories.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(listed, ids);
+    }
 }

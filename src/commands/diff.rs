@@ -7,23 +7,23 @@ use std::path::{Path, PathBuf};
 
 use hashbrown::HashMap;
 
-use super::{ColorChoice, Config, ReportFormat, finish, load_options, load_rules};
+use super::{
+    ColorChoice, Config, ReportFormat, finish, load_options, load_rules, run_facts_beside,
+};
 use crate::attribute::diff::{Diff, Limits, Side, diff, failures};
 use crate::attribute::runs::run_rows;
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
 use crate::error::{EXIT_REGRESSION, Error};
 use crate::output::{Output, write_output};
-use crate::perfdata::Input;
+use crate::perfdata::{Input, RUN_RECORDING};
 use crate::profile::LoadOptions;
 use crate::render::flamegraph::diff::{DiffStacks, Drawn, Labels, draw, folded_lines};
 use crate::report::breakdown::{attribution_name, grouping_name, scope_words};
 use crate::report::diff::{Scope, to_json, write_failures, write_text};
 use crate::rules::RuleTable;
 
-/// The file name `record` gives a recording.
-const RECORDING_NAME: &str = "perf.data";
-/// Also taken, in a directory of runs: `NAME.perf.data`.
+/// Besides `perf.data`, a directory of runs may hold `NAME.perf.data`.
 const RECORDING_SUFFIX: &str = ".perf.data";
 
 /// What `diff` compares, and how. The recordings of each side take the
@@ -47,9 +47,11 @@ pub(crate) struct DiffOptions {
 /// summaries.
 pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
     let rules = load_rules(config.rules_file.as_deref())?;
-    if options.grouping == Grouping::Category {
-        check_limits(&rules, &options.limits)?;
-    }
+    let limits = if options.grouping == Grouping::Category {
+        check_limits(&rules, &options.limits)?
+    } else {
+        options.limits.clone()
+    };
     let mut code = 0;
     // Each side's runs, and their folded stacks added up for the flamegraphs.
     let mut read_side = |path: &Path| -> Result<(Side, HashMap<String, u64>), Error> {
@@ -61,6 +63,7 @@ pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
                 ..load_options(config).clone()
             };
             let profile = crate::profile::load(&load)?;
+            let run = run_facts_beside(&input);
             let classes = Classes::new(&profile, &rules);
             runs.push(run_rows(
                 input,
@@ -75,7 +78,7 @@ pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
                     *stacks.entry(line).or_insert(0) += count;
                 }
             }
-            code = code.max(finish(config, &profile)?);
+            code = code.max(finish(config, &profile, run.as_ref())?);
         }
         let side = Side {
             name: path.display().to_string(),
@@ -115,7 +118,7 @@ pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
         };
         draw_flamegraphs(&compared, &stacks, svg)?;
     }
-    let failed = failures(&compared, &options.limits);
+    let failed = failures(&compared, &limits);
     if failed.is_empty() {
         return Ok(code);
     }
@@ -124,22 +127,21 @@ pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
     Ok(EXIT_REGRESSION)
 }
 
-/// With `--by category`, every `--max-increase` must name a category.
-fn check_limits(rules: &RuleTable, limits: &Limits) -> Result<(), Error> {
-    for (key, _) in &limits.max_increase {
-        if rules.find(key).is_none() {
-            return Err(Error::UnknownCategory {
-                wanted: key.clone(),
-                available: rules
-                    .categories
-                    .iter()
-                    .map(|category| category.id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
-        }
-    }
-    Ok(())
+/// With `--by category`, every `--max-increase` must name a category (by
+/// id or name); the limits come back keyed by id, as the rows are.
+fn check_limits(rules: &RuleTable, limits: &Limits) -> Result<Limits, Error> {
+    let max_increase = limits
+        .max_increase
+        .iter()
+        .map(|(key, limit)| {
+            let category = rules.find(key).ok_or_else(|| rules.unknown_category(key))?;
+            Ok((rules.category(category).id.clone(), *limit))
+        })
+        .collect::<Result<_, Error>>()?;
+    Ok(Limits {
+        max_increase,
+        ..limits.clone()
+    })
 }
 
 /// The recordings `path` names: the file itself; a run directory's
@@ -154,7 +156,7 @@ fn recordings(path: &Path) -> Result<Vec<PathBuf>, Error> {
     if !metadata.is_dir() {
         return Ok(vec![path.to_owned()]);
     }
-    let own = path.join(RECORDING_NAME);
+    let own = path.join(RUN_RECORDING);
     if own.is_file() {
         return Ok(vec![own]);
     }
@@ -182,7 +184,7 @@ fn collect_recordings(dir: &Path, found: &mut Vec<PathBuf>) -> std::io::Result<(
         }
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if (name == RECORDING_NAME || name.ends_with(RECORDING_SUFFIX)) && path.is_file() {
+        if (name == RUN_RECORDING || name.ends_with(RECORDING_SUFFIX)) && path.is_file() {
             found.push(path);
         }
     }

@@ -21,6 +21,8 @@ pub(super) struct FlamegraphRequest {
     pub(super) inverted: bool,
     pub(super) min_width: f64,
     pub(super) folded_out: Option<PathBuf>,
+    /// The run's facts (from `run.json`), shown under the title.
+    pub(super) run_facts: Option<String>,
 }
 
 impl FlamegraphRequest {
@@ -33,6 +35,7 @@ impl FlamegraphRequest {
             inverted,
             min_width,
             folded_out: None,
+            run_facts: None,
         }
     }
 }
@@ -51,15 +54,9 @@ pub(super) fn flamegraph_picture(
         .category
         .as_deref()
         .map(|wanted| {
-            rules.find(wanted).ok_or_else(|| Error::UnknownCategory {
-                wanted: wanted.to_owned(),
-                available: rules
-                    .categories
-                    .iter()
-                    .map(|category| category.id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })
+            rules
+                .find(wanted)
+                .ok_or_else(|| rules.unknown_category(wanted))
         })
         .transpose()?;
     let pass = request
@@ -71,7 +68,10 @@ pub(super) fn flamegraph_picture(
                 .find_name(wanted)
                 .ok_or_else(|| Error::UnknownPass {
                     wanted: wanted.to_owned(),
-                    available: classes.passes.names().join(", "),
+                    closest: crate::suggest::closest(
+                        wanted,
+                        classes.passes.names().iter().map(String::as_str),
+                    ),
                 })
         })
         .transpose()?;
@@ -82,6 +82,7 @@ pub(super) fn flamegraph_picture(
         min_width: request.min_width,
         keep_folded: request.folded_out.is_some(),
         filter: filter.clone(),
+        run_facts: request.run_facts.clone(),
     };
     match prepared {
         Some(drawable) if drawable.suits(&options) => {

@@ -4,11 +4,12 @@
 use std::path::PathBuf;
 
 use super::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
-use super::{Config, finish, rules_and_profile};
+use super::{Config, finish, rules_and_profile, run_facts};
 use crate::attribute::Classes;
 use crate::defaults;
 use crate::error::Error;
 use crate::render::flamegraph::all_stacks;
+use crate::report::run_facts::RunFacts;
 
 /// What `flamegraph` was asked for.
 #[derive(Clone, Debug)]
@@ -24,6 +25,7 @@ pub(crate) struct FlamegraphOptions {
 /// Draws the flamegraph `options` ask for.
 pub(crate) fn run(config: &Config, options: &FlamegraphOptions) -> Result<u8, Error> {
     let (rules, profile) = rules_and_profile(config)?;
+    let run = run_facts(config);
     let request = FlamegraphRequest {
         output: config.output.clone(),
         category: options.category.clone(),
@@ -31,6 +33,7 @@ pub(crate) fn run(config: &Config, options: &FlamegraphOptions) -> Result<u8, Er
         inverted: options.inverted,
         min_width: options.min_width,
         folded_out: options.folded_out.clone(),
+        run_facts: run.as_ref().map(RunFacts::short_line),
     };
     let drawn_whole = options.category.is_none() && options.pass.is_none() && !options.inverted;
     // The whole picture's stacks need no categories: they are made while
@@ -41,5 +44,5 @@ pub(crate) fn run(config: &Config, options: &FlamegraphOptions) -> Result<u8, Er
     );
     let picture = flamegraph_picture(&request, &config.filter, &profile, &classes, prepared)?;
     save_flamegraph(&request, picture)?;
-    finish(config, &profile)
+    finish(config, &profile, run.as_ref())
 }

@@ -30,6 +30,7 @@ use crate::perfdata::{Input, InputEnd};
 use crate::profile::{LoadOptions, Profile, SampleFilter};
 use crate::report::breakdown::Breakdown;
 use crate::report::memory::{self, MemoryJson};
+use crate::report::run_facts::{RunFacts, notices};
 use crate::report::summary::{self, Summary};
 use crate::report::table::TextFormat;
 use crate::rules::RuleTable;
@@ -216,7 +217,7 @@ fn memory_section(
         ..load.clone()
     })?;
     let peak_rss = match &load.input {
-        Input::Path(path) => peak_rss_beside(path),
+        Input::Path(path) => run_facts_beside(path).and_then(|run| run.peak_rss_bytes),
         Input::Stdin => None,
     };
     Ok(Some(memory::memory_report(
@@ -224,16 +225,27 @@ fn memory_section(
     )))
 }
 
-/// The peak RSS `record` wrote into `run.json` beside `perf_data`.
-fn peak_rss_beside(perf_data: &Path) -> Option<u64> {
-    let run = std::fs::read(perf_data.parent()?.join("run.json")).ok()?;
-    let json: serde_json::Value = serde_json::from_slice(&run).ok()?;
-    json["peak_rss_bytes"].as_u64()
+/// What `run.json` beside the recording says, when the recording is in a
+/// run directory of `record`.
+fn run_facts(config: &Config) -> Option<RunFacts> {
+    match &config.load.as_ref()?.input {
+        Input::Path(path) => run_facts_beside(path),
+        Input::Stdin => None,
+    }
 }
 
-/// Prints the summary and turns how the input ended into the result.
-fn finish(config: &Config, profile: &Profile) -> Result<u8, Error> {
-    let summary = summary::summarize(profile);
+/// What `run.json` beside `perf_data` says; `None` without a readable one.
+fn run_facts_beside(perf_data: &Path) -> Option<RunFacts> {
+    let run = std::fs::read(perf_data.parent()?.join("run.json")).ok()?;
+    serde_json::from_slice(&run).ok()
+}
+
+/// Prints the summary and the notices, and turns how the input ended into
+/// the result. The run's facts (`run.json`) feed the notices; a lost-samples
+/// warning `record` already noted there is not repeated.
+fn finish(config: &Config, profile: &Profile, run: Option<&RunFacts>) -> Result<u8, Error> {
+    let warn_lost = !config.quiet && !run.is_some_and(RunFacts::notes_lost_samples);
+    let summary = summary::summarize(profile, warn_lost);
     let mut stderr = std::io::stderr().lock();
     let shown = if config.quiet {
         Summary {
@@ -245,6 +257,11 @@ fn finish(config: &Config, profile: &Profile) -> Result<u8, Error> {
     };
     // The summary is a diagnostic; failing to print it must not fail the run.
     let _ = summary::write_summary(&shown, &mut stderr);
+    if !config.quiet {
+        for notice in notices(profile, run) {
+            let _ = writeln!(stderr, "compile-perf: notice: {notice}");
+        }
+    }
 
     let input = profile.input_name.clone();
     let samples = profile.counts.samples;

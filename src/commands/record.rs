@@ -25,6 +25,8 @@ use crate::profile::{LoadOptions, SampleFilter};
 use crate::recorder::{RecordOptions, Recorded, RunStatus, SeriesManifest, prepare_series, record};
 use crate::report::breakdown::{BreakdownOptions, breakdown};
 use crate::report::repeat;
+use crate::report::run_facts::{RunFacts, notices};
+use crate::report::summary::lost_samples_warning;
 use crate::report::table::TextFormat;
 use crate::rules::RuleTable;
 
@@ -147,7 +149,10 @@ fn report_recording(
         }
     };
     let classes = Classes::new(&profile, rules);
-    let breakdown = breakdown(&profile, &classes, BreakdownOptions::default());
+    let run = run_facts_of(&recorded);
+    let run_notices = notices(&profile, run.as_ref());
+    let mut breakdown = breakdown(&profile, &classes, BreakdownOptions::default());
+    breakdown.set_run(run.clone(), run_notices.clone());
     let dir = recorded.dir.clone();
     let file = |name: &str| Output::File(dir.join(name));
     let memory = memory_section(&load, &profile, rules, &SampleFilter::default())?;
@@ -178,7 +183,10 @@ fn report_recording(
         ),
     ];
     for (name, compiler_only, inverted, min_width) in drawings {
-        let request = FlamegraphRequest::whole(file(name), inverted, min_width);
+        let request = FlamegraphRequest {
+            run_facts: run.as_ref().map(RunFacts::short_line),
+            ..FlamegraphRequest::whole(file(name), inverted, min_width)
+        };
         let filter = SampleFilter {
             compiler_only,
             ..SampleFilter::default()
@@ -215,16 +223,30 @@ fn report_recording(
         .run
         .outputs
         .extend(outputs.iter().map(|name| (*name).to_owned()));
+    recorded.run.notes.extend(run_notices);
+    if profile.counts.lost > 0 {
+        recorded
+            .run
+            .notes
+            .push(lost_samples_warning(profile.counts.lost));
+    }
     recorded.run.status = RunStatus::Finished;
     recorded.run.finished = true;
     recorded.save()?;
     eprintln!("compile-perf: the run is in {}", dir.display());
 
-    let summary_code = finish(config, &profile)?;
+    let summary_code = finish(config, &profile, run.as_ref())?;
     let command_code = recorded.run.exit.map_or(0, |exit| exit.shell_code());
     Ok(match (recorded.run.interrupted, command_code) {
         (true, _) => 130,
         (false, 0) => summary_code,
         (false, code) => u8::try_from(code).unwrap_or(1),
     })
+}
+
+/// The facts of the run as the reports show them, from its manifest.
+fn run_facts_of(recorded: &Recorded) -> Option<RunFacts> {
+    serde_json::to_value(&recorded.run)
+        .and_then(serde_json::from_value)
+        .ok()
 }

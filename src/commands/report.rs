@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
 use super::{
     ColorChoice, Config, ReportFormat, finish, load_options, memory_section, rules_and_profile,
-    write_report,
+    run_facts, write_report,
 };
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
@@ -15,6 +15,7 @@ use crate::error::Error;
 use crate::output::Output;
 use crate::render::flamegraph::all_stacks;
 use crate::report::breakdown::{BreakdownOptions, breakdown};
+use crate::report::run_facts::{RunFacts, notices};
 
 /// What `report` was asked for.
 #[derive(Clone, Debug)]
@@ -43,17 +44,21 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
         },
     );
     let colors = options.color.wanted(&config.output);
+    let run = run_facts(config);
     // The flamegraph is drawn on a thread of its own while the table is
     // built and written, and while the recording's memory is given back.
     let drawing = options
         .flamegraph
         .as_ref()
         .map(|svg| {
-            let request = FlamegraphRequest::whole(
-                Output::File(svg.clone()),
-                false,
-                defaults::MIN_WIDTH_PERCENT,
-            );
+            let request = FlamegraphRequest {
+                run_facts: run.as_ref().map(RunFacts::short_line),
+                ..FlamegraphRequest::whole(
+                    Output::File(svg.clone()),
+                    false,
+                    defaults::MIN_WIDTH_PERCENT,
+                )
+            };
             let picture = flamegraph_picture(&request, filter, &profile, &classes, prepared)?;
             Ok::<_, Error>(std::thread::spawn(move || {
                 save_flamegraph(&request, picture)
@@ -66,7 +71,8 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
             attribution: options.attribution,
             filter: filter.clone(),
         };
-        let breakdown = breakdown(&profile, &classes, breakdown_options);
+        let mut breakdown = breakdown(&profile, &classes, breakdown_options);
+        breakdown.set_run(run.clone(), notices(&profile, run.as_ref()));
         let memory = memory_section(load_options(config), &profile, &rules, filter)?;
         write_report(
             &config.output,
@@ -75,7 +81,7 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
             options.format.text(),
             colors,
         )?;
-        finish(config, &profile)
+        finish(config, &profile, run.as_ref())
     })();
     drop(classes);
     drop(profile);

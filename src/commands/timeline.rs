@@ -3,11 +3,12 @@
 
 use clap::ValueEnum;
 
-use super::{Config, finish, rules_and_profile};
+use super::{Config, finish, rules_and_profile, run_facts};
 use crate::attribute::{Classes, timeline};
 use crate::error::Error;
 use crate::output::write_output;
 use crate::render::timeline_svg;
+use crate::report::run_facts::RunFacts;
 use crate::report::timeline_json;
 
 /// What `timeline` was asked for.
@@ -37,15 +38,17 @@ pub(crate) fn run(config: &Config, options: &TimelineOptions) -> Result<u8, Erro
         });
     }
     let command = profile.profiled_command();
+    let run = run_facts(config);
+    let facts = run.as_ref().map(RunFacts::short_line);
     write_output(&config.output, |out| match options.format {
         TimelineFormat::Json => {
             let document = timeline_json::to_json(&timeline, &rules, command);
             serde_json::to_writer_pretty(&mut *out, &document)?;
             writeln!(out)
         }
-        TimelineFormat::Svg => {
-            out.write_all(timeline_svg::render(&timeline, &rules, &command).as_bytes())
-        }
+        TimelineFormat::Svg => out.write_all(
+            timeline_svg::render(&timeline, &rules, &command, facts.as_deref()).as_bytes(),
+        ),
     })?;
-    finish(config, &profile)
+    finish(config, &profile, run.as_ref())
 }

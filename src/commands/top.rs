@@ -3,7 +3,7 @@
 
 use clap::ValueEnum;
 
-use super::{Config, finish, load_profile};
+use super::{Config, finish, load_profile, run_facts};
 use crate::error::Error;
 use crate::output::write_output;
 use crate::report::top::{top_report, write_json, write_table};
@@ -32,5 +32,5 @@ pub(crate) fn run(config: &Config, options: &TopOptions) -> Result<u8, Error> {
         TopFormat::Json => write_json(&top, out),
         TopFormat::Table => write_table(&top, out),
     })?;
-    finish(config, &profile)
+    finish(config, &profile, run_facts(config).as_ref())
 }

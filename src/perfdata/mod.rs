@@ -33,6 +33,7 @@ use crate::error::Error;
 use convert::{deliver, drain};
 use events::Events;
 use reader::{ReadEnd, RecordReader};
+pub(crate) use records::RUN_RECORDING;
 pub use records::{
     EventInfo, HeaderBuildId, Input, InputEnd, Mapping, Record, RecordingInfo, Sample, SampleMode,
     UserRegs,

@@ -6,6 +6,7 @@
 use std::fs::File;
 use std::io::{BufReader, Cursor, Read, Seek, SeekFrom};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
 
 use linux_perf_data::{Feature, PerfFileReader};
 
@@ -14,7 +15,9 @@ use super::convert::recording_info;
 use super::events::Events;
 use super::mapped::MappedFile;
 use super::reader::{RecordReader, Source, StreamKind};
-use super::{Input, Reader, Recording, Simpleperf, corrupt, header_fields, validate};
+use super::{
+    Input, RUN_RECORDING, Reader, Recording, Simpleperf, corrupt, header_fields, validate,
+};
 use crate::error::Error;
 
 /// Read buffer for the recording; large enough to keep syscalls rare.
@@ -68,6 +71,10 @@ impl Recording {
     pub fn open(input: &Input, salvage: bool) -> Result<Recording, Error> {
         let name = input.display_name();
         match input {
+            Input::Path(path) if path.is_dir() => Err(Error::NoRecordingInDirectory {
+                dir: path.clone(),
+                hint: directory_hint(path),
+            }),
             Input::Path(path) => {
                 let file = File::open(path).map_err(|source| Error::Open {
                     path: path.clone(),
@@ -325,5 +332,37 @@ fn guarded<T>(
             input,
             "the perf.data parser rejected a malformed record",
         )),
+    }
+}
+
+/// What a directory without a `perf.data` holds that the user may have
+/// meant: the runs of `record --repeat`, or recordings under other names.
+fn directory_hint(dir: &Path) -> String {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return String::new();
+    };
+    let mut runs = Vec::new();
+    let mut recordings = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.join(RUN_RECORDING).is_file() {
+            runs.push(name);
+        } else if name.ends_with(".data") && path.is_file() {
+            recordings.push(name);
+        }
+    }
+    runs.sort();
+    recordings.sort();
+    if let Some(first) = runs.first() {
+        format!(
+            " ({} run directories are in it, such as {}: read one, or compare them with `compile-perf diff`)",
+            runs.len(),
+            dir.join(first).display()
+        )
+    } else if let Some(first) = recordings.first() {
+        format!(" (it holds {}: give that file)", dir.join(first).display())
+    } else {
+        String::new()
     }
 }

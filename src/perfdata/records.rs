@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 
 use linux_perf_data::linux_perf_event_reader::RawDataU64;
 
+/// The recording's name in a run directory of `record`.
+pub(crate) const RUN_RECORDING: &str = "perf.data";
+
 /// Where the recording comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Input {
@@ -16,10 +19,15 @@ pub enum Input {
 }
 
 impl Input {
-    /// `-` means standard input; anything else is a path.
+    /// `-` means standard input; a run directory of `record` means its
+    /// `perf.data`; anything else is a path.
     pub(crate) fn from_arg(arg: &Path) -> Self {
         if arg == Path::new("-") {
-            Input::Stdin
+            return Input::Stdin;
+        }
+        let in_run_directory = arg.join(RUN_RECORDING);
+        if arg.is_dir() && in_run_directory.exists() {
+            Input::Path(in_run_directory)
         } else {
             Input::Path(arg.to_owned())
         }

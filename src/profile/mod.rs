@@ -18,7 +18,7 @@ use crate::symbolize::{
 };
 use crate::unwind::{FrameKey, Unwinders, mapping_bias};
 
-pub(crate) use select::{SampleFilter, is_compiler};
+pub(crate) use select::{SampleFilter, is_compiler, is_linker};
 
 /// What to load and how.
 #[derive(Clone, Debug)]

@@ -4,6 +4,9 @@ use crate::process::ProcessImage;
 
 /// The suffix of the native compiler's executable in the iree-base-compiler wheel.
 const COMPILER_EXECUTABLE: &str = "_mlir_libs/iree-compile";
+/// The linker the compiler runs for each executable (llvm-cpu), as a child
+/// process.
+const LINKER_EXECUTABLE: &str = "iree-lld";
 
 /// A restriction to some processes. The default keeps every sample.
 #[derive(Clone, Debug, Default)]
@@ -47,4 +50,13 @@ pub(crate) fn is_compiler(image: &ProcessImage) -> bool {
         .executable
         .as_deref()
         .is_some_and(|path| path.ends_with(COMPILER_EXECUTABLE))
+}
+
+/// True for the linker, `iree-lld`, by its executable or its name.
+pub(crate) fn is_linker(image: &ProcessImage) -> bool {
+    image.name == LINKER_EXECUTABLE
+        || image
+            .executable
+            .as_deref()
+            .is_some_and(|path| path.rsplit('/').next() == Some(LINKER_EXECUTABLE))
 }

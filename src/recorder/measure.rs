@@ -1,10 +1,13 @@
 //! `compile-perf measure`, the wrapper `record` runs the command through
-//! inside perf: it runs the command, waits, and writes its exit status and
+//! inside perf: it runs the command, passes its stderr through while
+//! keeping the last lines, waits, and writes its exit status, those lines and
 //! the peak RSS of the command (not of perf) to a file in the run directory.
 
+use std::collections::VecDeque;
 use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use serde::{Deserialize, Serialize};
 
@@ -14,12 +17,32 @@ use super::run_json::CommandExit;
 pub(crate) const MEASURE_FILE: &str = ".measure.json";
 
 /// What the `measure` wrapper reports about the command it ran.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Measured {
     pub exit: CommandExit,
     /// The largest peak resident set of the command and its descendants.
     pub peak_rss_bytes: u64,
+    /// What the command wrote to stderr, in short.
+    pub stderr: StderrExcerpt,
 }
+
+/// The first and the last lines a command wrote to stderr: a crash says what
+/// crashed first, an error says what failed last.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct StderrExcerpt {
+    /// The first lines.
+    pub head: Vec<String>,
+    /// The last lines, after the head.
+    pub tail: Vec<String>,
+    /// How many lines the command wrote.
+    pub lines: u64,
+}
+
+/// How many of the command's first and last stderr lines are kept.
+const STDERR_HEAD_LINES: usize = 3;
+const STDERR_TAIL_LINES: usize = 12;
+/// Longer stderr lines are cut to this many bytes in the kept tail.
+const STDERR_LINE_BYTES: usize = 400;
 
 /// `compile-perf measure`: runs `command`, waits, and writes its exit status
 /// and peak RSS to `into`. Returns the shell exit code of the command.
@@ -30,14 +53,52 @@ pub(crate) fn measure(command: &[OsString], into: &Path) -> std::io::Result<i32>
     // Ctrl-C (and perf's SIGTERM after it) must end the command, not this
     // wrapper, which reports how the command ended.
     let _ = ctrlc::set_handler(|| {});
-    let status = Command::new(program).args(args).status()?;
+    let mut child = Command::new(program)
+        .args(args)
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let stderr = child
+        .stderr
+        .take()
+        .map(|stderr| pass_through(stderr, &mut std::io::stderr()))
+        .unwrap_or_default();
+    let status = child.wait()?;
     let measured = Measured {
         exit: CommandExit::from_status(status),
         peak_rss_bytes: children_peak_rss(),
+        stderr,
     };
     let text = serde_json::to_vec(&measured)?;
     crate::output::write_file(into, |out| out.write_all(&text))?;
     Ok(measured.exit.shell_code())
+}
+
+/// Copies `from` to `to` line by line as it comes, and keeps the first and
+/// the last lines. A failing `to` (a closed terminal) does not stop the copy:
+/// the command must never block on a full pipe.
+fn pass_through(from: impl Read, to: &mut dyn Write) -> StderrExcerpt {
+    let mut excerpt = StderrExcerpt::default();
+    let mut tail = VecDeque::with_capacity(STDERR_TAIL_LINES);
+    let mut reader = BufReader::new(from);
+    let mut line = Vec::new();
+    while reader.read_until(b'\n', &mut line).unwrap_or(0) > 0 {
+        let _ = to.write_all(&line).and_then(|()| to.flush());
+        let text = String::from_utf8_lossy(&line[..line.len().min(STDERR_LINE_BYTES)])
+            .trim_end()
+            .to_owned();
+        excerpt.lines += 1;
+        if excerpt.head.len() < STDERR_HEAD_LINES {
+            excerpt.head.push(text);
+        } else {
+            if tail.len() == STDERR_TAIL_LINES {
+                tail.pop_front();
+            }
+            tail.push_back(text);
+        }
+        line.clear();
+    }
+    excerpt.tail = tail.into();
+    excerpt
 }
 
 /// The largest peak RSS among the waited-for descendants of this process.
@@ -54,4 +115,37 @@ fn children_peak_rss() -> u64 {
 
 pub(crate) fn read_measured(path: &Path) -> Option<Measured> {
     serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_passes_through_whole_and_its_head_and_tail_are_kept() {
+        let text: String = (1..=25).map(|n| format!("line {n}\n")).collect();
+        let mut copy = Vec::new();
+        let excerpt = pass_through(text.as_bytes(), &mut copy);
+        assert_eq!(copy, text.as_bytes());
+        assert_eq!(excerpt.lines, 25);
+        assert_eq!(excerpt.head, ["line 1", "line 2", "line 3"]);
+        assert_eq!(excerpt.tail.len(), STDERR_TAIL_LINES);
+        assert_eq!(excerpt.tail.first().map(String::as_str), Some("line 14"));
+        assert_eq!(excerpt.tail.last().map(String::as_str), Some("line 25"));
+    }
+
+    #[test]
+    fn a_last_line_without_newline_and_long_lines_are_kept_cut() {
+        let long = "x".repeat(STDERR_LINE_BYTES * 2);
+        let text = format!("{long}\nerror: no newline");
+        let excerpt = pass_through(text.as_bytes(), &mut Vec::new());
+        assert_eq!(
+            excerpt.head,
+            vec![
+                "x".repeat(STDERR_LINE_BYTES),
+                "error: no newline".to_owned()
+            ]
+        );
+        assert!(excerpt.tail.is_empty());
+    }
 }

@@ -23,9 +23,10 @@ use std::time::{Instant, SystemTime};
 use serde::Serialize;
 
 pub(crate) use crate::error::RecordError;
+use crate::perfdata::RUN_RECORDING;
 
 use checks::{check_permission, detect_event, perf_version, prepare_dir, program_exists};
-use measure::{MEASURE_FILE, read_measured};
+use measure::{MEASURE_FILE, StderrExcerpt, read_measured};
 pub(crate) use run_json::{CommandExit, PerfRun, RunManifest, RunStatus, SeriesManifest};
 use run_json::{host, input_files, iree_compile_version, write_run_json};
 
@@ -142,16 +143,17 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
         wall_seconds: None,
         exit: None,
         peak_rss_bytes: None,
+        stderr: StderrExcerpt::default(),
         iree_compile_version: iree_compile_version(&options.command),
         inputs: input_files(&options.command[1..]),
         host: host(),
         perf: None,
-        outputs: vec!["perf.data".to_owned(), "run.json".to_owned()],
+        outputs: vec![RUN_RECORDING.to_owned(), "run.json".to_owned()],
         notes: Vec::new(),
     };
     write_run_json(dir, &run)?;
 
-    let perf_data = dir.join("perf.data");
+    let perf_data = dir.join(RUN_RECORDING);
     let measure_file = dir.join(MEASURE_FILE);
     let wrapper = std::env::current_exe().map_err(|source| RecordError::OutputNotWritable {
         dir: dir.clone(),
@@ -203,6 +205,7 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
             run.exit = Some(measured.exit);
             run.peak_rss_bytes = Some(measured.peak_rss_bytes);
             run.interrupted |= measured.exit.signal == Some(libc::SIGINT);
+            run.stderr = measured.stderr;
         }
         None => run.notes.push(
             "the command's exit status and peak RSS were not measured (the wrapper did not finish)"

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::RecordError;
+use super::measure::StderrExcerpt;
 
 /// Inputs larger than this are listed without a hash.
 const MAX_HASHED_INPUT: u64 = 4 << 30;
@@ -100,6 +101,8 @@ pub(crate) struct RunManifest {
     pub exit: Option<CommandExit>,
     /// Of the command and its descendants (the compiler), not of perf.
     pub peak_rss_bytes: Option<u64>,
+    /// The first and last lines the command wrote to stderr.
+    pub stderr: StderrExcerpt,
     pub iree_compile_version: Option<String>,
     pub inputs: Vec<InputFile>,
     pub host: Host,

@@ -34,8 +34,14 @@ fn phase_color(phase: Phase) -> &'static str {
     }
 }
 
-/// Draws `timeline`, titled with the profiled `command`.
-pub(crate) fn render(timeline: &Timeline, table: &RuleTable, command: &str) -> String {
+/// Draws `timeline`, titled with the profiled `command`, and the run's
+/// facts (from `run.json`) under it when known.
+pub(crate) fn render(
+    timeline: &Timeline,
+    table: &RuleTable,
+    command: &str,
+    run_facts: Option<&str>,
+) -> String {
     let title = short_command(command, TITLE_CHARS);
     let plot_width = WIDTH - LEFT - RIGHT;
     let count = timeline.slices.len().max(1);
@@ -80,6 +86,10 @@ pub(crate) fn render(timeline: &Timeline, table: &RuleTable, command: &str) -> S
             use_.serial_share * 100.0
         ),
         None => format!("category shares per {:.2} s", timeline.slice_seconds),
+    };
+    let subtitle = match run_facts {
+        Some(facts) => format!("{subtitle} — {facts}"),
+        None => subtitle,
     };
     let _ = writeln!(
         svg,

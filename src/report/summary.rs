@@ -23,8 +23,20 @@ pub(crate) struct Summary {
     pub exit_code: u8,
 }
 
-/// Summarizes `profile`.
-pub(crate) fn summarize(profile: &Profile) -> Summary {
+/// How the lost-samples warning begins, in the summary and in `run.json`'s
+/// notes.
+pub(crate) const LOST_SAMPLES_PREFIX: &str = "the kernel lost ";
+
+/// The warning about samples the kernel lost.
+pub(crate) fn lost_samples_warning(lost: u64) -> String {
+    format!(
+        "{LOST_SAMPLES_PREFIX}{lost} samples while recording; rerun with a lower -F or a larger -m buffer"
+    )
+}
+
+/// Summarizes `profile`; with `warn_lost`, lost samples are a warning too
+/// (they are always a line).
+pub(crate) fn summarize(profile: &Profile, warn_lost: bool) -> Summary {
     let samples = profile.counts.samples;
     let (unwind, per_process) = unwind_stats(profile, &SampleFilter::default());
     let resolution = frame_resolution(profile);
@@ -74,11 +86,8 @@ pub(crate) fn summarize(profile: &Profile) -> Summary {
 
     let mut warnings = Vec::new();
     let mut exit_code = 0;
-    if profile.counts.lost > 0 {
-        warnings.push(format!(
-            "the kernel lost {} samples while recording; rerun with a lower -F or a larger -m buffer",
-            profile.counts.lost
-        ));
+    if warn_lost && profile.counts.lost > 0 {
+        warnings.push(lost_samples_warning(profile.counts.lost));
     }
     let mut problem_dsos: Vec<_> = profile
         .store

@@ -120,11 +120,29 @@ impl RuleTable {
     }
 
     /// The category with this id string.
-    pub(crate) fn find(&self, id: &str) -> Option<CategoryId> {
+    /// The category with this id (`rewrite`) or name (`Pattern rewriting`),
+    /// either in any case.
+    pub(crate) fn find(&self, id_or_name: &str) -> Option<CategoryId> {
         self.categories
             .iter()
-            .position(|category| category.id == id)
+            .position(|category| {
+                category.id.eq_ignore_ascii_case(id_or_name)
+                    || category.name.eq_ignore_ascii_case(id_or_name)
+            })
             .map(CategoryId::new)
+    }
+
+    /// The error for a `--category` (or `--max-increase`) the table does not
+    /// have, with the closest ids and names.
+    pub(crate) fn unknown_category(&self, wanted: &str) -> crate::error::Error {
+        let known = self
+            .categories
+            .iter()
+            .flat_map(|category| [category.id.as_str(), category.name.as_str()]);
+        crate::error::Error::UnknownCategory {
+            wanted: wanted.to_owned(),
+            closest: crate::suggest::closest(wanted, known),
+        }
     }
 
     pub(crate) fn other(&self) -> CategoryId {

@@ -48,6 +48,13 @@ pub(super) fn palette(
     for (stack, _) in stacks {
         palette.insert(stack.thread, neutral);
     }
+    // An icicle's first level: the categories, in their colours.
+    if options.inverted {
+        for (index, category) in table.categories.iter().enumerate() {
+            let color = parse_hex_color(&category.color).unwrap_or(neutral);
+            palette.insert(super::category_frame(table, CategoryId::new(index)), color);
+        }
+    }
     palette.insert(TRUNCATED_FRAME, neutral);
     // inferno's root frame ("all") has the empty name.
     palette.insert("", neutral);
@@ -74,10 +81,11 @@ pub(super) struct Share {
 }
 
 /// Every category with a frame in the drawn stacks, by self share, then
-/// inclusive share.
+/// inclusive share. `other` counts its self samples only, as in `report`.
 pub(super) fn category_shares(
     stacks: &[(FoldedStack<'_>, u64)],
     categories: &[CategoryId],
+    other: CategoryId,
 ) -> Vec<Share> {
     let total: u64 = stacks.iter().map(|(_, count)| count).sum();
     let mut counts: HashMap<CategoryId, (u64, u64)> = HashMap::new();
@@ -88,8 +96,15 @@ pub(super) fn category_shares(
             counts.entry(categories[leaf.index()]).or_default().0 += count;
         }
         on_stack.clear();
+        let leaf_is_other = stack
+            .leaf
+            .is_some_and(|leaf| categories[leaf.index()] == other);
         for symbol in &stack.symbols {
-            let category = categories[symbol.index()].index();
+            let category = categories[symbol.index()];
+            if category == other && !leaf_is_other {
+                continue;
+            }
+            let category = category.index();
             if category >= on_stack.len() {
                 on_stack.resize(category + 1, false);
             }

@@ -177,7 +177,7 @@ pub(crate) fn draw(
         text_lines.iter().map(String::as_str),
         &mut svg,
     )?;
-    let svg = String::from_utf8(svg).expect("inferno writes UTF-8");
+    let svg = String::from_utf8(super::labels::shorten_labels(svg)).expect("inferno writes UTF-8");
     let recoloured = recolour(&svg, |depth, start| {
         let node = *starts.get(&(depth, start))?;
         let (delta, significant) = changes[node];

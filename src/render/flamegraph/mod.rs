@@ -11,6 +11,7 @@
 
 mod color;
 pub(crate) mod diff;
+mod labels;
 mod merge;
 mod svg;
 
@@ -20,7 +21,7 @@ use inferno::flamegraph::{Direction, Options};
 use crate::attribute::{Classes, PassId};
 use crate::fold::{FoldedStack, counted_lines, fold, sort_by_names};
 use crate::profile::{Profile, SampleFilter};
-use crate::rules::CategoryId;
+use crate::rules::{CategoryId, RuleTable};
 use color::{category_shares, palette};
 use merge::{cut_at_pass, cut_narrow_frames};
 use svg::{IMAGE_WIDTH, LegendEntry, add_legend, legend_entries, subtitle, title};
@@ -40,6 +41,8 @@ pub(crate) struct PictureOptions {
     /// Keep the folded lines of every stack drawn, uncut, in [`Rendered`].
     pub keep_folded: bool,
     pub filter: SampleFilter,
+    /// The run's facts (from `run.json`), shown under the title.
+    pub run_facts: Option<String>,
 }
 
 /// The SVG, and the folded stacks drawn (`stack count` lines, in byte
@@ -133,8 +136,42 @@ pub(crate) fn picture(
     if let Some(pass) = options.pass {
         stacks = cut_at_pass(stacks, classes, pass);
     }
-    let drawable = drawable(profile, stacks, options.min_width, options.inverted);
+    let mut drawable = drawable(profile, stacks, options.min_width, options.inverted);
+    if options.inverted {
+        drawable.lines = category_first_lines(profile, classes, &drawable.stacks);
+    }
     picture_of(profile, classes, options, drawable)
+}
+
+/// The name of a category's frame in an icicle.
+fn category_frame(table: &RuleTable, category: CategoryId) -> String {
+    format!("[{}]", table.category(category).name)
+}
+
+/// An icicle's lines: each stack under its leaf's category, so that the hot
+/// part of the compiler reads as one wide bar with its functions below it
+/// (inferno draws the line's last frame on top), in byte order.
+fn category_first_lines(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    stacks: &[(FoldedStack<'_>, u64)],
+) -> Vec<String> {
+    let mut lines: Vec<String> = stacks
+        .iter()
+        .zip(counted_lines(profile, stacks))
+        .map(|((stack, count), line)| {
+            let category = stack
+                .leaf
+                .map_or(classes.table.other(), |leaf| classes.category_of(leaf));
+            let frames = line.strip_suffix(&format!(" {count}")).unwrap_or(&line);
+            format!(
+                "{frames};{} {count}",
+                category_frame(classes.table, category)
+            )
+        })
+        .collect();
+    lines.sort();
+    lines
 }
 
 /// Everything inferno needs for one flamegraph, owned, so that it can be
@@ -164,7 +201,7 @@ pub(crate) fn picture_of(
     }
     let table = classes.table;
     let palette = palette(profile, classes, options, &stacks);
-    let self_shares = category_shares(&stacks, &classes.categories);
+    let self_shares = category_shares(&stacks, &classes.categories, classes.table.other());
     let folded = if options.keep_folded {
         byte_ordered_lines(profile, &stacks)
     } else {
@@ -174,7 +211,7 @@ pub(crate) fn picture_of(
         lines,
         palette,
         title: title(profile, options, classes),
-        subtitle: subtitle(table, &self_shares),
+        subtitle: subtitle(table, &self_shares, options.run_facts.as_deref()),
         min_width: options.min_width,
         inverted: options.inverted,
         legend: legend_entries(table, &self_shares),
@@ -207,7 +244,7 @@ impl Picture {
         )?;
         Ok(Rendered {
             folded: self.folded,
-            svg: add_legend(svg, &self.legend, "category legend"),
+            svg: add_legend(labels::shorten_labels(svg), &self.legend, "category legend"),
         })
     }
 }

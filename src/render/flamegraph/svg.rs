@@ -49,7 +49,8 @@ pub(super) fn title(profile: &Profile, options: &PictureOptions, classes: &Class
     }
 }
 
-pub(super) fn subtitle(table: &RuleTable, shares: &[Share]) -> String {
+/// The top categories' self shares, and the run's facts when known.
+pub(super) fn subtitle(table: &RuleTable, shares: &[Share], run_facts: Option<&str>) -> String {
     let top: Vec<String> = shares
         .iter()
         .filter(|share| share.self_percent > 0.0)
@@ -62,7 +63,11 @@ pub(super) fn subtitle(table: &RuleTable, shares: &[Share]) -> String {
             )
         })
         .collect();
-    format!("self time by category: {}", top.join(" · "))
+    let shares = format!("self time by category: {}", top.join(" · "));
+    match run_facts {
+        Some(facts) => format!("{shares} — {facts}"),
+        None => shares,
+    }
 }
 
 /// Makes the SVG taller and draws the legend in the new space at the bottom.

@@ -66,6 +66,8 @@ impl Breakdown<'_> {
                 .then_some(self.grouped.in_pass_manager),
             utilization: self.utilization.map(Into::into),
             memory: None,
+            run: self.run.clone(),
+            notices: self.notices.clone(),
             rows,
         }
     }
@@ -123,6 +125,13 @@ pub(crate) struct ReportJson {
     /// With `--by thread`: how busy the threads were over time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub utilization: Option<crate::report::timeline_json::UtilizationJson>,
+    /// What `run.json` says of the run, when the recording has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<crate::report::run_facts::RunFacts>,
+    /// What the user must not miss: a failed compile, a large Python
+    /// launcher share, a compile mostly off the CPU.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
     /// When the recording has a page-fault event: memory by category and pass.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<crate::report::memory::MemoryJson>,

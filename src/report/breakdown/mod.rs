@@ -12,6 +12,7 @@ use crate::attribute::{
     timeline, unwind_stats,
 };
 use crate::profile::{Profile, SampleFilter};
+use crate::report::run_facts::RunFacts;
 
 /// Symbols listed per row in the text table; JSON lists more.
 const TEXT_TOP: usize = 3;
@@ -38,6 +39,10 @@ pub(crate) struct Breakdown<'a> {
     unwind: UnwindStats,
     /// With `--by thread`: how busy the threads were.
     utilization: Option<Utilization>,
+    /// What `run.json` says of the run, when the recording has one.
+    run: Option<RunFacts>,
+    /// What the user must not miss (see [`crate::report::run_facts`]).
+    notices: Vec<String>,
 }
 
 /// Groups the profile's samples as `options` say.
@@ -75,10 +80,18 @@ pub(crate) fn breakdown<'a>(
         order,
         unwind,
         utilization,
+        run: None,
+        notices: Vec::new(),
     }
 }
 
 impl Breakdown<'_> {
+    /// Adds the run's facts and the notices to the report.
+    pub(crate) fn set_run(&mut self, run: Option<RunFacts>, notices: Vec<String>) {
+        self.run = run;
+        self.notices = notices;
+    }
+
     /// The samples the report covers.
     pub(crate) fn samples(&self) -> u64 {
         self.grouped.samples

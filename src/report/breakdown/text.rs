@@ -3,19 +3,27 @@
 
 use std::io::Write;
 
+use hashbrown::HashMap;
+
 use super::{Breakdown, TEXT_TOP, attribution_name, grouping_name, scope_words};
 use crate::attribute::{Grouping, RowKey, percent};
 use crate::report::table::{Cell, Column, Table, TextFormat, write_table};
+use crate::short_name;
 
-/// Longest symbol name shown in the text table.
+/// Longest symbol name shown in the text table's top symbols.
 const TEXT_SYMBOL_WIDTH: usize = 70;
+/// Longest symbol name shown as a row of `--by symbol`.
+const SYMBOL_ROW_WIDTH: usize = 100;
 
 impl Breakdown<'_> {
     fn header_lines(&self) -> Vec<String> {
         let profile = self.profile;
         let scope = scope_words(&self.options.filter);
-        let mut lines = vec![
-            format!("command: {}", profile.profiled_command()),
+        let mut lines = vec![format!("command: {}", profile.profiled_command())];
+        if let Some(run) = &self.run {
+            lines.push(format!("run: {}", run.summary_line()));
+        }
+        lines.extend([
             format!(
                 "event: {}, {} samples over {:.2} s, {:.1}% of stacks unwound to a thread root",
                 profile.event,
@@ -28,7 +36,7 @@ impl Breakdown<'_> {
                 grouping_name(self.options.grouping),
                 attribution_name(self.options.attribution)
             ),
-        ];
+        ]);
         if let Some(utilization) = &self.utilization {
             lines.push(format!(
                 "threads: on average {:.2} busy{}; {:.0}% of the time only one thread was busy",
@@ -39,6 +47,11 @@ impl Breakdown<'_> {
                 utilization.serial_share * 100.0
             ));
         }
+        lines.extend(
+            self.notices
+                .iter()
+                .map(|notice| format!("notice: {notice}")),
+        );
         lines
     }
 
@@ -54,6 +67,7 @@ impl Breakdown<'_> {
         let with_pass = matches!(grouping, Grouping::Thread | Grouping::Process);
         let samples = self.samples();
         let in_pass_manager = self.grouped.in_pass_manager;
+        let shown_rows = self.shown_symbol_rows(top_width);
         let rows = self
             .rows()
             // Rows that would read 0 / 0.0% / 0.0% say nothing.
@@ -62,10 +76,16 @@ impl Breakdown<'_> {
             })
             .map(|(key, row)| {
                 let (label, color) = self.label(key);
-                let top = self
-                    .top_details(row, TEXT_TOP)
+                let label = match shown_rows.get(&key) {
+                    Some(shown) => shown.clone(),
+                    None => label,
+                };
+                let top = self.top_details(row, TEXT_TOP);
+                let names: Vec<&str> = top.iter().map(|(name, _)| name.as_str()).collect();
+                let top = short_name::distinct(&names, top_width)
                     .into_iter()
-                    .map(|(name, count)| format!("{} ({count})", shorten(&name, top_width)))
+                    .zip(&top)
+                    .map(|(name, (_, count))| format!("{name} ({count})"))
                     .collect::<Vec<_>>()
                     .join(", ");
                 let mut cells = vec![
@@ -108,6 +128,20 @@ impl Breakdown<'_> {
         }
         columns.push(Column::left(top_header));
         Table { columns, rows }
+    }
+
+    /// With `--by symbol`, each symbol row's shown name: shortened as the top
+    /// symbols are, and told apart (none in CSV, whose names stay whole).
+    fn shown_symbol_rows(&self, top_width: usize) -> HashMap<RowKey, String> {
+        if self.options.grouping != Grouping::Symbol || top_width == usize::MAX {
+            return HashMap::new();
+        }
+        let keys: Vec<RowKey> = self.rows().map(|(key, _)| key).collect();
+        let labels: Vec<String> = keys.iter().map(|key| self.label(*key).0).collect();
+        let names: Vec<&str> = labels.iter().map(String::as_str).collect();
+        keys.into_iter()
+            .zip(short_name::distinct(&names, SYMBOL_ROW_WIDTH))
+            .collect()
     }
 
     /// Writes the report as text, Markdown or CSV.
@@ -175,78 +209,6 @@ impl Breakdown<'_> {
                     ]
                 })
                 .collect(),
-        }
-    }
-}
-
-/// `name` without its parameter list and return type (as perf prints
-/// names), cut to `width` characters with `…` when longer.
-fn shorten(name: &str, width: usize) -> String {
-    let name = without_signature(name);
-    if name.chars().count() <= width {
-        return name.to_owned();
-    }
-    let mut short: String = name.chars().take(width.saturating_sub(1)).collect();
-    short.push('…');
-    short
-}
-
-/// `ret ns::f<T>(args) const` → `ns::f<T>`; names without a parameter list
-/// come back whole.
-fn without_signature(name: &str) -> &str {
-    let mut depth = 0i32;
-    let mut last_open = None;
-    let mut last_space = None;
-    for (at, c) in name.char_indices() {
-        match c {
-            '<' | '(' | '[' => {
-                if depth == 0 && c == '(' {
-                    last_open = Some(at);
-                }
-                depth += 1;
-            }
-            '>' | ')' | ']' => depth -= 1,
-            ' ' if depth == 0 => last_space = Some(at),
-            _ => {}
-        }
-    }
-    let Some(open) = last_open.filter(|&open| open > 0 && name.ends_with([')', 't'])) else {
-        return name;
-    };
-    let start = last_space
-        .filter(|&space| space < open)
-        .map_or(0, |space| space + 1);
-    &name[start..open]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::without_signature;
-
-    #[test]
-    fn signatures_and_return_types_are_dropped() {
-        let cases = [
-            (
-                "llvm::APInt::tcCompare(unsigned long const*, unsigned long const*, unsigned int)",
-                "llvm::APInt::tcCompare",
-            ),
-            (
-                "mlir::Token::getHexStringValue[abi:cxx11]() const",
-                "mlir::Token::getHexStringValue[abi:cxx11]",
-            ),
-            (
-                "(anonymous namespace)::TensorLiteralParser::parseElement()",
-                "(anonymous namespace)::TensorLiteralParser::parseElement",
-            ),
-            (
-                "bool llvm::function_ref<bool (mlir::RegisteredOperationName)>::callback_fn<F>(long, mlir::RegisteredOperationName)",
-                "llvm::function_ref<bool (mlir::RegisteredOperationName)>::callback_fn<F>",
-            ),
-            ("malloc", "malloc"),
-            ("foo::operator()(int) const", "foo::operator()"),
-        ];
-        for (name, short) in cases {
-            assert_eq!(without_signature(name), short, "{name}");
         }
     }
 }
