@@ -22,6 +22,7 @@ mod cli;
 mod commands;
 mod defaults;
 pub mod error;
+mod export;
 mod fold;
 mod index;
 mod output;
@@ -53,6 +54,7 @@ pub fn run(config: &Config) -> Result<u8, Error> {
         Action::Rules(options) => commands::rules::run(config, options),
         Action::Record(options) => commands::record::run(config, options),
         Action::Diff(options) => commands::diff::run(config, options),
+        Action::Export(options) => commands::export::run(config, options),
         Action::Measure(options) => commands::measure::run(options),
     }
 }

@@ -139,7 +139,7 @@ fn process_name(profile: &Profile, id: ProcessId) -> String {
 
 /// CPU seconds per sample: the mean period for the clock events (which
 /// count nanoseconds), else one over the sampling frequency.
-fn seconds_per_sample(profile: &Profile) -> Option<f64> {
+pub(crate) fn seconds_per_sample(profile: &Profile) -> Option<f64> {
     let event = profile
         .info
         .events

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::attribute::{Attribution, Grouping};
+use crate::commands::export::ExportFormat;
 use crate::commands::rules::RulesFormat;
 use crate::commands::timeline::TimelineFormat;
 use crate::commands::top::TopFormat;
@@ -158,6 +159,20 @@ pub(super) struct CollapseArgs {
     /// Write to FILE instead of stdout (`-` is stdout).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct ExportArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The format to write.
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// The file to write (`-` is stdout).
+    #[arg(long, short, value_name = "OUT")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub rules: RulesFileArg,
 }
 
 #[derive(Debug, Args)]

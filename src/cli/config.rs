@@ -8,6 +8,7 @@ use super::args::{InputArgs, ReadingArgs};
 use super::{Cli, Command};
 use crate::attribute::diff::Limits;
 use crate::commands::diff::DiffOptions;
+use crate::commands::export::ExportOptions;
 use crate::commands::flamegraph::FlamegraphOptions;
 use crate::commands::measure::MeasureOptions;
 use crate::commands::report::ReportOptions;
@@ -97,6 +98,14 @@ impl Cli {
                     flamegraph: args.flamegraph,
                 }),
                 args.output,
+                args.rules.file,
+            ),
+            Command::Export(args) => (
+                Some(args.input),
+                Action::Export(ExportOptions {
+                    format: args.format,
+                }),
+                Some(args.output),
                 args.rules.file,
             ),
             Command::Measure(args) => (

@@ -12,7 +12,7 @@ mod config;
 use clap::{Parser, Subcommand};
 
 use args::{
-    CollapseArgs, DiffArgs, FlamegraphArgs, MeasureArgs, RecordArgs, ReportArgs, RulesArgs,
+    CollapseArgs, DiffArgs, ExportArgs, FlamegraphArgs, MeasureArgs, RecordArgs, ReportArgs, RulesArgs,
     TimelineArgs, TopArgs,
 };
 
@@ -43,6 +43,9 @@ enum Command {
     /// Compare two compiles (or two sets of runs): how each category's share
     /// moved, and whether the move is beyond run-to-run noise.
     Diff(DiffArgs),
+    /// Write the profile for another tool: pprof, Firefox Profiler, speedscope,
+    /// Chrome trace (pass spans) or folded stacks.
+    Export(ExportArgs),
     /// Print the effective category rule table.
     Rules(RulesArgs),
     /// Run a command and write its exit status and peak RSS to a file

@@ -10,6 +10,7 @@
 pub(crate) mod collapse;
 pub(crate) mod diff;
 mod draw;
+pub(crate) mod export;
 pub(crate) mod flamegraph;
 pub(crate) mod measure;
 pub(crate) mod record;
@@ -59,6 +60,7 @@ pub(crate) enum Action {
     Timeline(timeline::TimelineOptions),
     Record(crate::recorder::RecordOptions),
     Diff(diff::DiffOptions),
+    Export(export::ExportOptions),
     Measure(measure::MeasureOptions),
 }
 
@@ -226,9 +228,25 @@ fn memory_section(
 
 /// The peak RSS `record` wrote into `run.json` beside `perf_data`.
 fn peak_rss_beside(perf_data: &Path) -> Option<u64> {
+    run_json_beside(&Input::Path(perf_data.to_owned()))?["peak_rss_bytes"].as_u64()
+}
+
+/// The `run.json` that `record` wrote beside the recording, if there is one.
+fn run_json_beside(input: &Input) -> Option<serde_json::Value> {
+    let Input::Path(perf_data) = input else {
+        return None;
+    };
     let run = std::fs::read(perf_data.parent()?.join("run.json")).ok()?;
-    let json: serde_json::Value = serde_json::from_slice(&run).ok()?;
-    json["peak_rss_bytes"].as_u64()
+    serde_json::from_slice(&run).ok()
+}
+
+/// When the recorded run began, in nanoseconds since the Unix epoch, as
+/// `run.json` says; `None` without one.
+fn run_start_unix_nanos(load: &LoadOptions) -> Option<i64> {
+    let run = run_json_beside(&load.input)?;
+    let start = humantime::parse_rfc3339(run["start_time"].as_str()?).ok()?;
+    let since_epoch = start.duration_since(std::time::UNIX_EPOCH).ok()?;
+    i64::try_from(since_epoch.as_nanos()).ok()
 }
 
 /// Prints the summary and turns how the input ended into the result.
