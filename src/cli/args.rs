@@ -9,6 +9,7 @@ use clap::Args;
 
 use crate::attribute::{Attribution, Grouping};
 use crate::commands::export::ExportFormat;
+use crate::commands::report::ReportPageFormat;
 use crate::commands::rules::RulesFormat;
 use crate::commands::timeline::TimelineFormat;
 use crate::commands::top::TopFormat;
@@ -194,9 +195,9 @@ pub(super) struct TopArgs {
 pub(super) struct ReportArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    /// Output format.
+    /// Output format (html: one self-contained page with the tables, flamegraphs and timeline).
     #[arg(long, value_enum, default_value_t)]
-    pub format: ReportFormat,
+    pub format: ReportPageFormat,
     /// What the rows are.
     #[arg(long, value_enum, default_value_t)]
     pub by: Grouping,

@@ -1,15 +1,20 @@
 //! Flamegraphs as the commands ask for them (`flamegraph`, `report
 //! --flamegraph`, and the three of a `record` run): names resolved into the
 //! category and pass to draw, the picture made, drawn and written with its
-//! folded stacks.
+//! folded stacks; and the HTML report that shows them (`report --format
+//! html`, `record`'s `report.html`).
 
 use std::path::PathBuf;
 
-use crate::attribute::Classes;
+use crate::attribute::{Classes, timeline, unwind_stats};
+use crate::defaults;
 use crate::error::Error;
 use crate::output::{Output, write_output};
 use crate::profile::{Profile, SampleFilter};
 use crate::render::flamegraph::{Drawable, Picture, PictureOptions, picture, picture_of};
+use crate::render::html::{self, HtmlPage};
+use crate::render::timeline_svg;
+use crate::report::breakdown::scope_words;
 
 /// One flamegraph to draw.
 pub(super) struct FlamegraphRequest {
@@ -94,8 +99,12 @@ pub(super) fn flamegraph_picture(
     })
 }
 
-/// Draws `picture` and writes it, and its folded stacks, where `request` says.
-pub(super) fn save_flamegraph(request: &FlamegraphRequest, picture: Picture) -> Result<(), Error> {
+/// Draws `picture` and writes it, and its folded stacks, where `request`
+/// says; returns the SVG.
+pub(super) fn save_flamegraph(
+    request: &FlamegraphRequest,
+    picture: Picture,
+) -> Result<Vec<u8>, Error> {
     let rendered = picture.draw().map_err(|source| Error::Output {
         target: request.output.name(),
         source,
@@ -108,5 +117,128 @@ pub(super) fn save_flamegraph(request: &FlamegraphRequest, picture: Picture) -> 
                 .try_for_each(|line| writeln!(out, "{line}"))
         })?;
     }
-    write_output(&request.output, |out| out.write_all(&rendered.svg))
+    write_output(&request.output, |out| out.write_all(&rendered.svg))?;
+    Ok(rendered.svg)
+}
+
+/// The flamegraphs of the HTML report, drawn in memory: the samples
+/// `filter` keeps, the compiler process alone (when the filter keeps
+/// every process), and the icicle. A picture with nothing to draw is
+/// left out.
+pub(super) fn report_flamegraphs(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    filter: &SampleFilter,
+) -> Result<Vec<(String, Vec<u8>)>, Error> {
+    let compiler = SampleFilter {
+        compiler_only: true,
+        ..SampleFilter::default()
+    };
+    let mut wanted = vec![(FLAMEGRAPH_CAPTIONS[0], filter, false, defaults::MIN_WIDTH_PERCENT)];
+    if filter.keeps_all() {
+        wanted.push((FLAMEGRAPH_CAPTIONS[1], &compiler, false, defaults::MIN_WIDTH_PERCENT));
+    }
+    wanted.push((
+        FLAMEGRAPH_CAPTIONS[2],
+        filter,
+        true,
+        defaults::INVERTED_MIN_WIDTH_PERCENT,
+    ));
+    let mut drawn = Vec::new();
+    for (caption, filter, inverted, min_width) in wanted {
+        let request = FlamegraphRequest::whole(Output::Stdout, inverted, min_width);
+        match flamegraph_picture(&request, filter, profile, classes, None) {
+            Ok(picture) => {
+                let rendered = picture.draw().map_err(|source| Error::Output {
+                    target: "the HTML report".to_owned(),
+                    source,
+                })?;
+                drawn.push((caption.to_owned(), rendered.svg));
+            }
+            Err(Error::NothingToDraw { .. }) => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(drawn)
+}
+
+/// Captions of the HTML report's flamegraphs: all samples, the compiler
+/// process, the icicle.
+pub(super) const FLAMEGRAPH_CAPTIONS: [&str; 3] = [
+    "Flamegraph",
+    "Flamegraph of the compiler process",
+    "Icicle: the hot functions and their callers",
+];
+
+/// The HTML report: the facts of `run` (the run's `run.json`, when there
+/// is one), the tables, `flamegraphs` and the timeline.
+pub(super) fn html_report(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    filter: &SampleFilter,
+    run: Option<&serde_json::Value>,
+    flamegraphs: Vec<(String, Vec<u8>)>,
+) -> String {
+    let command = profile.profiled_command();
+    let timeline = timeline(profile, classes, filter, defaults::TIMELINE_SLICES);
+    let timeline = (!timeline.slices.is_empty())
+        .then(|| timeline_svg::render(&timeline, classes.table, &command));
+    let page = HtmlPage {
+        facts: run_facts(profile, filter, run),
+        command,
+        flamegraphs,
+        timeline,
+    };
+    html::render(&page, profile, classes, filter)
+}
+
+/// The facts at the top of the HTML report.
+fn run_facts(
+    profile: &Profile,
+    filter: &SampleFilter,
+    run: Option<&serde_json::Value>,
+) -> Vec<(String, String)> {
+    let mut facts = Vec::new();
+    let mut fact = |label: &str, value: String| facts.push((label.to_owned(), value));
+    if let Some(run) = run {
+        if let Some(version) = run["iree_compile_version"].as_str() {
+            let line = version
+                .lines()
+                .find(|line| line.contains("version"))
+                .unwrap_or(version);
+            fact("compiler", line.trim().to_owned());
+        }
+        if let Some(start) = run["start_time"].as_str() {
+            fact("started", start.to_owned());
+        }
+        if let Some(wall) = run["wall_seconds"].as_f64() {
+            fact("wall time", format!("{wall:.2} s"));
+        }
+        if let Some(rss) = run["peak_rss_bytes"].as_u64() {
+            fact("peak RSS", format!("{:.1} MB", rss as f64 / 1e6));
+        }
+        let exit = &run["exit"];
+        if let Some(code) = exit["code"].as_i64() {
+            fact("exit", format!("exit code {code}"));
+        } else if let Some(signal) = exit["signal"].as_i64() {
+            fact("exit", format!("killed by signal {signal}"));
+        }
+        if let Some(host) = run["host"]["hostname"].as_str() {
+            fact("host", host.to_owned());
+        }
+    }
+    let (unwind, _) = unwind_stats(profile, filter);
+    fact("event", profile.event.clone());
+    fact(
+        "samples",
+        format!(
+            "{} over {:.2} s, {:.1}% of stacks unwound to a thread root",
+            unwind.total(),
+            profile.counts.duration_seconds(),
+            unwind.complete_percent()
+        ),
+    );
+    fact("input", profile.input_name.clone());
+    fact("processes", scope_words(filter));
+    facts
 }
