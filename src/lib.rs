@@ -29,6 +29,7 @@ mod output;
 pub mod perfdata;
 mod process;
 mod profile;
+mod push;
 mod recorder;
 mod render;
 mod report;
@@ -55,6 +56,7 @@ pub fn run(config: &Config) -> Result<u8, Error> {
         Action::Record(options) => commands::record::run(config, options),
         Action::Diff(options) => commands::diff::run(config, options),
         Action::Export(options) => commands::export::run(config, options),
+        Action::Push(options) => commands::push::run(config, options),
         Action::Measure(options) => commands::measure::run(options),
     }
 }

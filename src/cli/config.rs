@@ -11,6 +11,7 @@ use crate::commands::diff::DiffOptions;
 use crate::commands::export::ExportOptions;
 use crate::commands::flamegraph::FlamegraphOptions;
 use crate::commands::measure::MeasureOptions;
+use crate::commands::push::PushOptions;
 use crate::commands::report::ReportOptions;
 use crate::commands::rules::RulesOptions;
 use crate::commands::timeline::TimelineOptions;
@@ -106,6 +107,17 @@ impl Cli {
                     format: args.format,
                 }),
                 Some(args.output),
+                args.rules.file,
+            ),
+            Command::Push(args) => (
+                Some(args.input),
+                Action::Push(PushOptions {
+                    url: args.url,
+                    app: args.app,
+                    labels: args.label,
+                    format: args.format,
+                }),
+                None,
                 args.rules.file,
             ),
             Command::Measure(args) => (

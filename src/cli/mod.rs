@@ -12,8 +12,8 @@ mod config;
 use clap::{Parser, Subcommand};
 
 use args::{
-    CollapseArgs, DiffArgs, ExportArgs, FlamegraphArgs, MeasureArgs, RecordArgs, ReportArgs, RulesArgs,
-    TimelineArgs, TopArgs,
+    CollapseArgs, DiffArgs, ExportArgs, FlamegraphArgs, MeasureArgs, PushArgs, RecordArgs,
+    ReportArgs, RulesArgs, TimelineArgs, TopArgs,
 };
 
 /// Profile iree-compile: read perf.data, unwind, symbolize, and tell which
@@ -46,6 +46,8 @@ enum Command {
     /// Write the profile for another tool: pprof, Firefox Profiler, speedscope,
     /// Chrome trace (pass spans) or folded stacks.
     Export(ExportArgs),
+    /// Send the profile to a Grafana Pyroscope server (HTTP ingest API).
+    Push(PushArgs),
     /// Print the effective category rule table.
     Rules(RulesArgs),
     /// Run a command and write its exit status and peak RSS to a file

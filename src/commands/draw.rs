@@ -134,9 +134,19 @@ pub(super) fn report_flamegraphs(
         compiler_only: true,
         ..SampleFilter::default()
     };
-    let mut wanted = vec![(FLAMEGRAPH_CAPTIONS[0], filter, false, defaults::MIN_WIDTH_PERCENT)];
+    let mut wanted = vec![(
+        FLAMEGRAPH_CAPTIONS[0],
+        filter,
+        false,
+        defaults::MIN_WIDTH_PERCENT,
+    )];
     if filter.keeps_all() {
-        wanted.push((FLAMEGRAPH_CAPTIONS[1], &compiler, false, defaults::MIN_WIDTH_PERCENT));
+        wanted.push((
+            FLAMEGRAPH_CAPTIONS[1],
+            &compiler,
+            false,
+            defaults::MIN_WIDTH_PERCENT,
+        ));
     }
     wanted.push((
         FLAMEGRAPH_CAPTIONS[2],

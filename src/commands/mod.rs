@@ -13,6 +13,7 @@ mod draw;
 pub(crate) mod export;
 pub(crate) mod flamegraph;
 pub(crate) mod measure;
+pub(crate) mod push;
 pub(crate) mod record;
 pub(crate) mod report;
 pub(crate) mod rules;
@@ -61,6 +62,7 @@ pub(crate) enum Action {
     Record(crate::recorder::RecordOptions),
     Diff(diff::DiffOptions),
     Export(export::ExportOptions),
+    Push(push::PushOptions),
     Measure(measure::MeasureOptions),
 }
 

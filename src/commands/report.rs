@@ -111,13 +111,7 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
         };
         let breakdown = breakdown(&profile, &classes, breakdown_options);
         let memory = memory_section(load_options(config), &profile, &rules, filter)?;
-        write_report(
-            &config.output,
-            &breakdown,
-            memory,
-            format.text(),
-            colors,
-        )?;
+        write_report(&config.output, &breakdown, memory, format.text(), colors)?;
         finish(config, &profile)
     })();
     drop(classes);

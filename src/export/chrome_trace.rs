@@ -65,7 +65,12 @@ pub(crate) fn write(samples: &Samples<'_>, out: &mut dyn Write) -> io::Result<()
             named_processes.push(pid);
             events.push(metadata("process_name", pid, pid, process));
         }
-        events.push(metadata("thread_name", pid, tid, samples.thread_name(thread)));
+        events.push(metadata(
+            "thread_name",
+            pid,
+            tid,
+            samples.thread_name(thread),
+        ));
     }
     for span in pass_spans(samples) {
         let (_, pid) = samples.process_of(span.thread);

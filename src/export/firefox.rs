@@ -97,9 +97,10 @@ fn build(samples: &Samples<'_>, start_unix_nanos: Option<i64>) -> Profile {
     let period = samples.nanoseconds_per_sample().unwrap_or(0.0).round() as u64;
     let reference = start_unix_nanos
         .and_then(|nanos| u64::try_from(nanos).ok())
-        .map_or(ReferenceTimestamp::from_millis_since_unix_epoch(0.0), |nanos| {
-            ReferenceTimestamp::from_system_time(UNIX_EPOCH + Duration::from_nanos(nanos))
-        });
+        .map_or(
+            ReferenceTimestamp::from_millis_since_unix_epoch(0.0),
+            |nanos| ReferenceTimestamp::from_system_time(UNIX_EPOCH + Duration::from_nanos(nanos)),
+        );
     let mut profile = Profile::new(
         &samples.profile.profiled_command(),
         reference,
@@ -132,10 +133,11 @@ fn build(samples: &Samples<'_>, start_unix_nanos: Option<i64>) -> Profile {
         let thread = *threads.entry(thread_id).or_insert_with(|| {
             let slot = samples.profile.processes.thread(thread_id);
             let image = samples.profile.processes.image(slot.process);
-            let process = *processes.entry(slot.process).or_insert_with(|| {
-                profile.add_process(&image.name, image.pid as u32, at(time))
-            });
-            let handle = profile.add_thread(process, slot.tid as u32, at(time), slot.tid == image.pid);
+            let process = *processes
+                .entry(slot.process)
+                .or_insert_with(|| profile.add_process(&image.name, image.pid as u32, at(time)));
+            let handle =
+                profile.add_thread(process, slot.tid as u32, at(time), slot.tid == image.pid);
             profile.set_thread_name(handle, &slot.name);
             handle
         });

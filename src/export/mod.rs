@@ -124,7 +124,8 @@ impl<'a> Samples<'a> {
     /// The functions of a stack, root first, inlined ones included.
     pub(crate) fn symbols_root_first(&self, stack: &Labelled) -> Vec<SymbolId> {
         let mut symbols = Vec::new();
-        self.profile.symbols_leaf_first(stack.key.stack, &mut symbols);
+        self.profile
+            .symbols_leaf_first(stack.key.stack, &mut symbols);
         symbols.reverse();
         symbols
     }

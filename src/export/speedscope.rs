@@ -109,10 +109,7 @@ pub(crate) fn write(samples: &Samples<'_>, out: &mut dyn Write) -> io::Result<()
                 thread,
                 SampledProfile {
                     r#type: "sampled",
-                    name: format!(
-                        "{} ({process} {pid}/{tid})",
-                        samples.thread_name(thread)
-                    ),
+                    name: format!("{} ({process} {pid}/{tid})", samples.thread_name(thread)),
                     unit: "none",
                     start_value: 0,
                     end_value: 0,

@@ -12,9 +12,7 @@
 use std::fmt::Write as _;
 
 use super::xml_escape;
-use crate::attribute::{
-    Attribution, Classes, Detail, Grouping, RowKey, RowTotals, group, percent,
-};
+use crate::attribute::{Attribution, Classes, Detail, Grouping, RowKey, RowTotals, group, percent};
 use crate::profile::{Profile, SampleFilter};
 
 /// Symbols or categories listed beside each row.
@@ -59,7 +57,11 @@ pub(crate) fn render(
     let passes = grouped_rows(profile, classes, Grouping::Pass, filter);
     let samples = categories.0;
     let mut html = String::with_capacity(
-        page.flamegraphs.iter().map(|(_, svg)| svg.len() + 4096).sum::<usize>() + 65536,
+        page.flamegraphs
+            .iter()
+            .map(|(_, svg)| svg.len() + 4096)
+            .sum::<usize>()
+            + 65536,
     );
     let title = xml_escape(&page.command);
     let _ = write!(
@@ -78,7 +80,14 @@ pub(crate) fn render(
         );
     }
     html.push_str("</table>\n");
-    write_table(&mut html, "categories", "Categories", "category", &categories.1, samples);
+    write_table(
+        &mut html,
+        "categories",
+        "Categories",
+        "category",
+        &categories.1,
+        samples,
+    );
     write_table(&mut html, "passes", "Passes", "pass", &passes.1, samples);
     for (index, (caption, svg)) in page.flamegraphs.iter().enumerate() {
         let document = svg_document(svg);
@@ -172,7 +181,10 @@ fn write_table(html: &mut String, id: &str, heading: &str, what: &str, rows: &[R
     );
     for row in rows {
         let swatch = row.swatch.as_deref().map_or(String::new(), |color| {
-            format!("<span class=\"swatch\" style=\"background:{}\"></span>", xml_escape(color))
+            format!(
+                "<span class=\"swatch\" style=\"background:{}\"></span>",
+                xml_escape(color)
+            )
         });
         let top = row
             .top

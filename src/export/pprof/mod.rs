@@ -33,7 +33,11 @@ pub(crate) struct PprofFacts {
 }
 
 /// Writes `samples` as a gzipped pprof profile.
-pub(crate) fn write(samples: &Samples<'_>, facts: &PprofFacts, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write(
+    samples: &Samples<'_>,
+    facts: &PprofFacts,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let profile = build(samples, facts);
     let mut gzip = GzEncoder::new(out, Compression::default());
     gzip.write_all(&profile.encode_to_vec())?;
@@ -224,7 +228,12 @@ impl Builder {
         let build_id = binary
             .expected_build_id
             .clone()
-            .or_else(|| binary.image.as_ref().and_then(|image| image.build_id.clone()))
+            .or_else(|| {
+                binary
+                    .image
+                    .as_ref()
+                    .and_then(|image| image.build_id.clone())
+            })
             .map_or(0, |id| self.strings.intern(&hex(&id)));
         let id = self.mappings.len() as u64 + 1;
         self.mappings.push(Mapping {
