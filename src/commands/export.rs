@@ -39,6 +39,11 @@ pub(crate) fn run(config: &Config, options: &ExportOptions) -> Result<u8, Error>
     let filter = &config.filter;
     let classes = Classes::new(&profile, &rules);
     let samples = Samples::new(&profile, &classes, filter);
+    if samples.total == 0 {
+        return Err(Error::NothingToDraw {
+            reason: "no samples to export (check --pid, --process and --compiler)".to_owned(),
+        });
+    }
     let start = run_start_unix_nanos(load_options(config));
     write_output(&config.output, |out| match options.format {
         ExportFormat::Pprof => pprof::write(
