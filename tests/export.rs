@@ -28,8 +28,14 @@ fn every_export_holds_the_samples_report_counts() {
         .as_str()
         .and_then(|key| key.rsplit_once('(')?.1.strip_suffix(')').map(str::to_owned))
         .expect("the process row names its pid");
-    for filters in [vec![], vec!["--pid", pid.as_str()], vec!["--process", "fakecompiler"]] {
-        let samples = report_json(&input, &filters, "category")["samples"].as_u64().unwrap();
+    for filters in [
+        vec![],
+        vec!["--pid", pid.as_str()],
+        vec!["--process", "fakecompiler"],
+    ] {
+        let samples = report_json(&input, &filters, "category")["samples"]
+            .as_u64()
+            .unwrap();
         assert!(samples > 400, "{filters:?}: {samples} samples");
         for format in SAMPLE_FORMATS {
             let path = export(&input, format, &filters, &dir);
@@ -49,7 +55,10 @@ fn pprof_is_labelled_and_filters_by_its_labels() {
     let path = export(&input, "pprof", &[], &dir);
     let tags = pprof(&["-tags"], &path);
     for key in ["category", "pass", "thread", "process"] {
-        assert!(tags.contains(&format!(" {key}: Total")), "-tags lists {key}:\n{tags}");
+        assert!(
+            tags.contains(&format!(" {key}: Total")),
+            "-tags lists {key}:\n{tags}"
+        );
     }
     for category in report["categories"].as_array().unwrap() {
         let id = category["id"].as_str().unwrap();
@@ -61,16 +70,25 @@ fn pprof_is_labelled_and_filters_by_its_labels() {
         );
     }
     let top = pprof(&["-top", "-sample_index=samples"], &path);
-    let first = report["categories"][0]["top_symbols"][0]["symbol"].as_str().unwrap();
+    let first = report["categories"][0]["top_symbols"][0]["symbol"]
+        .as_str()
+        .unwrap();
     let short = first.split('(').next().unwrap();
     assert!(top.contains(short), "-top shows {short}:\n{top}");
     // A shorter run of the same program against this one: pprof shows the
     // difference of the two sample counts.
     let other = fixture("fake-rounds.perf.data");
-    let other_samples = report_json(&other, &[], "category")["samples"].as_i64().unwrap();
+    let other_samples = report_json(&other, &[], "category")["samples"]
+        .as_i64()
+        .unwrap();
     let other_path = export(&other, "pprof", &[], &dir);
     let diff = pprof(
-        &["-top", "-sample_index=samples", "-diff_base", path.to_str().unwrap()],
+        &[
+            "-top",
+            "-sample_index=samples",
+            "-diff_base",
+            path.to_str().unwrap(),
+        ],
         &other_path,
     );
     let change = other_samples - report["samples"].as_i64().unwrap();
@@ -119,7 +137,11 @@ fn a_filter_that_keeps_nothing_is_refused() {
         out.to_str().unwrap(),
     ]);
     run.expect_code(14, "export of no samples");
-    assert!(run.stderr.contains("no samples to export"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("no samples to export"),
+        "{}",
+        run.stderr
+    );
     assert!(!out.exists(), "no file is left behind");
 }
 
@@ -168,7 +190,9 @@ impl Request {
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|window| window == needle)
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
 }
 
 fn decode(text: &str) -> String {
@@ -236,7 +260,11 @@ fn serve_one(stream: TcpStream, status: &str, answer: &str) -> Request {
 
 /// `compile-perf push INPUT --url http://127.0.0.1:PORT ARGS` against a
 /// listener answering `status`; the exit code, stderr and the request.
-fn push_to_listener(args: &[&str], env: &[(&str, &str)], status: &str) -> (Option<i32>, String, Request) {
+fn push_to_listener(
+    args: &[&str],
+    env: &[(&str, &str)],
+    status: &str,
+) -> (Option<i32>, String, Request) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let status = status.to_owned();
@@ -246,7 +274,13 @@ fn push_to_listener(args: &[&str], env: &[(&str, &str)], status: &str) -> (Optio
     });
     let mut command = Command::new(bin());
     command
-        .args(["push", fixture(RECORDING).to_str().unwrap(), "--url", &url, "-q"])
+        .args([
+            "push",
+            fixture(RECORDING).to_str().unwrap(),
+            "--url",
+            &url,
+            "-q",
+        ])
         .args(args)
         .env_remove("PYROSCOPE_BASIC_AUTH_USER")
         .env_remove("PYROSCOPE_BASIC_AUTH_PASSWORD");
@@ -268,12 +302,25 @@ fn push_sends_the_documented_ingest_request() {
         return;
     }
     let (code, stderr, request) = push_to_listener(
-        &["--app", "iree-compile", "--label", "branch=main", "--label", "model=small"],
-        &[("PYROSCOPE_BASIC_AUTH_USER", "123456"), ("PYROSCOPE_BASIC_AUTH_PASSWORD", "glc_secret")],
+        &[
+            "--app",
+            "iree-compile",
+            "--label",
+            "branch=main",
+            "--label",
+            "model=small",
+        ],
+        &[
+            ("PYROSCOPE_BASIC_AUTH_USER", "123456"),
+            ("PYROSCOPE_BASIC_AUTH_PASSWORD", "glc_secret"),
+        ],
         "200 OK",
     );
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stderr.contains("the server answered 200 stored"), "{stderr}");
+    assert!(
+        stderr.contains("the server answered 200 stored"),
+        "{stderr}"
+    );
     assert_eq!(request.target.split('?').next(), Some("/ingest"));
     let query = request.query();
     let param = |key: &str| {
@@ -289,8 +336,16 @@ fn push_sends_the_documented_ingest_request() {
     let until: u64 = param("until").parse().unwrap();
     assert!(from > 1_600_000_000 && from < until, "{from}..{until}");
     let token = base64::engine::general_purpose::STANDARD.encode("123456:glc_secret");
-    assert_eq!(request.header("authorization"), Some(format!("Basic {token}").as_str()));
-    assert!(request.header("content-type").unwrap().starts_with("multipart/form-data"));
+    assert_eq!(
+        request.header("authorization"),
+        Some(format!("Basic {token}").as_str())
+    );
+    assert!(
+        request
+            .header("content-type")
+            .unwrap()
+            .starts_with("multipart/form-data")
+    );
     let config: serde_json::Value =
         serde_json::from_slice(&request.form_part("sample_type_config")).unwrap();
     assert_eq!(config["cpu"]["units"], "samples");
@@ -298,21 +353,30 @@ fn push_sends_the_documented_ingest_request() {
     let dir = TempDir::new("push");
     let profile = dir.join("pushed.pb.gz");
     std::fs::write(&profile, request.form_part("profile")).unwrap();
-    let samples = report_json(&fixture(RECORDING), &[], "category")["samples"].as_u64().unwrap();
+    let samples = report_json(&fixture(RECORDING), &[], "category")["samples"]
+        .as_u64()
+        .unwrap();
     assert_eq!(raw_sample_total(&pprof(&["-raw"], &profile)), samples);
 }
 
 #[test]
 fn push_of_folded_stacks_sends_them_as_the_body() {
-    let (code, stderr, request) = push_to_listener(&["--app", "x", "--format", "folded"], &[], "200 OK");
+    let (code, stderr, request) =
+        push_to_listener(&["--app", "x", "--format", "folded"], &[], "200 OK");
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(request.target.contains("format=folded"), "{}", request.target);
+    assert!(
+        request.target.contains("format=folded"),
+        "{}",
+        request.target
+    );
     let text = String::from_utf8(request.body).unwrap();
     let total: u64 = text
         .lines()
         .map(|line| line.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
         .sum();
-    let samples = report_json(&fixture(RECORDING), &[], "category")["samples"].as_u64().unwrap();
+    let samples = report_json(&fixture(RECORDING), &[], "category")["samples"]
+        .as_u64()
+        .unwrap();
     assert_eq!(total, samples);
 }
 
@@ -320,7 +384,10 @@ fn push_of_folded_stacks_sends_them_as_the_body() {
 fn a_server_that_says_no_is_reported_with_its_answer() {
     let (code, stderr, _) = push_to_listener(&["--app", "x"], &[], "400 Bad Request");
     assert_eq!(code, Some(31), "{stderr}");
-    assert!(stderr.contains("the server answered 400: stored"), "{stderr}");
+    assert!(
+        stderr.contains("the server answered 400: stored"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -330,7 +397,11 @@ fn a_refused_connection_is_exit_31_and_the_recording_is_unchanged() {
     std::fs::copy(fixture(RECORDING), &input).unwrap();
     let before = std::fs::read(&input).unwrap();
     // A port that was just free: nothing listens there.
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let run = compile_perf([
         "push",
         input.to_str().unwrap(),
@@ -341,19 +412,31 @@ fn a_refused_connection_is_exit_31_and_the_recording_is_unchanged() {
     ]);
     run.expect_code(31, "push to a closed port");
     assert!(
-        run.stderr.contains(&format!("push to http://127.0.0.1:{port} failed"))
+        run.stderr
+            .contains(&format!("push to http://127.0.0.1:{port} failed"))
             && run.stderr.contains("Connection refused"),
         "{}",
         run.stderr
     );
     assert_eq!(std::fs::read(&input).unwrap(), before);
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing else is written");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "nothing else is written"
+    );
 }
 
 #[test]
 fn half_a_credential_is_refused_before_anything_is_sent() {
     let run = Command::new(bin())
-        .args(["push", fixture(RECORDING).to_str().unwrap(), "--url", "http://127.0.0.1:9", "--app", "x"])
+        .args([
+            "push",
+            fixture(RECORDING).to_str().unwrap(),
+            "--url",
+            "http://127.0.0.1:9",
+            "--app",
+            "x",
+        ])
         .env("PYROSCOPE_BASIC_AUTH_USER", "123")
         .env_remove("PYROSCOPE_BASIC_AUTH_PASSWORD")
         .output()
@@ -361,14 +444,18 @@ fn half_a_credential_is_refused_before_anything_is_sent() {
     assert_eq!(run.status.code(), Some(31));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(
-        stderr.contains("PYROSCOPE_BASIC_AUTH_USER is set but PYROSCOPE_BASIC_AUTH_PASSWORD is not"),
+        stderr
+            .contains("PYROSCOPE_BASIC_AUTH_USER is set but PYROSCOPE_BASIC_AUTH_PASSWORD is not"),
         "{stderr}"
     );
 }
 
 #[test]
 fn bad_labels_and_names_are_command_line_errors() {
-    for args in [["--app", "a{b}", "--label", "k=v"], ["--app", "a", "--label", "9k=v"]] {
+    for args in [
+        ["--app", "a{b}", "--label", "k=v"],
+        ["--app", "a", "--label", "9k=v"],
+    ] {
         let mut all = vec!["push", "perf.data", "--url", "http://127.0.0.1:9"];
         all.extend(args);
         compile_perf(&all).expect_code(2, "a bad --app or --label");

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{TempDir, compile_perf};
 use super::viewers::{pprof, raw_sample_total};
+use super::{TempDir, compile_perf};
 
 /// The export formats that carry every sample.
 pub(crate) const SAMPLE_FORMATS: [&str; 4] = ["pprof", "firefox", "speedscope", "folded"];
@@ -23,8 +23,13 @@ pub(crate) fn report_json(input: &Path, filters: &[&str], by: &str) -> Value {
 
 /// `export INPUT --format FORMAT FILTERS -o DIR/NAME`; the file written.
 pub(crate) fn export(input: &Path, format: &str, filters: &[&str], dir: &TempDir) -> PathBuf {
-    let stem = input.file_stem().map_or(String::new(), |stem| stem.to_string_lossy().into_owned());
-    let out = dir.join(format!("{stem}-{}.{format}", filters.join("_").replace(['-', '/'], "")));
+    let stem = input
+        .file_stem()
+        .map_or(String::new(), |stem| stem.to_string_lossy().into_owned());
+    let out = dir.join(format!(
+        "{stem}-{}.{format}",
+        filters.join("_").replace(['-', '/'], "")
+    ));
     let mut args = vec![
         "export".to_owned(),
         input.display().to_string(),
@@ -98,7 +103,10 @@ pub(crate) fn trace_spans(path: &Path) -> Vec<(String, u64, u64)> {
         .iter()
         .filter(|event| event["ph"] == "X")
         .map(|event| {
-            assert!(event["dur"].as_f64().unwrap() > 0.0, "a span lasts: {event}");
+            assert!(
+                event["dur"].as_f64().unwrap() > 0.0,
+                "a span lasts: {event}"
+            );
             (
                 event["name"].as_str().unwrap().to_owned(),
                 event["args"]["depth"].as_u64().unwrap(),

@@ -33,16 +33,19 @@ pub(crate) fn have_go() -> bool {
 
 /// `go tool pprof ARGS FILE`, which must succeed; its stdout.
 pub(crate) fn pprof(args: &[&str], file: &Path) -> String {
-    let output = run_ok(Command::new("go").args(["tool", "pprof"]).args(args).arg(file));
+    let output = run_ok(
+        Command::new("go")
+            .args(["tool", "pprof"])
+            .args(args)
+            .arg(file),
+    );
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 /// The samples of `go tool pprof -raw` output: the first value (`samples/count`)
 /// of every sample line, added up.
 pub(crate) fn raw_sample_total(raw: &str) -> u64 {
-    let samples = raw
-        .split_once("\nSamples:\n")
-        .map_or("", |(_, rest)| rest);
+    let samples = raw.split_once("\nSamples:\n").map_or("", |(_, rest)| rest);
     let samples = samples.split("\nLocations\n").next().unwrap_or("");
     samples
         .lines()
@@ -61,8 +64,7 @@ pub(crate) fn raw_sample_total(raw: &str) -> u64 {
 /// npm is missing outside CI.
 pub(crate) fn speedscope_schema() -> Option<PathBuf> {
     let prefix = Path::new(env!("CARGO_TARGET_TMPDIR")).join("speedscope");
-    let schema = prefix
-        .join("node_modules/speedscope/dist/release/file-format-schema.json");
+    let schema = prefix.join("node_modules/speedscope/dist/release/file-format-schema.json");
     if schema.is_file() {
         return Some(schema);
     }
@@ -75,7 +77,11 @@ pub(crate) fn speedscope_schema() -> Option<PathBuf> {
             .arg(&prefix)
             .arg(format!("speedscope@{SPEEDSCOPE_VERSION}")),
     );
-    assert!(schema.is_file(), "npm installed speedscope without {}", schema.display());
+    assert!(
+        schema.is_file(),
+        "npm installed speedscope without {}",
+        schema.display()
+    );
     Some(schema)
 }
 
@@ -90,7 +96,9 @@ pub(crate) fn have_chromium() -> bool {
 pub(crate) fn chromium(page: &Path, args: &[&str]) -> (String, Vec<String>) {
     let proxy = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
     let port = proxy.local_addr().expect("its address").port();
-    proxy.set_nonblocking(true).expect("a non-blocking listener");
+    proxy
+        .set_nonblocking(true)
+        .expect("a non-blocking listener");
     let output = run_ok(
         Command::new("chromium")
             .args([
@@ -114,8 +122,16 @@ pub(crate) fn chromium(page: &Path, args: &[&str]) -> (String, Vec<String>) {
         let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(1)));
         let mut head = [0u8; 512];
         let read = stream.read(&mut head).unwrap_or(0);
-        requests.push(String::from_utf8_lossy(&head[..read]).lines().next().unwrap_or("").to_owned());
+        requests.push(
+            String::from_utf8_lossy(&head[..read])
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_owned(),
+        );
     }
-    (String::from_utf8_lossy(&output.stdout).into_owned(), requests)
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        requests,
+    )
 }
-
