@@ -9,6 +9,7 @@
 #   NAME.md     `compile-perf report perf.data --compiler --format markdown`, with the
 #               wall time and peak RSS from run.json
 #   f32-literals-inverted.svg   the icicle of leaf callers of the APFloat workload
+#   f32-literals.html           that run's report.html: the self-contained HTML report
 #   diff-hex-constants.svg, diff-hex-constants-base.svg, diff-hex-constants.md
 #               `compile-perf diff` of hex-constants as text against bytecode, three
 #               runs each (`record --repeat 3`): the stacks of both sides coloured by
@@ -81,6 +82,7 @@ for name in "${names[@]}"; do
   if [ "$name" = f32-literals ]; then
     "$bin" flamegraph "$run/perf.data" --compiler --inverted --min-width 0.5 -q \
       -o "$out/$name-inverted.svg"
+    cp "$run/report.html" "$out/$name.html"
   fi
   python3 - "$name" "$run/run.json" "$tmp/$name.table.md" "$tmp/$name.json" "$out/$name.md" <<'EOF'
 import json, sys
@@ -217,7 +219,10 @@ for name, (what, shows) in WHAT.items():
 if "f32-literals" in loaded:
     lines += ["", "[f32-literals-inverted.svg](f32-literals-inverted.svg) is the same APFloat profile "
               "inverted (`compile-perf flamegraph --compiler --inverted --min-width 0.5`): the hot leaf "
-              "functions on top, their callers below."]
+              "functions on top, their callers below. [f32-literals.html](f32-literals.html) is that "
+              "run's `report.html`, the self-contained HTML report `record` writes (the run's facts, the "
+              "category and pass tables, the flamegraphs of all processes, of the compiler and inverted, "
+              "and the timeline); download it and open it in a browser."]
 
 if "hex-constants" in loaded and "hex-constants-bytecode" in loaded:
     t, b = loaded["hex-constants"], loaded["hex-constants-bytecode"]
