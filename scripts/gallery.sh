@@ -219,8 +219,8 @@ for name, (what, shows) in WHAT.items():
 if "f32-literals" in loaded:
     lines += ["", "[f32-literals-inverted.svg](f32-literals-inverted.svg) is the same APFloat profile "
               "inverted (`compile-perf flamegraph --compiler --inverted --min-width 0.5`): the hot leaf "
-              "functions on top, their callers below. [f32-literals.html](f32-literals.html) is that "
-              "run's `report.html`, the self-contained HTML report `record` writes (the run's facts, the "
+              "functions on top, their callers below. [f32-literals.html](f32-literals.html) is the "
+              "`report.html` of an f32-literals run, the self-contained HTML report `record` writes (the run's facts, the "
               "category and pass tables, the flamegraphs of all processes, of the compiler and inverted, "
               "and the timeline); download it and open it in a browser."]
 
