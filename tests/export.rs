@@ -11,7 +11,7 @@ use std::net::{TcpListener, TcpStream};
 use std::process::Command;
 
 use base64::Engine;
-use common::exports::{SAMPLE_FORMATS, export, report_json, sample_total};
+use common::exports::{SAMPLE_FORMATS, export, firefox_categories, report_json, sample_total};
 use common::viewers::{have_go, pprof, raw_sample_total, speedscope_schema};
 use common::{TempDir, bin, compile_perf, fixture};
 
@@ -120,6 +120,33 @@ fn speedscope_export_follows_the_schema() {
     let mut broken = document.clone();
     broken["profiles"][0]["type"] = "flat".into();
     assert!(!validator.is_valid(&broken));
+}
+
+#[test]
+fn firefox_export_has_the_report_categories_and_threads() {
+    let dir = TempDir::new("export-firefox");
+    let input = fixture(RECORDING);
+    let report = report_json(&input, &[], "category");
+    let path = export(&input, "firefox", &[], &dir);
+    let names = firefox_categories(&path);
+    for category in report["categories"].as_array().unwrap() {
+        let name = category["name"].as_str().unwrap();
+        assert!(
+            names.iter().any(|known| known == name),
+            "{name} in {names:?}"
+        );
+    }
+    let threads = report_json(&input, &[], "thread")["rows"]
+        .as_array()
+        .unwrap()
+        .len();
+    let profile: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(
+        profile["threads"].as_array().unwrap().len(),
+        threads,
+        "one thread per thread"
+    );
 }
 
 #[test]

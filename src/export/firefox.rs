@@ -2,10 +2,10 @@
 //! written with `fxprof-processed-profile`, samply's crate: one process per
 //! process image, one thread per recorded thread, every sample at its real
 //! time (from the first sample kept, or from the start of the run when
-//! `run.json` says when that was). Our categories are the profile's
-//! categories, each with the nearest colour of the profiler's palette; a
-//! frame has its function's category, and the leaf frame the sample's self
-//! category. Pass spans are interval markers on their thread.
+//! `run.json` says when that was). Every category on the stacks is a
+//! category of the profile, with the nearest colour of the profiler's
+//! palette; a frame has its function's category, and the leaf frame the
+//! sample's self category. Pass spans are interval markers on their thread.
 
 use std::io::{self, Write};
 use std::time::{Duration, UNIX_EPOCH};
@@ -123,6 +123,16 @@ fn build(samples: &Samples<'_>, start_unix_nanos: Option<i64>) -> Profile {
             }
         })
     };
+
+    // Every category on the stacks is a category of the profile, also one
+    // that is only an inlined leaf's (the leaf frame shows the sample's
+    // self category, that of the function its address is in).
+    for stack in &samples.stacks {
+        category_of(&mut profile, stack.category);
+        for symbol in samples.symbols_root_first(stack) {
+            category_of(&mut profile, samples.classes.category_of(symbol));
+        }
+    }
 
     let mut processes: HashMap<ProcessId, _> = HashMap::new();
     let mut threads: HashMap<ThreadId, ThreadHandle> = HashMap::new();
