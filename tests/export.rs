@@ -6,12 +6,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::process::Command;
 
 use base64::Engine;
 use common::exports::{SAMPLE_FORMATS, export, firefox_categories, report_json, sample_total};
+use common::ingest::push_to_listener;
 use common::viewers::{have_go, pprof, raw_sample_total, speedscope_schema};
 use common::{TempDir, bin, compile_perf, fixture};
 
@@ -172,163 +172,13 @@ fn a_filter_that_keeps_nothing_is_refused() {
     assert!(!out.exists(), "no file is left behind");
 }
 
-/// One HTTP request as the listener read it.
-struct Request {
-    target: String,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Request {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(key, _)| key.eq_ignore_ascii_case(name))
-            .map(|(_, value)| value.as_str())
-    }
-
-    /// The query parameters of the target, percent-decoded.
-    fn query(&self) -> Vec<(String, String)> {
-        let query = self.target.split_once('?').map_or("", |(_, query)| query);
-        query
-            .split('&')
-            .filter_map(|pair| pair.split_once('='))
-            .map(|(key, value)| (decode(key), decode(value)))
-            .collect()
-    }
-
-    /// The bytes of one part of a multipart/form-data body.
-    fn form_part(&self, name: &str) -> Vec<u8> {
-        let content_type = self.header("content-type").expect("a content type");
-        let boundary = content_type
-            .split("boundary=")
-            .nth(1)
-            .expect("a multipart boundary");
-        let delimiter = format!("--{boundary}");
-        let body = &self.body;
-        let marker = format!("name=\"{name}\"");
-        let start = find(body, marker.as_bytes()).unwrap_or_else(|| panic!("no part {name}"));
-        let data_start = start + find(&body[start..], b"\r\n\r\n").expect("part headers") + 4;
-        let data_end = data_start
-            + find(&body[data_start..], format!("\r\n{delimiter}").as_bytes())
-                .expect("the part ends");
-        body[data_start..data_end].to_vec()
-    }
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack
-        .windows(needle.len())
-        .position(|window| window == needle)
-}
-
-fn decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::new();
-    let mut at = 0;
-    while at < bytes.len() {
-        match bytes[at] {
-            b'%' if at + 2 < bytes.len() => {
-                out.push(u8::from_str_radix(&text[at + 1..at + 3], 16).expect("a %XX escape"));
-                at += 3;
-            }
-            b'+' => {
-                out.push(b' ');
-                at += 1;
-            }
-            byte => {
-                out.push(byte);
-                at += 1;
-            }
-        }
-    }
-    String::from_utf8(out).expect("UTF-8")
-}
-
-/// Reads one request from `stream` and answers it with `status` and `answer`.
-fn serve_one(stream: TcpStream, status: &str, answer: &str) -> Request {
-    let mut reader = BufReader::new(stream);
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
-    let mut parts = line.split_whitespace();
-    assert_eq!(parts.next(), Some("POST"), "the request line: {line}");
-    let target = parts.next().unwrap().to_owned();
-    let mut headers = Vec::new();
-    loop {
-        let mut header = String::new();
-        reader.read_line(&mut header).unwrap();
-        let header = header.trim_end();
-        if header.is_empty() {
-            break;
-        }
-        let (key, value) = header.split_once(':').unwrap();
-        headers.push((key.trim().to_owned(), value.trim().to_owned()));
-    }
-    let length: usize = headers
-        .iter()
-        .find(|(key, _)| key.eq_ignore_ascii_case("content-length"))
-        .map(|(_, value)| value.parse().unwrap())
-        .expect("a content length");
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).unwrap();
-    let mut stream = reader.into_inner();
-    write!(
-        stream,
-        "HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
-        answer.len()
-    )
-    .unwrap();
-    Request {
-        target,
-        headers,
-        body,
-    }
-}
-
-/// `compile-perf push INPUT --url http://127.0.0.1:PORT ARGS` against a
-/// listener answering `status`; the exit code, stderr and the request.
-fn push_to_listener(
-    args: &[&str],
-    env: &[(&str, &str)],
-    status: &str,
-) -> (Option<i32>, String, Request) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let status = status.to_owned();
-    let server = std::thread::spawn(move || {
-        let (stream, _) = listener.accept().unwrap();
-        serve_one(stream, &status, "stored")
-    });
-    let mut command = Command::new(bin());
-    command
-        .args([
-            "push",
-            fixture(RECORDING).to_str().unwrap(),
-            "--url",
-            &url,
-            "-q",
-        ])
-        .args(args)
-        .env_remove("PYROSCOPE_BASIC_AUTH_USER")
-        .env_remove("PYROSCOPE_BASIC_AUTH_PASSWORD");
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    let output = command.output().unwrap();
-    let request = server.join().unwrap();
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-        request,
-    )
-}
-
 #[test]
 fn push_sends_the_documented_ingest_request() {
     if !have_go() {
         return;
     }
     let (code, stderr, request) = push_to_listener(
+        &fixture(RECORDING),
         &[
             "--app",
             "iree-compile",
@@ -349,18 +199,13 @@ fn push_sends_the_documented_ingest_request() {
         "{stderr}"
     );
     assert_eq!(request.target.split('?').next(), Some("/ingest"));
-    let query = request.query();
-    let param = |key: &str| {
-        query
-            .iter()
-            .find(|(name, _)| name == key)
-            .map(|(_, value)| value.clone())
-            .unwrap_or_else(|| panic!("no {key} in {}", request.target))
-    };
-    assert_eq!(param("name"), "iree-compile{branch=main,model=small}");
-    assert_eq!(param("format"), "pprof");
-    let from: u64 = param("from").parse().unwrap();
-    let until: u64 = param("until").parse().unwrap();
+    assert_eq!(
+        request.param("name"),
+        "iree-compile{branch=main,model=small}"
+    );
+    assert_eq!(request.param("format"), "pprof");
+    let from: u64 = request.param("from").parse().unwrap();
+    let until: u64 = request.param("until").parse().unwrap();
     assert!(from > 1_600_000_000 && from < until, "{from}..{until}");
     let token = base64::engine::general_purpose::STANDARD.encode("123456:glc_secret");
     assert_eq!(
@@ -388,8 +233,12 @@ fn push_sends_the_documented_ingest_request() {
 
 #[test]
 fn push_of_folded_stacks_sends_them_as_the_body() {
-    let (code, stderr, request) =
-        push_to_listener(&["--app", "x", "--format", "folded"], &[], "200 OK");
+    let (code, stderr, request) = push_to_listener(
+        &fixture(RECORDING),
+        &["--app", "x", "--format", "folded"],
+        &[],
+        "200 OK",
+    );
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
         request.target.contains("format=folded"),
@@ -409,7 +258,8 @@ fn push_of_folded_stacks_sends_them_as_the_body() {
 
 #[test]
 fn a_server_that_says_no_is_reported_with_its_answer() {
-    let (code, stderr, _) = push_to_listener(&["--app", "x"], &[], "400 Bad Request");
+    let (code, stderr, _) =
+        push_to_listener(&fixture(RECORDING), &["--app", "x"], &[], "400 Bad Request");
     assert_eq!(code, Some(31), "{stderr}");
     assert!(
         stderr.contains("the server answered 400: stored"),

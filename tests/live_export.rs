@@ -5,7 +5,8 @@
 //! category of the report; the Chrome trace's outermost pass spans hold
 //! every sample with a pass; `record`'s `report.html` opens in headless
 //! Chromium with its tables, flamegraphs and timeline, needs no network
-//! and is not blank. Under `CI=true` these must run.
+//! and is not blank; `push` labels the profile with what `run.json` knows.
+//! Under `CI=true` these must run.
 
 mod common;
 
@@ -15,6 +16,7 @@ use std::path::Path;
 use common::exports::{
     SAMPLE_FORMATS, export, firefox_categories, report_json, sample_total, trace_spans,
 };
+use common::ingest::push_to_listener;
 use common::iree::{iree_live_prerequisites, live_lock, record_args, workload};
 use common::viewers::{chromium, have_chromium, have_go, pprof, raw_sample_total};
 use common::{TempDir, compile_perf};
@@ -58,6 +60,62 @@ fn a_recorded_compile_exports_and_reports_in_html() {
         2,
         &dir,
     );
+
+    check_push_labels(&perf_data, &run_dir, &input, &dir);
+}
+
+/// `push` of a run directory's recording: the labels and the time range
+/// come from its `run.json`, a label given wins, and the profile sent is
+/// the compiler's.
+fn check_push_labels(perf_data: &Path, run_dir: &Path, input: &Path, dir: &TempDir) {
+    let run: Value =
+        serde_json::from_slice(&std::fs::read(run_dir.join("run.json")).unwrap()).unwrap();
+    let (code, stderr, request) = push_to_listener(
+        perf_data,
+        &["--app", "iree-compile", "--compiler", "--label", "host=ci"],
+        &[],
+        "200 OK",
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let version = run["iree_compile_version"]
+        .as_str()
+        .unwrap()
+        .split("version ")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap();
+    let input_name = input.file_name().unwrap().to_str().unwrap();
+    assert_eq!(
+        request.param("name"),
+        format!("iree-compile{{compiler_version={version},host=ci,input={input_name}}}")
+    );
+    let start = run["start_time"].as_str().unwrap();
+    let from: u64 = request.param("from").parse().unwrap();
+    let until: u64 = request.param("until").parse().unwrap();
+    let wall = run["wall_seconds"].as_f64().unwrap();
+    assert_eq!(
+        until - from,
+        wall.ceil() as u64,
+        "until is from + the wall time"
+    );
+    // from is the start, in seconds since the epoch, as `date -d` reads it.
+    let date = std::process::Command::new("date")
+        .args(["-u", "+%s", "-d", start])
+        .output()
+        .unwrap();
+    let expected: u64 = String::from_utf8_lossy(&date.stdout)
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(from, expected, "from is run.json's start_time {start}");
+    let profile = dir.join("pushed.pb.gz");
+    std::fs::write(&profile, request.form_part("profile")).unwrap();
+    let samples = report_json(perf_data, &["--compiler"], "category")["samples"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(raw_sample_total(&pprof(&["-raw"], &profile)), samples);
 }
 
 /// Every export of `perf_data` with `filters` against `report`.
