@@ -1,6 +1,6 @@
 //! Other tools' formats: the samples a filter keeps, with their stacks and
 //! labels (self category, innermost pass, thread, process), written for
-//! pprof (`pprof.rs`), the Firefox Profiler (`firefox.rs`), speedscope
+//! pprof (`pprof/`), the Firefox Profiler (`firefox.rs`), speedscope
 //! (`speedscope.rs`) and Chrome's trace viewer and Perfetto
 //! (`chrome_trace.rs`, from the pass spans of `spans.rs`). Every writer
 //! takes one [`Samples`] and writes into a `Write` that `commands` gets
