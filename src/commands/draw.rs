@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use crate::attribute::{Classes, timeline, unwind_stats};
+use crate::attribute::{Attribution, Classes, timeline, unwind_stats};
 use crate::defaults;
 use crate::error::Error;
 use crate::output::{Output, write_output};
@@ -181,11 +181,13 @@ pub(super) const FLAMEGRAPH_CAPTIONS: [&str; 3] = [
 ];
 
 /// The HTML report: the facts of `run` (the run's `run.json`, when there
-/// is one), the tables, `flamegraphs` and the timeline.
+/// is one), the tables (self categories chosen by `attribution`),
+/// `flamegraphs` and the timeline.
 pub(super) fn html_report(
     profile: &Profile,
     classes: &Classes<'_>,
     filter: &SampleFilter,
+    attribution: Attribution,
     run: Option<&serde_json::Value>,
     flamegraphs: Vec<(String, Vec<u8>)>,
 ) -> String {
@@ -198,6 +200,7 @@ pub(super) fn html_report(
         command,
         flamegraphs,
         timeline,
+        attribution,
     };
     html::render(&page, profile, classes, filter)
 }

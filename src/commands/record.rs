@@ -207,6 +207,7 @@ fn report_recording(
         &profile,
         &classes,
         &SampleFilter::default(),
+        Attribution::Leaf,
         run_json.as_ref(),
         svgs,
     );

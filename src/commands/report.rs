@@ -70,7 +70,14 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
             write_output(&Output::File(svg.clone()), |out| out.write_all(drawn))?;
         }
         let run = run_json_beside(&load_options(config).input);
-        let page = html_report(&profile, &classes, filter, run.as_ref(), flamegraphs);
+        let page = html_report(
+            &profile,
+            &classes,
+            filter,
+            options.attribution,
+            run.as_ref(),
+            flamegraphs,
+        );
         write_output(&config.output, |out| out.write_all(page.as_bytes()))?;
         return finish(config, &profile);
     };

@@ -34,6 +34,8 @@ pub(crate) struct HtmlPage {
     pub flamegraphs: Vec<(String, Vec<u8>)>,
     /// The timeline SVG, when there are samples to draw.
     pub timeline: Option<String>,
+    /// How the tables choose a sample's self category.
+    pub attribution: Attribution,
 }
 
 /// One table row.
@@ -53,8 +55,9 @@ pub(crate) fn render(
     classes: &Classes<'_>,
     filter: &SampleFilter,
 ) -> String {
-    let categories = grouped_rows(profile, classes, Grouping::Category, filter);
-    let passes = grouped_rows(profile, classes, Grouping::Pass, filter);
+    let rows = |grouping| grouped_rows(profile, classes, grouping, page.attribution, filter);
+    let categories = rows(Grouping::Category);
+    let passes = rows(Grouping::Pass);
     let samples = categories.0;
     let mut html = String::with_capacity(
         page.flamegraphs
@@ -116,9 +119,10 @@ fn grouped_rows(
     profile: &Profile,
     classes: &Classes<'_>,
     grouping: Grouping,
+    attribution: Attribution,
     filter: &SampleFilter,
 ) -> (u64, Vec<Row>) {
-    let grouped = group(profile, classes, grouping, Attribution::Leaf, filter);
+    let grouped = group(profile, classes, grouping, attribution, filter);
     let mut keyed: Vec<(&RowKey, &RowTotals)> = grouped.rows.iter().collect();
     keyed.sort_by(|(ka, a), (kb, b)| {
         (b.self_samples, b.inclusive_samples, ka).cmp(&(a.self_samples, a.inclusive_samples, kb))
