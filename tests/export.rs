@@ -62,11 +62,11 @@ fn pprof_is_labelled_and_filters_by_its_labels() {
     }
     for category in report["categories"].as_array().unwrap() {
         let id = category["id"].as_str().unwrap();
-        let raw = pprof(&["-raw", &format!("-tagfocus=category={id}")], &path);
+        let raw = pprof(&["-raw", &format!("-tagfocus=category=^{id}$")], &path);
         assert_eq!(
             raw_sample_total(&raw),
             category["self_samples"].as_u64().unwrap(),
-            "-tagfocus=category={id}"
+            "-tagfocus=category=^{id}$"
         );
     }
     let top = pprof(&["-top", "-sample_index=samples"], &path);
