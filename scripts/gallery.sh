@@ -9,6 +9,7 @@
 #   NAME.md     `compile-perf report perf.data --compiler --format markdown`, with the
 #               wall time and peak RSS from run.json
 #   f32-literals-inverted.svg   the icicle of leaf callers of the APFloat workload
+#   f32-literals.html           that run's report.html: the self-contained HTML report
 #   diff-hex-constants.svg, diff-hex-constants-base.svg, diff-hex-constants.md
 #               `compile-perf diff` of hex-constants as text against bytecode, three
 #               runs each (`record --repeat 3`): the stacks of both sides coloured by
@@ -101,6 +102,7 @@ EOF
   if [ "$name" = f32-literals ]; then
     "$bin" flamegraph "$run/perf.data" --compiler --inverted --min-width 0.5 -q \
       -o "$out/$name-inverted.svg"
+    cp "$run/report.html" "$out/$name.html"
   fi
   python3 - "$name" "$run/run.json" "$tmp/$name.table.md" "$tmp/$name.json" "$out/$name.md" <<'EOF'
 import json, sys
@@ -238,7 +240,11 @@ for name, (what, shows) in WHAT.items():
 if "f32-literals" in loaded:
     lines += ["", "[f32-literals-inverted.svg](f32-literals-inverted.svg) is the same APFloat profile "
               "inverted (`compile-perf flamegraph --compiler --inverted --min-width 0.5`): the categories "
-              "on top, each one bar, its hot leaf functions below it and their callers below them."]
+              "on top, each one bar, its hot leaf functions below it and their callers below them. "
+              "[f32-literals.html](f32-literals.html) is the "
+              "`report.html` of an f32-literals run, the self-contained HTML report `record` writes (the run's facts, the "
+              "category and pass tables, the flamegraphs of all processes, of the compiler and inverted, "
+              "and the timeline); download it and open it in a browser."]
 lines += ["", "*Other, self* is the share of the compiler's samples in functions no rule names: what the "
           "rule table misses. Other counts no inclusive share beyond that (see the README's Categories)."]
 

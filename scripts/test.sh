@@ -7,7 +7,10 @@
 #      iree-base-compiler, and `cargo build --release`;
 #    - g++ and nm (binutils), which the live tests use, and glibc's symbols (libc6-dbg),
 #      which name the thread entry functions that `-g` stacks end in;
-#    - make, which scripts/fuzz.sh needs to build AFL++.
+#    - make, which scripts/fuzz.sh needs to build AFL++;
+#    - the viewers the export tests read exports with: golang-go (`go tool pprof`),
+#      chromium (the HTML report, headless) and npm, with the `speedscope` package
+#      (its file-format schema) installed under target/tmp/speedscope.
 # 2. Checks: `cargo fmt --all --check`, `cargo clippy --workspace --all-targets --release
 #    -- -D warnings` (compile-perf and the fuzz targets of fuzz/),
 #    `cargo test --release`. Test output is shown (--show-output): the live tests print
@@ -60,9 +63,19 @@ command -v g++ >/dev/null || pkgs+=(g++)
 command -v nm >/dev/null || pkgs+=(binutils)
 command -v make >/dev/null || pkgs+=(make)
 dpkg-query -W -f '${Status}' libc6-dbg 2>/dev/null | grep -q 'ok installed' || pkgs+=(libc6-dbg)
+command -v go >/dev/null || pkgs+=(golang-go)
+command -v chromium >/dev/null || pkgs+=(chromium)
+command -v npm >/dev/null || pkgs+=(npm)
 if ((${#pkgs[@]})); then
   log "installing ${pkgs[*]}"
   apt_install "${pkgs[@]}"
+fi
+
+# 1d. speedscope's schema, where tests/common/viewers.rs looks for it (the version it names).
+speedscope_version=$(sed -n 's/^pub(crate) const SPEEDSCOPE_VERSION: &str = "\(.*\)";/\1/p' tests/common/viewers.rs)
+if [ ! -f target/tmp/speedscope/node_modules/speedscope/dist/release/file-format-schema.json ]; then
+  log "installing speedscope@$speedscope_version (npm) into target/tmp/speedscope"
+  npm install --no-audit --no-fund --silent --prefix target/tmp/speedscope "speedscope@$speedscope_version" >&2
 fi
 
 log "CI=$ci; $(cargo --version); $(perf --version); $(.venv/bin/iree-compile --version 2>&1 | sed -n 's/^ *IREE compiler version/iree-compile/p'); $(nproc) cores"

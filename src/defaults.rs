@@ -41,3 +41,9 @@ pub(crate) const TOP_LIMIT: usize = 30;
 /// (`--threshold`): with many samples a smaller change can stand clear of
 /// the noise, and still not be worth a look.
 pub(crate) const DIFF_THRESHOLD_PP: f64 = 1.0;
+
+/// Seconds `push` waits for a connection to the server.
+pub(crate) const PUSH_CONNECT_TIMEOUT_SECONDS: u64 = 30;
+
+/// Seconds `push` waits for the whole exchange with the server.
+pub(crate) const PUSH_TIMEOUT_SECONDS: u64 = 300;

@@ -19,6 +19,9 @@ pub(crate) const EXIT_BUILD_ID_MISMATCH: u8 = 11;
 /// Exit code when `diff`'s gate fails: a share grew beyond the noise by
 /// more than its limit.
 pub(crate) const EXIT_REGRESSION: u8 = 30;
+/// Exit code when `push` could not hand the profile over: the server was
+/// unreachable or refused it.
+pub(crate) const EXIT_PUSH_FAILED: u8 = 31;
 
 /// A failure that stops the pipeline.
 #[derive(Debug, thiserror::Error)]
@@ -156,6 +159,14 @@ pub enum Error {
     /// `record` could not record.
     #[error("{0}")]
     Record(#[from] RecordError),
+    /// `push` could not hand the profile over.
+    #[error("push to {url} failed: {reason}; the recording is unchanged")]
+    Push {
+        /// The server's URL.
+        url: String,
+        /// What went wrong, with the server's answer when it gave one.
+        reason: String,
+    },
     /// Writing the output failed.
     #[error("cannot write {target}: {source}")]
     Output {
@@ -182,6 +193,7 @@ impl Error {
             Error::UnknownCategory { .. } | Error::UnknownPass { .. } => 13,
             Error::NothingToDraw { .. } => 14,
             Error::Record(error) => error.exit_code(),
+            Error::Push { .. } => EXIT_PUSH_FAILED,
         }
     }
 

@@ -22,12 +22,14 @@ mod cli;
 mod commands;
 mod defaults;
 pub mod error;
+mod export;
 mod fold;
 mod index;
 mod output;
 pub mod perfdata;
 mod process;
 mod profile;
+mod push;
 mod recorder;
 mod render;
 mod report;
@@ -55,6 +57,8 @@ pub fn run(config: &Config) -> Result<u8, Error> {
         Action::Rules(options) => commands::rules::run(config, options),
         Action::Record(options) => commands::record::run(config, options),
         Action::Diff(options) => commands::diff::run(config, options),
+        Action::Export(options) => commands::export::run(config, options),
+        Action::Push(options) => commands::push::run(config, options),
         Action::Measure(options) => commands::measure::run(options),
     }
 }

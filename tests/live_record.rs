@@ -50,6 +50,7 @@ fn a_recorded_compile_leaves_a_complete_run_directory() {
         "run.json",
         "report.txt",
         "report.json",
+        "report.html",
         "flamegraph.svg",
         "compiler.svg",
         "flamegraph-inverted.svg",

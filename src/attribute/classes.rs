@@ -55,7 +55,7 @@ impl<'a> Classes<'a> {
 }
 
 /// What one sample (or several with the same key) is.
-pub(super) struct Facts {
+pub(crate) struct Facts {
     /// The symbols of the stack, leaf first, up to the thread-pool task
     /// runner when the sample ran a task.
     pub symbols: Vec<SymbolId>,
@@ -73,7 +73,7 @@ pub(super) struct Facts {
 }
 
 /// Works out what the samples of `key` are.
-pub(super) fn facts(
+pub(crate) fn facts(
     profile: &Profile,
     classes: &Classes<'_>,
     attribution: Attribution,

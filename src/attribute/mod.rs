@@ -18,7 +18,7 @@ pub(crate) mod runs;
 pub(crate) mod significance;
 mod time_slices;
 
-pub(crate) use classes::{Attribution, Classes};
+pub(crate) use classes::{Attribution, Classes, facts};
 pub(crate) use pass::{PassId, Phase};
 pub(crate) use rows::{Detail, Grouped, Grouping, RowKey, RowTotals, group};
 pub(crate) use time_slices::{Timeline, Utilization, timeline};

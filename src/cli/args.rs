@@ -8,6 +8,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::attribute::{Attribution, Grouping};
+use crate::commands::export::ExportFormat;
+use crate::commands::push::PushFormat;
+use crate::commands::report::ReportPageFormat;
 use crate::commands::rules::RulesFormat;
 use crate::commands::timeline::TimelineFormat;
 use crate::commands::top::TopFormat;
@@ -161,6 +164,42 @@ pub(super) struct CollapseArgs {
 }
 
 #[derive(Debug, Args)]
+pub(super) struct ExportArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The format to write.
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// The file to write (`-` is stdout).
+    #[arg(long, short, value_name = "OUT")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub rules: RulesFileArg,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct PushArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The Pyroscope server, e.g. http://localhost:4040 (`/ingest` is added).
+    /// Basic auth comes from PYROSCOPE_BASIC_AUTH_USER and PYROSCOPE_BASIC_AUTH_PASSWORD.
+    #[arg(long, value_name = "URL")]
+    pub url: String,
+    /// The application name the profile is stored under.
+    #[arg(long, value_name = "NAME", value_parser = parse_app)]
+    pub app: String,
+    /// A label of the profile, besides those run.json gives (compiler_version,
+    /// input, host), which it overrides. Repeatable.
+    #[arg(long, value_name = "KEY=VALUE", value_parser = parse_label)]
+    pub label: Vec<(String, String)>,
+    /// What to send.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: PushFormat,
+    #[command(flatten)]
+    pub rules: RulesFileArg,
+}
+
+#[derive(Debug, Args)]
 pub(super) struct TopArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -179,9 +218,9 @@ pub(super) struct TopArgs {
 pub(super) struct ReportArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    /// Output format.
+    /// Output format (html: one self-contained page with the tables, flamegraphs and timeline).
     #[arg(long, value_enum, default_value_t)]
-    pub format: ReportFormat,
+    pub format: ReportPageFormat,
     /// What the rows are.
     #[arg(long, value_enum, default_value_t)]
     pub by: Grouping,
@@ -278,6 +317,37 @@ fn parse_points(text: &str) -> Result<f64, String> {
             "{text:?} is not a number of percentage points from 0 to 100"
         )),
     }
+}
+
+/// An application name: not empty, without the `{`, `}` and `,` of the
+/// name syntax.
+fn parse_app(text: &str) -> Result<String, String> {
+    if text.is_empty() || text.contains(['{', '}', ',', '=']) || text.contains(char::is_whitespace)
+    {
+        return Err(format!(
+            "{text:?} is not an application name (not empty, no spaces, braces, commas or `=`)"
+        ));
+    }
+    Ok(text.to_owned())
+}
+
+/// `KEY=VALUE` of `--label`: a key of letters, digits and `_`, not starting
+/// with a digit.
+fn parse_label(text: &str) -> Result<(String, String), String> {
+    let (key, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?} is not KEY=VALUE"))?;
+    let key_ok = key
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !key_ok {
+        return Err(format!(
+            "{key:?} is not a label name (letters, digits and `_`, not starting with a digit)"
+        ));
+    }
+    Ok((key.to_owned(), value.to_owned()))
 }
 
 /// `KEY=PP` of `--max-increase`.

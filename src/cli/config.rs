@@ -8,8 +8,10 @@ use super::args::{InputArgs, ReadingArgs};
 use super::{Cli, Command};
 use crate::attribute::diff::Limits;
 use crate::commands::diff::DiffOptions;
+use crate::commands::export::ExportOptions;
 use crate::commands::flamegraph::FlamegraphOptions;
 use crate::commands::measure::MeasureOptions;
+use crate::commands::push::PushOptions;
 use crate::commands::report::ReportOptions;
 use crate::commands::rules::RulesOptions;
 use crate::commands::timeline::TimelineOptions;
@@ -97,6 +99,25 @@ impl Cli {
                     flamegraph: args.flamegraph,
                 }),
                 args.output,
+                args.rules.file,
+            ),
+            Command::Export(args) => (
+                Some(args.input),
+                Action::Export(ExportOptions {
+                    format: args.format,
+                }),
+                Some(args.output),
+                args.rules.file,
+            ),
+            Command::Push(args) => (
+                Some(args.input),
+                Action::Push(PushOptions {
+                    url: args.url,
+                    app: args.app,
+                    labels: args.label,
+                    format: args.format,
+                }),
+                None,
                 args.rules.file,
             ),
             Command::Measure(args) => (

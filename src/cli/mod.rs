@@ -15,8 +15,8 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Parser, Subcommand};
 
 use args::{
-    CollapseArgs, DiffArgs, FlamegraphArgs, MeasureArgs, RecordArgs, ReportArgs, RulesArgs,
-    TimelineArgs, TopArgs,
+    CollapseArgs, DiffArgs, ExportArgs, FlamegraphArgs, MeasureArgs, PushArgs, RecordArgs,
+    ReportArgs, RulesArgs, TimelineArgs, TopArgs,
 };
 
 /// Profile iree-compile: read perf.data, unwind, symbolize, and tell which
@@ -68,6 +68,11 @@ enum Command {
     /// Compare two compiles (or two sets of runs): how each category's share
     /// moved, and whether the move is beyond run-to-run noise.
     Diff(DiffArgs),
+    /// Write the profile for another tool: pprof, Firefox Profiler, speedscope,
+    /// Chrome trace (pass spans) or folded stacks.
+    Export(ExportArgs),
+    /// Send the profile to a Grafana Pyroscope server (HTTP ingest API).
+    Push(PushArgs),
     /// Print the effective category rule table.
     Rules(RulesArgs),
     /// Run a command and write its exit status and peak RSS to a file

@@ -1,15 +1,21 @@
 //! Flamegraphs as the commands ask for them (`flamegraph`, `report
 //! --flamegraph`, and the three of a `record` run): names resolved into the
 //! category and pass to draw, the picture made, drawn and written with its
-//! folded stacks.
+//! folded stacks; and the HTML report that shows them (`report --format
+//! html`, `record`'s `report.html`).
 
 use std::path::PathBuf;
 
-use crate::attribute::Classes;
+use crate::attribute::{Attribution, Classes, timeline, unwind_stats};
+use crate::defaults;
 use crate::error::Error;
 use crate::output::{Output, write_output};
 use crate::profile::{Profile, SampleFilter};
 use crate::render::flamegraph::{Drawable, Picture, PictureOptions, picture, picture_of};
+use crate::render::html::{self, HtmlPage};
+use crate::render::timeline_svg;
+use crate::report::breakdown::scope_words;
+use crate::report::run_facts::{RunFacts, notices};
 
 /// One flamegraph to draw.
 pub(super) struct FlamegraphRequest {
@@ -95,8 +101,12 @@ pub(super) fn flamegraph_picture(
     })
 }
 
-/// Draws `picture` and writes it, and its folded stacks, where `request` says.
-pub(super) fn save_flamegraph(request: &FlamegraphRequest, picture: Picture) -> Result<(), Error> {
+/// Draws `picture` and writes it, and its folded stacks, where `request`
+/// says; returns the SVG.
+pub(super) fn save_flamegraph(
+    request: &FlamegraphRequest,
+    picture: Picture,
+) -> Result<Vec<u8>, Error> {
     let rendered = picture.draw().map_err(|source| Error::Output {
         target: request.output.name(),
         source,
@@ -109,5 +119,139 @@ pub(super) fn save_flamegraph(request: &FlamegraphRequest, picture: Picture) -> 
                 .try_for_each(|line| writeln!(out, "{line}"))
         })?;
     }
-    write_output(&request.output, |out| out.write_all(&rendered.svg))
+    write_output(&request.output, |out| out.write_all(&rendered.svg))?;
+    Ok(rendered.svg)
+}
+
+/// The flamegraphs of the HTML report, drawn in memory: the samples
+/// `filter` keeps, the compiler process alone (when the filter keeps
+/// every process), and the icicle. A picture with nothing to draw is
+/// left out.
+pub(super) fn report_flamegraphs(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    filter: &SampleFilter,
+) -> Result<Vec<(String, Vec<u8>)>, Error> {
+    let compiler = SampleFilter {
+        compiler_only: true,
+        ..SampleFilter::default()
+    };
+    let mut wanted = vec![(
+        FLAMEGRAPH_CAPTIONS[0],
+        filter,
+        false,
+        defaults::MIN_WIDTH_PERCENT,
+    )];
+    if filter.keeps_all() {
+        wanted.push((
+            FLAMEGRAPH_CAPTIONS[1],
+            &compiler,
+            false,
+            defaults::MIN_WIDTH_PERCENT,
+        ));
+    }
+    wanted.push((
+        FLAMEGRAPH_CAPTIONS[2],
+        filter,
+        true,
+        defaults::INVERTED_MIN_WIDTH_PERCENT,
+    ));
+    let mut drawn = Vec::new();
+    for (caption, filter, inverted, min_width) in wanted {
+        let request = FlamegraphRequest::whole(Output::Stdout, inverted, min_width);
+        match flamegraph_picture(&request, filter, profile, classes, None) {
+            Ok(picture) => {
+                let rendered = picture.draw().map_err(|source| Error::Output {
+                    target: "the HTML report".to_owned(),
+                    source,
+                })?;
+                drawn.push((caption.to_owned(), rendered.svg));
+            }
+            Err(Error::NothingToDraw { .. }) => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(drawn)
+}
+
+/// Captions of the HTML report's flamegraphs: all samples, the compiler
+/// process, the icicle.
+pub(super) const FLAMEGRAPH_CAPTIONS: [&str; 3] = [
+    "Flamegraph",
+    "Flamegraph of the compiler process",
+    "Icicle: the hot functions and their callers",
+];
+
+/// The HTML report: the facts of `run` (the run's `run.json`, when there
+/// is one), the tables (self categories chosen by `attribution`),
+/// `flamegraphs` and the timeline.
+pub(super) fn html_report(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    filter: &SampleFilter,
+    attribution: Attribution,
+    run: Option<&RunFacts>,
+    flamegraphs: Vec<(String, Vec<u8>)>,
+) -> String {
+    let command = profile.profiled_command();
+    let timeline = timeline(profile, classes, filter, defaults::TIMELINE_SLICES);
+    let timeline = (!timeline.slices.is_empty())
+        .then(|| timeline_svg::render(&timeline, classes.table, &command, None));
+    let page = HtmlPage {
+        facts: run_facts(profile, filter, run),
+        command,
+        flamegraphs,
+        timeline,
+        attribution,
+    };
+    html::render(&page, profile, classes, filter)
+}
+
+/// The facts at the top of the HTML report, and the notices.
+fn run_facts(
+    profile: &Profile,
+    filter: &SampleFilter,
+    run: Option<&RunFacts>,
+) -> Vec<(String, String)> {
+    let mut facts = Vec::new();
+    let mut fact = |label: &str, value: String| facts.push((label.to_owned(), value));
+    if let Some(run) = run {
+        if let Some(version) = run.compiler_version() {
+            fact("compiler", version);
+        }
+        if let Some(start) = &run.start_time {
+            fact("started", start.clone());
+        }
+        if let Some(wall) = run.wall_seconds {
+            fact("wall time", format!("{wall:.2} s"));
+        }
+        if let Some(rss) = run.peak_rss_bytes {
+            fact("peak RSS", format!("{:.1} MB", rss as f64 / 1e6));
+        }
+        match run.exit.map(|exit| (exit.code, exit.signal)) {
+            Some((Some(code), _)) => fact("exit", format!("exit code {code}")),
+            Some((None, Some(signal))) => fact("exit", format!("killed by signal {signal}")),
+            _ => {}
+        }
+        if let Some(host) = run.hostname() {
+            fact("host", host.to_owned());
+        }
+    }
+    for notice in notices(profile, run) {
+        fact("notice", notice);
+    }
+    let (unwind, _) = unwind_stats(profile, filter);
+    fact("event", profile.event.clone());
+    fact(
+        "samples",
+        format!(
+            "{} over {:.2} s, {:.1}% of stacks unwound to a thread root",
+            unwind.total(),
+            profile.counts.duration_seconds(),
+            unwind.complete_percent()
+        ),
+    );
+    fact("input", profile.input_name.clone());
+    fact("processes", scope_words(filter));
+    facts
 }

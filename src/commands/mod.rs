@@ -10,8 +10,10 @@
 pub(crate) mod collapse;
 pub(crate) mod diff;
 mod draw;
+pub(crate) mod export;
 pub(crate) mod flamegraph;
 pub(crate) mod measure;
+pub(crate) mod push;
 pub(crate) mod record;
 pub(crate) mod report;
 pub(crate) mod rules;
@@ -60,6 +62,8 @@ pub(crate) enum Action {
     Timeline(timeline::TimelineOptions),
     Record(crate::recorder::RecordOptions),
     Diff(diff::DiffOptions),
+    Export(export::ExportOptions),
+    Push(push::PushOptions),
     Measure(measure::MeasureOptions),
 }
 
@@ -228,10 +232,21 @@ fn memory_section(
 /// What `run.json` beside the recording says, when the recording is in a
 /// run directory of `record`.
 fn run_facts(config: &Config) -> Option<RunFacts> {
-    match &config.load.as_ref()?.input {
+    run_facts_of(config.load.as_ref()?)
+}
+
+/// What `run.json` beside the recording `load` reads says.
+fn run_facts_of(load: &LoadOptions) -> Option<RunFacts> {
+    match &load.input {
         Input::Path(path) => run_facts_beside(path),
         Input::Stdin => None,
     }
+}
+
+/// When the recorded run began, in nanoseconds since the Unix epoch, as
+/// `run.json` says; `None` without one.
+fn run_start_unix_nanos(load: &LoadOptions) -> Option<i64> {
+    run_facts_of(load)?.start_unix_nanos()
 }
 
 /// What `run.json` beside `perf_data` says; `None` without a readable one.

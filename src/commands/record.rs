@@ -1,8 +1,8 @@
 //! `compile-perf record`: records the command under perf (see
 //! [`crate::recorder`]), then reads the recording and fills the run
-//! directory with the report (text and JSON) and the flamegraphs (all
-//! processes, the compiler process, inverted), prints the category table,
-//! and marks `run.json` finished.
+//! directory with the report (text, JSON and the HTML page) and the
+//! flamegraphs (all processes, the compiler process, inverted), prints the
+//! category table, and marks `run.json` finished.
 //!
 //! With `--repeat N`, the command is recorded N times into `DIR/run-1` …
 //! `DIR/run-N` (each a run directory as above), and the report of the runs
@@ -13,7 +13,9 @@
 
 use std::path::PathBuf;
 
-use super::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
+use super::draw::{
+    FLAMEGRAPH_CAPTIONS, FlamegraphRequest, flamegraph_picture, html_report, save_flamegraph,
+};
 use super::{Config, finish, load_rules, memory_section, stdout_wants_color, write_report};
 use crate::attribute::runs::{RunRows, aggregate, run_rows};
 use crate::attribute::{Attribution, Classes, Grouping};
@@ -182,7 +184,10 @@ fn report_recording(
             defaults::INVERTED_MIN_WIDTH_PERCENT,
         ),
     ];
-    for (name, compiler_only, inverted, min_width) in drawings {
+    let mut svgs = Vec::new();
+    for ((name, compiler_only, inverted, min_width), caption) in
+        drawings.into_iter().zip(FLAMEGRAPH_CAPTIONS)
+    {
         let request = FlamegraphRequest {
             run_facts: run.as_ref().map(RunFacts::short_line),
             ..FlamegraphRequest::whole(file(name), inverted, min_width)
@@ -194,7 +199,10 @@ fn report_recording(
         let drawn = flamegraph_picture(&request, &filter, &profile, &classes, None)
             .and_then(|picture| save_flamegraph(&request, picture));
         match drawn {
-            Ok(()) => outputs.push(name),
+            Ok(svg) => {
+                outputs.push(name);
+                svgs.push((caption.to_owned(), svg));
+            }
             Err(Error::NothingToDraw { reason }) => recorded
                 .run
                 .notes
@@ -202,6 +210,16 @@ fn report_recording(
             Err(error) => return Err(error),
         }
     }
+    let page = html_report(
+        &profile,
+        &classes,
+        &SampleFilter::default(),
+        Attribution::Leaf,
+        run.as_ref(),
+        svgs,
+    );
+    write_output(&file("report.html"), |out| out.write_all(page.as_bytes()))?;
+    outputs.push("report.html");
     match series {
         Some(runs) => runs.push(run_rows(
             recorded.perf_data.clone(),

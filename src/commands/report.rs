@@ -1,10 +1,16 @@
 //! `compile-perf report`: where the samples went, by category or another
-//! grouping, as a table, Markdown, CSV or JSON; with `--flamegraph`, the
-//! flamegraph too, from the same reading of the recording.
+//! grouping, as a table, Markdown, CSV or JSON, or as one self-contained
+//! HTML page with the tables, flamegraphs and timeline; with
+//! `--flamegraph`, the flamegraph too, from the same reading of the
+//! recording.
 
 use std::path::PathBuf;
 
-use super::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
+use clap::ValueEnum;
+
+use super::draw::{
+    FlamegraphRequest, flamegraph_picture, html_report, report_flamegraphs, save_flamegraph,
+};
 use super::{
     ColorChoice, Config, ReportFormat, finish, load_options, memory_section, rules_and_profile,
     run_facts, write_report,
@@ -12,7 +18,7 @@ use super::{
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
 use crate::error::Error;
-use crate::output::Output;
+use crate::output::{Output, write_output};
 use crate::render::flamegraph::all_stacks;
 use crate::report::breakdown::{BreakdownOptions, breakdown};
 use crate::report::run_facts::{RunFacts, notices};
@@ -20,7 +26,7 @@ use crate::report::run_facts::{RunFacts, notices};
 /// What `report` was asked for.
 #[derive(Clone, Debug)]
 pub(crate) struct ReportOptions {
-    pub(crate) format: ReportFormat,
+    pub(crate) format: ReportPageFormat,
     pub(crate) grouping: Grouping,
     pub(crate) attribution: Attribution,
     pub(crate) color: ColorChoice,
@@ -28,10 +34,54 @@ pub(crate) struct ReportOptions {
     pub(crate) flamegraph: Option<PathBuf>,
 }
 
+/// The formats of `report`: those of `diff`, and the HTML page.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ReportPageFormat {
+    #[default]
+    Table,
+    Markdown,
+    Csv,
+    Json,
+    /// One self-contained page: the run's facts, the category and pass
+    /// tables, the flamegraphs and the timeline.
+    Html,
+}
+
+impl ReportPageFormat {
+    /// The table or JSON format; `None` for the HTML page.
+    fn tabular(self) -> Option<ReportFormat> {
+        match self {
+            ReportPageFormat::Table => Some(ReportFormat::Table),
+            ReportPageFormat::Markdown => Some(ReportFormat::Markdown),
+            ReportPageFormat::Csv => Some(ReportFormat::Csv),
+            ReportPageFormat::Json => Some(ReportFormat::Json),
+            ReportPageFormat::Html => None,
+        }
+    }
+}
+
 /// Writes the report, and draws the flamegraph when asked.
 pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error> {
     let filter = &config.filter;
     let (rules, profile) = rules_and_profile(config)?;
+    let Some(format) = options.format.tabular() else {
+        let classes = Classes::new(&profile, &rules);
+        let flamegraphs = report_flamegraphs(&profile, &classes, filter)?;
+        if let (Some(svg), Some((_, drawn))) = (&options.flamegraph, flamegraphs.first()) {
+            write_output(&Output::File(svg.clone()), |out| out.write_all(drawn))?;
+        }
+        let run = run_facts(config);
+        let page = html_report(
+            &profile,
+            &classes,
+            filter,
+            options.attribution,
+            run.as_ref(),
+            flamegraphs,
+        );
+        write_output(&config.output, |out| out.write_all(page.as_bytes()))?;
+        return finish(config, &profile, run.as_ref());
+    };
     // The flamegraph's stacks need no categories: they are made while the
     // symbols are classified.
     let (classes, prepared) = rayon::join(
@@ -74,20 +124,17 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
         let mut breakdown = breakdown(&profile, &classes, breakdown_options);
         breakdown.set_run(run.clone(), notices(&profile, run.as_ref()));
         let memory = memory_section(load_options(config), &profile, &rules, filter)?;
-        write_report(
-            &config.output,
-            &breakdown,
-            memory,
-            options.format.text(),
-            colors,
-        )?;
+        write_report(&config.output, &breakdown, memory, format.text(), colors)?;
         finish(config, &profile, run.as_ref())
     })();
     drop(classes);
     drop(profile);
     drop(rules);
     let drawn = drawing.map_or(Ok(()), |drawing| {
-        drawing.join().expect("drawing a flamegraph does not panic")
+        drawing
+            .join()
+            .expect("drawing a flamegraph does not panic")
+            .map(drop)
     });
     let code = reported?;
     drawn?;

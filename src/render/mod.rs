@@ -1,7 +1,9 @@
-//! Pictures: flamegraph SVGs rendered by inferno, coloured by category, and
-//! the timeline of categories over the compile.
+//! Pictures: flamegraph SVGs rendered by inferno, coloured by category, the
+//! timeline of categories over the compile, and the HTML report that holds
+//! them with the tables.
 
 pub(crate) mod flamegraph;
+pub(crate) mod html;
 pub(crate) mod timeline_svg;
 
 /// Titles longer than this are cut.

@@ -27,6 +27,17 @@ pub(crate) struct RunFacts {
     #[serde(default)]
     pub notes: Vec<String>,
     pub host: Option<RunHost>,
+    /// When the run began (RFC 3339).
+    pub start_time: Option<String>,
+    /// The input files named on the command line.
+    #[serde(default)]
+    pub inputs: Vec<RunInput>,
+}
+
+/// An input file named on the command line.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub(crate) struct RunInput {
+    pub path: String,
 }
 
 /// How the command ended.
@@ -51,6 +62,7 @@ pub(crate) struct RunStderr {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub(crate) struct RunHost {
     pub cores: Option<usize>,
+    pub hostname: Option<String>,
 }
 
 /// Samples of the Python launcher above this share of all samples earn a
@@ -104,6 +116,33 @@ impl RunFacts {
             .map(str::trim)
             .find(|line| line.starts_with("IREE compiler version"))
             .map(|line| line.split(" @ ").next().unwrap_or(line).to_owned())
+    }
+
+    /// The compiler's version number (`3.13.0rc20261016`).
+    pub(crate) fn compiler_version_number(&self) -> Option<String> {
+        let line = self.compiler_version()?;
+        line.split("version ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .map(str::to_owned)
+    }
+
+    /// The first input file's name, without its directory.
+    pub(crate) fn input_file_name(&self) -> Option<&str> {
+        let path = &self.inputs.first()?.path;
+        path.rsplit('/').next()
+    }
+
+    /// The host's name.
+    pub(crate) fn hostname(&self) -> Option<&str> {
+        self.host.as_ref()?.hostname.as_deref()
+    }
+
+    /// When the run began, in nanoseconds since the Unix epoch.
+    pub(crate) fn start_unix_nanos(&self) -> Option<i64> {
+        let start = humantime::parse_rfc3339(self.start_time.as_deref()?).ok()?;
+        let since_epoch = start.duration_since(std::time::UNIX_EPOCH).ok()?;
+        i64::try_from(since_epoch.as_nanos()).ok()
     }
 
     /// True when `record` noted lost samples (and warned about them then).
@@ -298,6 +337,23 @@ mod tests {
         run.notes
             .push(crate::report::summary::lost_samples_warning(12));
         assert!(run.notes_lost_samples());
+    }
+
+    #[test]
+    fn labels_and_start_come_from_run_json() {
+        let run = facts(
+            r#"{"iree_compile_version": "IREE (https://iree.dev):\n  IREE compiler version 3.13.0rc20261016 @ 89ece87b\n",
+                "inputs": [{"path": "inputs/model.mlir", "bytes": 1, "sha256": "x"}],
+                "host": {"hostname": "vm", "cores": 2},
+                "start_time": "2026-12-01T08:35:00Z"}"#,
+        );
+        assert_eq!(
+            run.compiler_version_number().as_deref(),
+            Some("3.13.0rc20261016")
+        );
+        assert_eq!(run.input_file_name(), Some("model.mlir"));
+        assert_eq!(run.hostname(), Some("vm"));
+        assert_eq!(run.start_unix_nanos(), Some(1_796_114_100_000_000_000));
     }
 
     #[test]

@@ -11,11 +11,14 @@
 #![allow(dead_code)]
 
 pub(crate) mod damaged;
+pub(crate) mod exports;
+pub(crate) mod ingest;
 pub(crate) mod iree;
 pub(crate) mod perf_report;
 pub(crate) mod pipe;
 pub(crate) mod symbol_tables;
 pub(crate) mod unwinding;
+pub(crate) mod viewers;
 
 use std::ffi::OsStr;
 use std::io::Write;

@@ -1,0 +1,261 @@
+//! The HTML report: one self-contained page (no network, no files beside
+//! it) with the run's facts, the category and pass tables (the rows of
+//! `report`), the flamegraphs and the timeline. It works from an e-mail
+//! attachment or a CI artifact.
+//!
+//! Each flamegraph is inferno's SVG, script and all, in an `<iframe
+//! srcdoc>` of its own, so that its search and zoom work and the pages'
+//! scripts and ids do not meet. The timeline SVG is inline. Tables are
+//! plain HTML, readable without JavaScript; a few lines of script make
+//! their columns sortable.
+
+use std::fmt::Write as _;
+
+use super::xml_escape;
+use crate::attribute::{Attribution, Classes, Detail, Grouping, RowKey, RowTotals, group, percent};
+use crate::profile::{Profile, SampleFilter};
+
+/// Symbols or categories listed beside each row.
+const TOP_DETAILS: usize = 3;
+/// The height of a flamegraph's frame when its SVG does not say.
+const FRAME_HEIGHT: f64 = 720.0;
+/// Characters of a function's name shown beside a row (the whole name is
+/// in the tooltip).
+const NAME_CHARS: usize = 90;
+
+/// What the page shows, besides the rows it makes itself.
+pub(crate) struct HtmlPage {
+    /// The profiled command.
+    pub command: String,
+    /// The run's facts, as (label, value): compiler version, wall time,
+    /// peak RSS, exit…
+    pub facts: Vec<(String, String)>,
+    /// Flamegraph SVGs, with their captions.
+    pub flamegraphs: Vec<(String, Vec<u8>)>,
+    /// The timeline SVG, when there are samples to draw.
+    pub timeline: Option<String>,
+    /// How the tables choose a sample's self category.
+    pub attribution: Attribution,
+}
+
+/// One table row.
+struct Row {
+    swatch: Option<String>,
+    name: String,
+    self_samples: u64,
+    inclusive_samples: u64,
+    /// The top symbols or categories, as (shown, whole).
+    top: Vec<(String, String)>,
+}
+
+/// The page for the samples `filter` keeps.
+pub(crate) fn render(
+    page: &HtmlPage,
+    profile: &Profile,
+    classes: &Classes<'_>,
+    filter: &SampleFilter,
+) -> String {
+    let rows = |grouping| grouped_rows(profile, classes, grouping, page.attribution, filter);
+    let categories = rows(Grouping::Category);
+    let passes = rows(Grouping::Pass);
+    let samples = categories.0;
+    let mut html = String::with_capacity(
+        page.flamegraphs
+            .iter()
+            .map(|(_, svg)| svg.len() + 4096)
+            .sum::<usize>()
+            + 65536,
+    );
+    let title = xml_escape(&page.command);
+    let _ = write!(
+        html,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>compile-perf: {title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
+         <h1>compile-perf report</h1>\n<p class=\"command\"><code>{title}</code></p>\n"
+    );
+    html.push_str("<h2 id=\"facts\">The run</h2>\n<table class=\"facts\">\n");
+    for (label, value) in &page.facts {
+        let _ = writeln!(
+            html,
+            "<tr><th scope=\"row\">{}</th><td>{}</td></tr>",
+            xml_escape(label),
+            xml_escape(value)
+        );
+    }
+    html.push_str("</table>\n");
+    write_table(
+        &mut html,
+        "categories",
+        "Categories",
+        "category",
+        &categories.1,
+        samples,
+    );
+    write_table(&mut html, "passes", "Passes", "pass", &passes.1, samples);
+    for (index, (caption, svg)) in page.flamegraphs.iter().enumerate() {
+        let document = svg_document(svg);
+        let height = svg_height(&document).unwrap_or(FRAME_HEIGHT);
+        let _ = write!(
+            html,
+            "<h2 id=\"flamegraph-{index}\">{}</h2>\n<iframe class=\"flamegraph\" title=\"{}\" style=\"height:{}px\" srcdoc=\"{}\"></iframe>\n",
+            xml_escape(caption),
+            xml_escape(caption),
+            height.ceil() + 4.0,
+            xml_escape(&document)
+        );
+    }
+    if let Some(timeline) = &page.timeline {
+        html.push_str("<h2 id=\"timeline\">Timeline</h2>\n<div class=\"timeline\">\n");
+        html.push_str(without_prolog(timeline));
+        html.push_str("</div>\n");
+    }
+    let _ = write!(html, "<script>{SORT_SCRIPT}</script>\n</body>\n</html>\n");
+    html
+}
+
+/// The rows of one grouping, sorted as `report` sorts them (self, then
+/// inclusive samples), with the samples they share out.
+fn grouped_rows(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    grouping: Grouping,
+    attribution: Attribution,
+    filter: &SampleFilter,
+) -> (u64, Vec<Row>) {
+    let grouped = group(profile, classes, grouping, attribution, filter);
+    let mut keyed: Vec<(&RowKey, &RowTotals)> = grouped.rows.iter().collect();
+    keyed.sort_by(|(ka, a), (kb, b)| {
+        (b.self_samples, b.inclusive_samples, ka).cmp(&(a.self_samples, a.inclusive_samples, kb))
+    });
+    let table = classes.table;
+    let rows = keyed
+        .into_iter()
+        .map(|(key, totals)| {
+            let (swatch, name) = match *key {
+                RowKey::Category(id) => {
+                    let category = table.category(id);
+                    (Some(category.color.clone()), category.name.clone())
+                }
+                RowKey::Pass(id) => (None, classes.passes.name(id).to_owned()),
+                RowKey::OutsidePass(place) => (None, place.name().to_owned()),
+                _ => (None, String::new()),
+            };
+            let mut details: Vec<(&Detail, &u64)> = totals.details.iter().collect();
+            details.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
+            let top = details
+                .into_iter()
+                .take(TOP_DETAILS)
+                .map(|(detail, count)| {
+                    let name = match *detail {
+                        Detail::Symbol(symbol) => profile.symbols.get(symbol).name.as_str(),
+                        Detail::Category(category) => table.category(category).name.as_str(),
+                    };
+                    let shown = if name.chars().count() > NAME_CHARS {
+                        name.chars().take(NAME_CHARS - 1).collect::<String>() + "…"
+                    } else {
+                        name.to_owned()
+                    };
+                    (format!("{shown} ({count})"), name.to_owned())
+                })
+                .collect();
+            Row {
+                swatch,
+                name,
+                self_samples: totals.self_samples,
+                inclusive_samples: totals.inclusive_samples,
+                top,
+            }
+        })
+        .collect();
+    (grouped.samples, rows)
+}
+
+fn write_table(html: &mut String, id: &str, heading: &str, what: &str, rows: &[Row], samples: u64) {
+    let top = if what == "pass" {
+        "top categories"
+    } else {
+        "top functions"
+    };
+    let _ = write!(
+        html,
+        "<h2 id=\"{id}\">{heading}</h2>\n<table class=\"rows sortable\" id=\"{id}-table\">\n<thead><tr>\
+         <th data-type=\"text\">{what}</th><th data-type=\"number\">self</th><th data-type=\"number\">self %</th>\
+         <th data-type=\"number\">inclusive</th><th data-type=\"number\">incl %</th><th data-type=\"text\">{top}</th>\
+         </tr></thead>\n<tbody>\n"
+    );
+    for row in rows {
+        let swatch = row.swatch.as_deref().map_or(String::new(), |color| {
+            format!(
+                "<span class=\"swatch\" style=\"background:{}\"></span>",
+                xml_escape(color)
+            )
+        });
+        let top = row
+            .top
+            .iter()
+            .map(|(shown, whole)| {
+                format!(
+                    "<span title=\"{}\">{}</span>",
+                    xml_escape(whole),
+                    xml_escape(shown)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("<br>");
+        let _ = writeln!(
+            html,
+            "<tr><td>{swatch}{}</td><td>{}</td><td>{:.1}%</td><td>{}</td><td>{:.1}%</td><td class=\"top\">{top}</td></tr>",
+            xml_escape(&row.name),
+            row.self_samples,
+            percent(row.self_samples, samples),
+            row.inclusive_samples,
+            percent(row.inclusive_samples, samples),
+        );
+    }
+    html.push_str("</tbody>\n</table>\n");
+}
+
+/// An inferno SVG as the HTML document of an iframe: without the XML
+/// prolog and doctype, which an HTML parser does not take.
+fn svg_document(svg: &[u8]) -> String {
+    let text = String::from_utf8_lossy(svg);
+    format!(
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>body{{margin:0}}</style></head><body>{}</body></html>",
+        without_prolog(&text)
+    )
+}
+
+/// The `height` of the `<svg>` element in `document`, in pixels.
+fn svg_height(document: &str) -> Option<f64> {
+    let start = document.find("<svg")?;
+    let tag = &document[start..start + document[start..].find('>')?];
+    let value = tag.split(" height=\"").nth(1)?.split('"').next()?;
+    value.parse().ok()
+}
+
+/// `svg` from its `<svg` element on.
+fn without_prolog(svg: &str) -> &str {
+    svg.find("<svg").map_or(svg, |start| &svg[start..])
+}
+
+/// The page's style.
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1250px}\
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em}\
+p.command code{font-size:.9em;word-break:break-all}\
+table{border-collapse:collapse;font-size:.85em}\
+th,td{padding:.2em .6em;text-align:left;vertical-align:top;border-bottom:1px solid #ddd}\
+table.rows td:nth-child(n+2):nth-child(-n+5){text-align:right;font-variant-numeric:tabular-nums}\
+table.rows th{cursor:pointer;background:#f3f3f3;position:sticky;top:0}\
+td.top{color:#555;max-width:40em;overflow-wrap:anywhere}\
+.swatch{display:inline-block;width:.9em;height:.9em;margin-right:.4em;vertical-align:-.1em;border:1px solid #8888}\
+iframe.flamegraph{width:1210px;border:1px solid #ccc}\
+.timeline svg{max-width:100%;height:auto}";
+
+/// Sorting by a click on a column's header; the tables read the same without it.
+const SORT_SCRIPT: &str = "document.querySelectorAll('table.sortable').forEach(function(table){\
+table.querySelectorAll('th').forEach(function(th,column){th.addEventListener('click',function(){\
+var body=table.tBodies[0],rows=Array.from(body.rows),number=th.dataset.type==='number';\
+var down=th.dataset.order!=='desc';th.dataset.order=down?'desc':'asc';\
+rows.sort(function(a,b){var x=a.cells[column].textContent,y=b.cells[column].textContent;\
+var order=number?parseFloat(y)-parseFloat(x):x.localeCompare(y);return down?order:-order;});\
+rows.forEach(function(row){body.appendChild(row);});});});});";

@@ -1,0 +1,310 @@
+//! Live: the exports and the HTML report of a real iree-compile compile,
+//! read back by the tools that open them. Every export holds the samples
+//! `report` counts on the same filters; pprof is labelled and filters by
+//! its labels in `go tool pprof`; the Firefox Profiler export has every
+//! category of the report; the Chrome trace's outermost pass spans hold
+//! every sample with a pass; `record`'s `report.html` opens in headless
+//! Chromium with its tables, flamegraphs and timeline, needs no network
+//! and is not blank; `push` labels the profile with what `run.json` knows.
+//! Under `CI=true` these must run.
+
+mod common;
+
+use std::io::BufReader;
+use std::path::Path;
+
+use common::exports::{
+    SAMPLE_FORMATS, export, firefox_categories, report_json, sample_total, trace_spans,
+};
+use common::ingest::push_to_listener;
+use common::iree::{iree_live_prerequisites, live_lock, record_args, workload};
+use common::viewers::{chromium, have_chromium, have_go, pprof, raw_sample_total};
+use common::{TempDir, compile_perf};
+use serde_json::Value;
+
+#[test]
+fn a_recorded_compile_exports_and_reports_in_html() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() || !have_go() || !have_chromium() {
+        return;
+    }
+    let dir = TempDir::new("live-export");
+    let input = workload(&dir, "many-dispatches");
+    let run_dir = dir.join("run");
+    compile_perf(record_args(&run_dir, &[], &input, &[])).expect_code(0, "record");
+    let perf_data = run_dir.join("perf.data");
+
+    for filters in [vec![], vec!["--compiler"]] {
+        check_exports(&perf_data, &filters, &dir);
+    }
+    let report = report_json(&perf_data, &[], "category");
+    check_html(&run_dir.join("report.html"), &report, 3, &dir);
+
+    // `report --format html` of the compiler process alone: no separate
+    // compiler flamegraph, the same tables.
+    let page = dir.join("compiler.html");
+    compile_perf([
+        "report",
+        perf_data.to_str().unwrap(),
+        "--compiler",
+        "--format",
+        "html",
+        "-q",
+        "-o",
+        page.to_str().unwrap(),
+    ])
+    .expect_code(0, "report --format html");
+    check_html(
+        &page,
+        &report_json(&perf_data, &["--compiler"], "category"),
+        2,
+        &dir,
+    );
+
+    check_push_labels(&perf_data, &run_dir, &input, &dir);
+}
+
+/// `push` of a run directory's recording: the labels and the time range
+/// come from its `run.json`, a label given wins, and the profile sent is
+/// the compiler's.
+fn check_push_labels(perf_data: &Path, run_dir: &Path, input: &Path, dir: &TempDir) {
+    let run: Value =
+        serde_json::from_slice(&std::fs::read(run_dir.join("run.json")).unwrap()).unwrap();
+    let (code, stderr, request) = push_to_listener(
+        perf_data,
+        &["--app", "iree-compile", "--compiler", "--label", "host=ci"],
+        &[],
+        "200 OK",
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let version = run["iree_compile_version"]
+        .as_str()
+        .unwrap()
+        .split("version ")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap();
+    let input_name = input.file_name().unwrap().to_str().unwrap();
+    assert_eq!(
+        request.param("name"),
+        format!("iree-compile{{compiler_version={version},host=ci,input={input_name}}}")
+    );
+    let start = run["start_time"].as_str().unwrap();
+    let from: u64 = request.param("from").parse().unwrap();
+    let until: u64 = request.param("until").parse().unwrap();
+    let wall = run["wall_seconds"].as_f64().unwrap();
+    assert_eq!(
+        until - from,
+        wall.ceil() as u64,
+        "until is from + the wall time"
+    );
+    // from is the start, in seconds since the epoch, as `date -d` reads it.
+    let date = std::process::Command::new("date")
+        .args(["-u", "+%s", "-d", start])
+        .output()
+        .unwrap();
+    let expected: u64 = String::from_utf8_lossy(&date.stdout)
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(from, expected, "from is run.json's start_time {start}");
+    let profile = dir.join("pushed.pb.gz");
+    std::fs::write(&profile, request.form_part("profile")).unwrap();
+    let samples = report_json(perf_data, &["--compiler"], "category")["samples"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(raw_sample_total(&pprof(&["-raw"], &profile)), samples);
+}
+
+/// Every export of `perf_data` with `filters` against `report`.
+fn check_exports(perf_data: &Path, filters: &[&str], dir: &TempDir) {
+    let report = report_json(perf_data, filters, "category");
+    let samples = report["samples"].as_u64().unwrap();
+    assert!(samples > 200, "{filters:?}: {samples} samples");
+    for format in SAMPLE_FORMATS {
+        let path = export(perf_data, format, filters, dir);
+        assert_eq!(sample_total(format, &path), samples, "{format} {filters:?}");
+    }
+
+    let pprof_file = export(perf_data, "pprof", filters, dir);
+    let tags = pprof(&["-tags"], &pprof_file);
+    for key in ["category", "pass", "thread"] {
+        assert!(
+            tags.contains(&format!(" {key}: Total")),
+            "-tags lists {key}:\n{tags}"
+        );
+    }
+    let top = &report["categories"][0];
+    let id = top["id"].as_str().unwrap();
+    let focused = pprof(
+        &["-raw", &format!("-tagfocus=category=^{id}$")],
+        &pprof_file,
+    );
+    assert_eq!(
+        raw_sample_total(&focused),
+        top["self_samples"].as_u64().unwrap(),
+        "{id}"
+    );
+    let by_pass = report_json(perf_data, filters, "pass");
+    let pass = by_pass["passes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|pass| !pass["name"].as_str().unwrap().starts_with('('))
+        .expect("a pass on the stacks");
+    let name = pass["name"].as_str().unwrap();
+    let focused = pprof(&["-raw", &format!("-tagfocus=pass=^{name}$")], &pprof_file);
+    assert_eq!(
+        raw_sample_total(&focused),
+        pass["self_samples"].as_u64().unwrap(),
+        "{name}"
+    );
+
+    let firefox = firefox_categories(&export(perf_data, "firefox", filters, dir));
+    for category in report["categories"].as_array().unwrap() {
+        let name = category["name"].as_str().unwrap();
+        assert!(
+            firefox.iter().any(|known| known == name),
+            "{name} in {firefox:?}"
+        );
+    }
+
+    let trace = export(perf_data, "chrome-trace", filters, dir);
+    let spans = trace_spans(&trace);
+    let outermost: u64 = spans
+        .iter()
+        .filter(|(_, depth, _)| *depth == 0)
+        .map(|(.., n)| n)
+        .sum();
+    let with_pass = by_pass["in_pass_manager_samples"].as_u64().unwrap();
+    assert_eq!(
+        outermost, with_pass,
+        "the outermost spans hold every sample with a pass"
+    );
+    assert!(
+        spans.iter().any(|(span, ..)| span == name),
+        "{name} has spans"
+    );
+}
+
+/// The HTML report at `page`, opened in headless Chromium.
+fn check_html(page: &Path, report: &Value, flamegraphs: usize, dir: &TempDir) {
+    let html = std::fs::read_to_string(page).expect("the HTML report");
+    assert!(html.len() > 100_000, "{} bytes", html.len());
+    assert_no_remote_references(&html);
+
+    let (dom, requests) = chromium(page, &["--dump-dom", "--virtual-time-budget=5000"]);
+    assert_not_asked(&html, &requests);
+    let table = section(&dom, "id=\"categories-table\"", "</table>");
+    for category in report["categories"].as_array().unwrap() {
+        let name = category["name"].as_str().unwrap();
+        assert!(
+            table.contains(&format!("</span>{name}</td>")),
+            "{name} in the category table"
+        );
+    }
+    assert!(dom.contains("id=\"passes-table\""), "the pass table");
+    let frames = dom.matches("<iframe class=\"flamegraph\"").count();
+    assert_eq!(frames, flamegraphs, "flamegraphs");
+    let frames_drawn = dom.matches("fg:w=").count();
+    assert!(frames_drawn > 100, "{frames_drawn} flamegraph frames");
+    assert!(
+        section(&dom, "class=\"timeline\"", "</div>").contains("<svg"),
+        "the timeline SVG"
+    );
+
+    let shot = dir.join("report.png");
+    let (_, requests) = chromium(
+        page,
+        &[
+            "--window-size=1280,2400",
+            &format!("--screenshot={}", shot.display()),
+        ],
+    );
+    assert_not_asked(&html, &requests);
+    let (colored, colors) = screenshot_ink(&shot);
+    assert!(
+        colored > 0.05 && colors > 20,
+        "{colored:.3} of the pixels coloured, {colors} colours"
+    );
+}
+
+/// None of the requests that reached the proxy was for a host the page
+/// names: Chromium asks its own services (time, updates, accounts) in the
+/// background, but a fetch the page caused would be for a host in it.
+fn assert_not_asked(html: &str, requests: &[String]) {
+    for request in requests {
+        let target = request.split_whitespace().nth(1).unwrap_or("");
+        let host = target
+            .trim_start_matches("http://")
+            .trim_start_matches("https://")
+            .split(['/', ':'])
+            .next()
+            .unwrap_or("");
+        assert!(
+            host.is_empty() || !html.contains(host),
+            "the page asked the network for {request}"
+        );
+    }
+}
+
+/// The text of `dom` from `start` to the next `end`.
+fn section<'a>(dom: &'a str, start: &str, end: &str) -> &'a str {
+    let from = dom
+        .find(start)
+        .unwrap_or_else(|| panic!("no {start} in the page"));
+    let to = dom[from..].find(end).map_or(dom.len(), |at| from + at);
+    &dom[from..to]
+}
+
+/// No attribute or style of the page, nor of the flamegraph documents in
+/// it, loads anything from http(s) or a protocol-relative URL. (The SVGs'
+/// namespace names and comments are no references.)
+fn assert_no_remote_references(html: &str) {
+    let unescaped = html
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+        .to_ascii_lowercase();
+    let openers = [
+        "src=", "href=", "srcset=", "action=", "poster=", "data=", "url(", "@import",
+    ];
+    for opener in openers {
+        for (at, _) in unescaped.match_indices(opener) {
+            let value = unescaped[at + opener.len()..].trim_start_matches([' ', '"', '\'']);
+            assert!(
+                !(value.starts_with("http:")
+                    || value.starts_with("https:")
+                    || value.starts_with("//")),
+                "a remote reference: {}",
+                &unescaped[at..(at + 80).min(unescaped.len())]
+            );
+        }
+    }
+}
+
+/// The share of pixels that are not white, and how many colours there are.
+fn screenshot_ink(png_path: &Path) -> (f64, usize) {
+    let file = std::fs::File::open(png_path).expect("the screenshot");
+    let mut reader = png::Decoder::new(BufReader::new(file))
+        .read_info()
+        .expect("a PNG");
+    let mut pixels = vec![0; reader.output_buffer_size().expect("a size")];
+    let info = reader.next_frame(&mut pixels).expect("its pixels");
+    let channels = info.color_type.samples();
+    let mut colors = std::collections::HashSet::new();
+    let mut colored = 0usize;
+    let count = pixels.len() / channels;
+    for pixel in pixels.chunks(channels) {
+        let rgb = [pixel[0], pixel[1 % channels], pixel[2 % channels]];
+        if rgb.iter().any(|&channel| channel < 240) {
+            colored += 1;
+        }
+        colors.insert(rgb);
+    }
+    (colored as f64 / count as f64, colors.len())
+}
