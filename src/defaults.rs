@@ -41,3 +41,7 @@ pub(crate) const TOP_LIMIT: usize = 30;
 /// (`--threshold`): with many samples a smaller change can stand clear of
 /// the noise, and still not be worth a look.
 pub(crate) const DIFF_THRESHOLD_PP: f64 = 1.0;
+
+/// The directory of compile-perf's caches, under `$XDG_CACHE_HOME` (or
+/// `~/.cache`).
+pub(crate) const CACHE_DIR_NAME: &str = "compile-perf";

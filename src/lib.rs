@@ -18,6 +18,7 @@
 
 mod attribute;
 mod binary;
+mod cache;
 mod cli;
 mod commands;
 mod defaults;

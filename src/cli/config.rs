@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use super::args::{InputArgs, ReadingArgs};
 use super::{Cli, Command};
 use crate::attribute::diff::Limits;
+use crate::cache::Cache;
 use crate::commands::diff::DiffOptions;
 use crate::commands::flamegraph::FlamegraphOptions;
 use crate::commands::measure::MeasureOptions;
@@ -164,6 +165,7 @@ fn load_options(input: InputArgs) -> LoadOptions {
             reading.debug_dirs
         },
         salvage: reading.salvage,
+        cache: Cache::from_env(!reading.no_cache),
     }
 }
 
