@@ -203,10 +203,6 @@ pub(crate) fn symbolize(
                     let loaded = kernel.load();
                     let chains = resolve_kernel(missing.iter().copied(), Some(&loaded));
                     let keep = loaded.is_ok();
-                    eprintln!(
-                        kernel.cache_key(),
-                        kernel.recorded
-                    );
                     let _ = kernel_unavailable.set(loaded.err());
                     memo::Resolved {
                         chains,
