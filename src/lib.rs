@@ -55,5 +55,6 @@ pub fn run(config: &Config) -> Result<u8, Error> {
         Action::Record(options) => commands::record::run(config, options),
         Action::Diff(options) => commands::diff::run(config, options),
         Action::Measure(options) => commands::measure::run(options),
+        Action::Cache(action) => commands::cache::run(*action),
     }
 }

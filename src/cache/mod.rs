@@ -76,11 +76,6 @@ impl Cache {
         }
     }
 
-    /// No cache: every read misses and nothing is written.
-    pub(crate) fn off() -> Cache {
-        Cache::default()
-    }
-
     /// The cache root, when caching is on.
     pub(crate) fn root(&self) -> Option<&Path> {
         self.root.as_deref()

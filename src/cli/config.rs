@@ -118,6 +118,7 @@ impl Cli {
                 Some(args.output),
                 args.rules.file,
             ),
+            Command::Cache(action) => (None, Action::Cache(action), None, None),
             Command::Rules(args) => (
                 None,
                 Action::Rules(RulesOptions {

@@ -11,6 +11,8 @@ mod config;
 
 use clap::{Parser, Subcommand};
 
+use crate::commands::cache::CacheAction;
+
 use args::{
     CollapseArgs, DiffArgs, FlamegraphArgs, MeasureArgs, RecordArgs, ReportArgs, RulesArgs,
     TimelineArgs, TopArgs,
@@ -45,6 +47,9 @@ enum Command {
     Diff(DiffArgs),
     /// Print the effective category rule table.
     Rules(RulesArgs),
+    /// Show (`info`) or empty (`clear`) the caches of symbols and recordings.
+    #[command(subcommand)]
+    Cache(CacheAction),
     /// Run a command and write its exit status and peak RSS to a file
     /// (used by `record` inside perf).
     #[command(hide = true)]

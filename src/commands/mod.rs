@@ -7,6 +7,7 @@
 //! the library's layers; it never parses arguments (that is `cli`) and
 //! writes every file through [`crate::output`].
 
+pub(crate) mod cache;
 pub(crate) mod collapse;
 pub(crate) mod diff;
 mod draw;
@@ -60,6 +61,7 @@ pub(crate) enum Action {
     Record(crate::recorder::RecordOptions),
     Diff(diff::DiffOptions),
     Measure(measure::MeasureOptions),
+    Cache(cache::CacheAction),
 }
 
 /// Formats of `report` and `diff`.
