@@ -139,7 +139,12 @@ pub(super) fn classify_symbols(profile: &Profile, table: &RuleTable) -> Vec<Cate
         .unwrap_or_default();
     let known: HashMap<(&str, bool, &str), u32> = (entry.symbols.iter())
         .filter(|known| known.category < category_count)
-        .map(|known| ((known.dso.as_str(), known.kernel, known.name.as_str()), known.category))
+        .map(|known| {
+            (
+                (known.dso.as_str(), known.kernel, known.name.as_str()),
+                known.category,
+            )
+        })
         .collect();
     let categories: Vec<(CategoryId, bool)> = (profile.symbols.symbols.par_iter())
         .map(|symbol| {
@@ -169,7 +174,10 @@ pub(super) fn classify_symbols(profile: &Profile, table: &RuleTable) -> Vec<Cate
         };
         profile.cache.write(Kind::Categories, &key, &updated);
     }
-    categories.into_iter().map(|(category, _)| category).collect()
+    categories
+        .into_iter()
+        .map(|(category, _)| category)
+        .collect()
 }
 
 /// A symbol as the rules see it.

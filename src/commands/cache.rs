@@ -42,7 +42,12 @@ pub(crate) fn run(action: CacheAction) -> Result<u8, Error> {
                 entries += usage.entries;
                 bytes += usage.bytes;
             }
-            writeln!(out, "{:<11} {entries:>5} entries {:>10}", "total", megabytes(bytes))
+            writeln!(
+                out,
+                "{:<11} {entries:>5} entries {:>10}",
+                "total",
+                megabytes(bytes)
+            )
         }),
         CacheAction::Clear => {
             let (entries, bytes) = cache.clear().map_err(|source| Error::Output {
