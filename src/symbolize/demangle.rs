@@ -21,17 +21,14 @@ pub(crate) fn demangle(raw: &str) -> String {
 }
 
 /// A legacy Rust name is an Itanium nested name whose last part is the
-/// hash `17h` + 16 hex digits; C++ names do not end that way.
+/// hash `17h` + 16 hex digits, then `E` and the end of the name or an LLVM
+/// suffix (`.llvm.1234`); C++ names do not end that way.
 fn is_rust_legacy(raw: &str) -> bool {
-    let Some(body) = raw.strip_prefix("_ZN") else {
-        return false;
-    };
-    // LLVM may append `.llvm.1234` or similar after the closing `E`.
-    let body = body.split('.').next().unwrap_or(body);
-    body.strip_suffix('E')
-        .and_then(|body| body.len().checked_sub(19).map(|at| &body[at..]))
-        .is_some_and(|hash| {
-            hash.starts_with("17h") && hash[3..].bytes().all(|byte| byte.is_ascii_hexdigit())
+    raw.starts_with("_ZN")
+        && raw.match_indices("17h").any(|(at, _)| {
+            let hash = raw.as_bytes().get(at + 3..at + 19);
+            hash.is_some_and(|hash| hash.iter().all(u8::is_ascii_hexdigit))
+                && raw.get(at + 19..).is_some_and(|rest| rest == "E" || rest.starts_with("E."))
         })
 }
 
@@ -51,7 +48,7 @@ mod tests {
 
     #[test]
     fn rust_names_demangle_in_both_schemes() {
-        // Both taken from compile-perf's own symbol table.
+        // Shapes of compile-perf's own symbols.
         assert_eq!(
             demangle("_ZN12compile_perf6stacks10StackTable10add_sample17h9d1e0a3b2c4f5a6bE"),
             "compile_perf::stacks::StackTable::add_sample"
