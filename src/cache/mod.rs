@@ -5,8 +5,8 @@
 //! recording's unwound stacks, keyed by its path and checked against its
 //! identity ([`RecordingEntry`]).
 //!
-//! Entries are written whole under a temporary name and renamed into place
-//! (through [`crate::output`]), and read from a memory map. An entry that is
+//! Entries are written whole under a temporary name and renamed into place,
+//! and read from a memory map. An entry that is
 //! damaged, stale or of another version is never trusted: it is ignored
 //! with a note on stderr, and the caller's fresh result replaces it. This
 //! module only stores and checks bytes; what is in an entry is its user's.
@@ -137,10 +137,7 @@ impl Cache {
         };
         let written = entry::encode(kind.tag(), value)
             .map_err(std::io::Error::other)
-            .and_then(|bytes| {
-                std::fs::create_dir_all(path.parent().expect("entries are in a directory"))?;
-                crate::output::write_file(&path, |out| out.write_all(&bytes))
-            });
+            .and_then(|bytes| write_whole(&path, &bytes));
         if let Err(error) = written {
             eprintln!(
                 "compile-perf: note: cache entry {} not written: {error}",
@@ -148,6 +145,25 @@ impl Cache {
             );
         }
     }
+}
+
+/// Writes `bytes` under a name of this process's beside `path`, then
+/// renames it over `path`: readers see the old entry or the new one, never
+/// part of one, and processes writing the same entry at once do not get in
+/// each other's way (the last rename wins).
+fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().expect("entries are in a directory");
+    std::fs::create_dir_all(dir)?;
+    let name = path
+        .file_name()
+        .expect("entries have names")
+        .to_string_lossy();
+    let partial = dir.join(format!(".{name}.partial-{}", std::process::id()));
+    let written = std::fs::write(&partial, bytes).and_then(|()| std::fs::rename(&partial, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    written
 }
 
 fn note_ignored(path: &Path, reason: &str) {

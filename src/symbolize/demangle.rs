@@ -28,7 +28,9 @@ fn is_rust_legacy(raw: &str) -> bool {
         && raw.match_indices("17h").any(|(at, _)| {
             let hash = raw.as_bytes().get(at + 3..at + 19);
             hash.is_some_and(|hash| hash.iter().all(u8::is_ascii_hexdigit))
-                && raw.get(at + 19..).is_some_and(|rest| rest == "E" || rest.starts_with("E."))
+                && raw
+                    .get(at + 19..)
+                    .is_some_and(|rest| rest == "E" || rest.starts_with("E."))
         })
 }
 
