@@ -149,6 +149,11 @@ pub(crate) fn load(options: &LoadOptions) -> Result<Profile, Error> {
     let recording = Recording::open(&options.input, options.salvage)?;
     let input_name = options.input.display_name();
     let event_index = choose_event(&recording.info, options.event.as_deref(), &input_name)?;
+    let reading = Reading {
+        options,
+        input_name,
+        event_index,
+    };
     let key = match &options.input {
         Input::Path(path) => {
             cached::RecordingKey::of(&options.cache, path, event_index, options.salvage)
@@ -161,14 +166,12 @@ pub(crate) fn load(options: &LoadOptions) -> Result<Profile, Error> {
             match cached::restore(entry, &mut store) {
                 Ok(restored) => {
                     return Ok(finish_load(
+                        reading,
                         recording.info,
-                        input_name,
-                        event_index,
                         store,
                         restored,
                         InputEnd::Complete,
                         None,
-                        &options.cache,
                     ));
                 }
                 Err(reason) => {
@@ -180,7 +183,14 @@ pub(crate) fn load(options: &LoadOptions) -> Result<Profile, Error> {
             }
         }
     }
-    read_records(recording, options, input_name, event_index, store, key)
+    read_records(recording, reading, store, key)
+}
+
+/// What is being read: the options, the input's name and the event counted.
+struct Reading<'a> {
+    options: &'a LoadOptions,
+    input_name: String,
+    event_index: usize,
 }
 
 /// A store of the recording's binaries, none found yet.
@@ -211,26 +221,24 @@ fn recorded_kernel(info: &RecordingInfo, text_address: Option<u64>) -> RecordedK
 
 /// Symbolizes what was read (or restored) into a [`Profile`]. `kernel_loading`
 /// is a load of the kernel's symbols already started, if any.
-#[allow(clippy::too_many_arguments)]
 fn finish_load(
+    reading: Reading<'_>,
     info: RecordingInfo,
-    input_name: String,
-    event_index: usize,
     store: Store,
     restored: cached::Restored,
     input_end: InputEnd,
     kernel_loading: Option<KernelLoading>,
-    cache: &Cache,
 ) -> Profile {
+    let cache = &reading.options.cache;
     let kernel = KernelSource {
         recorded: recorded_kernel(&info, restored.kernel_text_address),
         started: Mutex::new(kernel_loading),
     };
     let symbols = symbolize(&restored.stacks.frames, &store, &kernel, cache);
     Profile {
-        event: info.events[event_index].name.clone(),
+        event: info.events[reading.event_index].name.clone(),
         info,
-        input_name,
+        input_name: reading.input_name,
         processes: restored.processes,
         store,
         stacks: restored.stacks,
@@ -246,12 +254,11 @@ fn finish_load(
 /// read to its end, and symbolizes it.
 fn read_records(
     mut recording: Recording,
-    options: &LoadOptions,
-    input_name: String,
-    event_index: usize,
+    reading: Reading<'_>,
     mut store: Store,
     key: Option<cached::RecordingKey>,
 ) -> Result<Profile, Error> {
+    let (options, event_index) = (reading.options, reading.event_index);
     let mut processes = Processes::default();
     let mut unwinders = Unwinders::default();
     let mut stacks = StackTable::default();
@@ -357,14 +364,12 @@ fn read_records(
         kernel_text_address: kernel.text_address,
     };
     Ok(finish_load(
+        reading,
         recording.info,
-        input_name,
-        event_index,
         store,
         restored,
         input_end,
         kernel_symbols,
-        &options.cache,
     ))
 }
 
