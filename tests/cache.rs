@@ -89,6 +89,14 @@ fn outputs_are_byte_identical_cold_warm_and_without_the_cache() {
                 "{name} {args:?}: no recording entry"
             );
             assert!(!stderr(&warm).contains("cache entry"), "{}", stderr(&warm));
+            // A new recording of known binaries: names and categories from
+            // the cache, stacks read again.
+            std::fs::remove_dir_all(home.join("compile-perf/recordings")).unwrap();
+            let known_binaries = run(home.path(), &args);
+            assert!(
+                known_binaries.stdout == uncached.stdout,
+                "{name} {args:?}: the output differs with only the build-id cache"
+            );
             std::fs::remove_dir_all(home.join("compile-perf")).unwrap();
         }
     }
@@ -251,6 +259,27 @@ fn damaged_entries_are_rebuilt_with_a_note_and_the_report_stays_right() {
         );
         assert_eq!(again.stdout, expected);
     }
+}
+
+#[test]
+fn a_recording_read_from_a_fifo_is_not_cached() {
+    let home = TempDir::new("cache-fifo");
+    let fifo = home.join("perf.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success());
+    let bytes = std::fs::read(fixture("fake-pipe.perf.data")).unwrap();
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(fifo, bytes))
+    };
+    let through_fifo = run(home.path(), &["collapse", fifo.to_str().unwrap()]);
+    writer.join().unwrap().expect("the whole stream was read");
+    let from_file = run(
+        home.path(),
+        &["collapse", fixture("fake-pipe.perf.data").to_str().unwrap(), "--no-cache"],
+    );
+    assert_eq!(through_fifo.stdout, from_file.stdout);
+    assert!(entries(home.path(), "recordings").is_empty());
 }
 
 #[test]

@@ -27,7 +27,8 @@ pub(super) struct RecordingKey {
 
 impl RecordingKey {
     /// The key of counting event `event_index` of the file at `path`;
-    /// `None` when the cache is off or the file cannot be read.
+    /// `None` when the cache is off, or `path` is not a regular file that
+    /// can be read.
     pub(super) fn of(
         cache: &Cache,
         path: &Path,
@@ -35,6 +36,11 @@ impl RecordingKey {
         salvage: bool,
     ) -> Option<RecordingKey> {
         cache.root()?;
+        // A FIFO or a device is read once; opening it again would block or
+        // take what the reader has not read yet.
+        if !std::fs::metadata(path).is_ok_and(|meta| meta.is_file()) {
+            return None;
+        }
         let identity = Identity::of_file(path).ok()?;
         let absolute = std::fs::canonicalize(path).ok()?;
         let mut hash = xxhash_rust::xxh3::Xxh3::new();
