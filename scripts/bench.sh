@@ -10,12 +10,12 @@
 #   (f) target/release/compile-perf report FILE                 (categories)
 #   (g) target/release/compile-perf report FILE --by pass       (pass attribution)
 #   (h) target/release/compile-perf timeline FILE -o OUT.svg    (the timeline)
-#   (d) runs with empty caches ($XDG_CACHE_HOME is a temp dir, emptied before
-#   each run), and beside it, with --no-e-rows skipped:
-#   (i) report --flamegraph again with warm caches (a run before fills them)
+# Every compile-perf command runs with empty caches ($XDG_CACHE_HOME is a
+# temp dir, emptied before each), and (d) is followed by
+#   (i) report --flamegraph again, with the caches (d) filled
 #   (j) report --flamegraph with the build-id caches warm and the recording's
-#       cache empty (what a first report of a new recording of a known
-#       compiler build costs)
+#       cache empty (a first report of a new recording of a known compiler build)
+# (outputs of (d) and (i) must be the same bytes).
 # and prints a Markdown table on stdout: file size, median wall time (to the
 # millisecond; the page cache is synced before each command), peak RSS,
 # throughput, the size of the folded output (a pipeline that unwinds less
@@ -40,6 +40,8 @@
 #                    and the ratios of the fastest runs too
 #   --baseline-only  skip (a) and (c), for when compile-perf is not built yet
 #   --keep           keep the temp dir (the recording and outputs) and print its path
+#   --zstd           record with `record`'s flags (-z … --buildid-mmap)
+#   --input FILE     record a compile of FILE.mlir instead of a generated workload
 # Environment: COMPILE_PERF (default target/release/compile-perf), IREE_COMPILE
 #   (default .venv/bin/iree-compile).
 set -euo pipefail
