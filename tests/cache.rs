@@ -265,7 +265,10 @@ fn damaged_entries_are_rebuilt_with_a_note_and_the_report_stays_right() {
 fn a_recording_read_from_a_fifo_is_not_cached() {
     let home = TempDir::new("cache-fifo");
     let fifo = home.join("perf.fifo");
-    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
     assert!(made.success());
     let bytes = std::fs::read(fixture("fake-pipe.perf.data")).unwrap();
     let writer = {
@@ -276,7 +279,11 @@ fn a_recording_read_from_a_fifo_is_not_cached() {
     writer.join().unwrap().expect("the whole stream was read");
     let from_file = run(
         home.path(),
-        &["collapse", fixture("fake-pipe.perf.data").to_str().unwrap(), "--no-cache"],
+        &[
+            "collapse",
+            fixture("fake-pipe.perf.data").to_str().unwrap(),
+            "--no-cache",
+        ],
     );
     assert_eq!(through_fifo.stdout, from_file.stdout);
     assert!(entries(home.path(), "recordings").is_empty());

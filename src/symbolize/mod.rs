@@ -201,7 +201,7 @@ pub(crate) fn symbolize(
                 |_| "[kernel]".to_owned(),
                 |missing, _| {
                     let loaded = kernel.load();
-                    let chains = resolve_kernel(missing.iter().copied(), Some(&loaded));
+                    let chains = resolve_kernel(missing.iter().copied(), &loaded);
                     let keep = loaded.is_ok();
                     let _ = kernel_unavailable.set(loaded.err());
                     memo::Resolved {
@@ -252,9 +252,9 @@ pub(crate) fn symbolize(
 
 fn resolve_kernel(
     lookups: impl Iterator<Item = u64>,
-    kernel: Option<&Result<KernelSymbols, KernelSymbolsUnavailable>>,
+    kernel: &Result<KernelSymbols, KernelSymbolsUnavailable>,
 ) -> Vec<Vec<Named>> {
-    let symbols = kernel.and_then(|loaded| loaded.as_ref().ok());
+    let symbols = kernel.as_ref().ok();
     lookups
         .map(|address| {
             vec![match symbols.and_then(|symbols| symbols.lookup(address)) {
