@@ -10,6 +10,12 @@
 #   (f) target/release/compile-perf report FILE                 (categories)
 #   (g) target/release/compile-perf report FILE --by pass       (pass attribution)
 #   (h) target/release/compile-perf timeline FILE -o OUT.svg    (the timeline)
+# Every compile-perf command runs with empty caches ($XDG_CACHE_HOME is a
+# temp dir, emptied before each), and (d) is followed by
+#   (i) report --flamegraph again, with the caches (d) filled
+#   (j) report --flamegraph with the build-id caches warm and the recording's
+#       cache empty (a first report of a new recording of a known compiler build)
+# (outputs of (d) and (i) must be the same bytes).
 # and prints a Markdown table on stdout: file size, median wall time (to the
 # millisecond; the page cache is synced before each command), peak RSS,
 # throughput, the size of the folded output (a pipeline that unwinds less
@@ -20,14 +26,22 @@
 # Without FILE it records one: the `many-dispatches` workload (scripts/workloads.py),
 # compiled by .venv/bin/iree-compile under
 #   perf record --call-graph dwarf,65528 -F 499 -e cpu-clock
-# (no -z, so the file is large: about 270 MB, 7 s on 2 cores), into a temp dir.
+# (no -z, so the file is large: about 270 MB, 7 s on 2 cores), into a temp dir;
+# with --zstd it records with `record`'s own flags instead
+# (-z -F 499 --call-graph dwarf,65528 --buildid-mmap).
 #
-# Usage: scripts/bench.sh [--runs N] [--top] [--baseline-only] [--keep]
-#                         [--workload NAME] [--scale S] [FILE]
+# Besides wall time it reports CPU time (user + system, from /usr/bin/time)
+# and the load average before the runs: on a shared machine wall times are
+# noisy and CPU time is not.
+#
+# Usage: scripts/bench.sh [--runs N] [--top] [--baseline-only] [--keep] [--zstd]
+#                         [--workload NAME] [--scale S] [--input FILE.mlir] [FILE]
 #   --runs N         run each command N times (default 5); medians are shown,
 #                    and the ratios of the fastest runs too
 #   --baseline-only  skip (a) and (c), for when compile-perf is not built yet
 #   --keep           keep the temp dir (the recording and outputs) and print its path
+#   --zstd           record with `record`'s flags (-z … --buildid-mmap)
+#   --input FILE     record a compile of FILE.mlir instead of a generated workload
 # Environment: COMPILE_PERF (default target/release/compile-perf), IREE_COMPILE
 #   (default .venv/bin/iree-compile).
 set -euo pipefail
@@ -37,13 +51,15 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 log() { printf 'bench: %s\n' "$*" >&2; }
 die() { log "$*"; exit 2; }
 
-runs=5 top=0 ours=1 keep=0 workload=many-dispatches scale=default file=
+runs=5 top=0 ours=1 keep=0 workload=many-dispatches scale=default file= zstd=0 input=
 while (($#)); do
   case "$1" in
     --runs) runs=${2:?}; shift ;;
     --top) top=1 ;;
     --baseline-only) ours=0 top=0 ;;
     --keep) keep=1 ;;
+    --zstd) zstd=1 ;;
+    --input) input=${2:?}; [[ $input = /* ]] || input=$here/$input; shift ;;
     --workload) workload=${2:?}; shift ;;
     --scale) scale=${2:?}; shift ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -70,10 +86,16 @@ if ((keep)); then trap 'log "kept $tmp"' EXIT; else trap 'rm -rf "$tmp"' EXIT; f
 if [ -z "$file" ]; then
   iree=${IREE_COMPILE:-$PWD/.venv/bin/iree-compile}
   [ -x "$iree" ] || die "$iree missing: run scripts/setup.sh"
-  log "generating workload $workload (scale $scale)"
-  python3 scripts/workloads.py "$workload" --out "$tmp/input.mlir" --scale "$scale"
-  log "recording iree-compile into $tmp/perf.data"
-  perf record -q --call-graph dwarf,65528 -F 499 -e cpu-clock -o "$tmp/perf.data" -- \
+  if [ -n "$input" ]; then
+    cp "$input" "$tmp/input.mlir"
+  else
+    log "generating workload $workload (scale $scale)"
+    python3 scripts/workloads.py "$workload" --out "$tmp/input.mlir" --scale "$scale"
+  fi
+  flags=(--call-graph dwarf,65528 -F 499 -e cpu-clock)
+  ((zstd == 0)) || flags+=(-z --buildid-mmap)
+  log "recording iree-compile into $tmp/perf.data (${flags[*]})"
+  perf record -q "${flags[@]}" -o "$tmp/perf.data" -- \
     "$iree" --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu \
     --iree-llvmcpu-target-cpu=generic "$tmp/input.mlir" -o "$tmp/out.vmfb" >&2
   file=$tmp/perf.data
@@ -81,7 +103,7 @@ fi
 [ -r "$file" ] || die "cannot read $file"
 bytes=$(stat -L -c %s "$file")
 mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
-((bytes >= 200000000)) || log "warning: $file is only $mb MB (the benchmark wants >= 200 MB)"
+((bytes >= 200000000 || zstd)) || log "warning: $file is only $mb MB (the benchmark wants >= 200 MB)"
 
 # Seconds from $1 to $2 (bash $EPOCHREALTIME values), to the millisecond:
 # /usr/bin/time rounds wall time to 10 ms, too coarse for runs of 0.1 s.
@@ -91,14 +113,19 @@ seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 # kernel's writeback of its output does not take a core from the next one.
 settle() { sync; }
 
-# timed LABEL CMD...: run CMD under /usr/bin/time (for its peak RSS), append
-# "wall rss_kb" to $tmp/LABEL.times.
+# compile-perf's caches live in the temp dir, not the user's.
+export XDG_CACHE_HOME=$tmp/cache
+cold_caches() { rm -rf "$XDG_CACHE_HOME/compile-perf"; }
+cold_recording_cache() { rm -rf "$XDG_CACHE_HOME/compile-perf/recordings"; }
+
+# timed LABEL CMD...: run CMD under /usr/bin/time (for its peak RSS and CPU
+# time), append "wall rss_kb cpu_s" to $tmp/LABEL.times.
 timed() {
   local label=$1; shift
   settle
   local start=$EPOCHREALTIME
-  /usr/bin/time -f '%M' -o "$tmp/t" "$@" || die "$label failed (see above)"
-  echo "$(seconds "$start" "$EPOCHREALTIME") $(tail -n 1 "$tmp/t")" >> "$tmp/$label.times"
+  /usr/bin/time -f '%M %U %S' -o "$tmp/t" "$@" || die "$label failed (see above)"
+  echo "$(seconds "$start" "$EPOCHREALTIME") $(tail -n 1 "$tmp/t" | awk '{ printf "%d %.2f", $1, $2 + $3 }')" >> "$tmp/$label.times"
 }
 
 # The pipeline: wall time of the whole; RSS of each side (they run at once, so add them).
@@ -116,9 +143,11 @@ baseline_svg() {
 export -f baseline baseline_svg
 export tmp file
 
+load=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((i = 1; i <= runs; i++)); do
   if ((ours)); then
     log "run $i/$runs: compile-perf collapse"
+    cold_caches
     timed collapse "$cp_bin" collapse "$file" -o "$tmp/out1.folded"
   fi
   log "run $i/$runs: perf script --no-inline | inferno-collapse-perf"
@@ -135,21 +164,33 @@ for ((i = 1; i <= runs; i++)); do
   fi
   if ((ours)); then
     log "run $i/$runs: compile-perf report --flamegraph"
+    cold_caches
     timed report "$cp_bin" report "$file" --flamegraph "$tmp/out1.svg" -q > "$tmp/report.txt"
+    log "run $i/$runs: compile-perf report --flamegraph, caches warm"
+    timed report_warm "$cp_bin" report "$file" --flamegraph "$tmp/out1.svg" -q > "$tmp/report-warm.txt"
+    cmp -s "$tmp/report.txt" "$tmp/report-warm.txt" || die "the report differs with warm caches"
+    cold_recording_cache
+    log "run $i/$runs: compile-perf report --flamegraph, build-id caches warm, recording cache empty"
+    timed report_ids "$cp_bin" report "$file" --flamegraph "$tmp/out1.svg" -q > /dev/null
     log "run $i/$runs: perf script --no-inline | inferno-collapse-perf | inferno-flamegraph"
     settle
     start=$EPOCHREALTIME
-    bash -c baseline_svg || die "the flamegraph pipeline failed"
-    echo "$(seconds "$start" "$EPOCHREALTIME") 0" >> "$tmp/baseline_svg.times"
+    /usr/bin/time -f '%U %S' -o "$tmp/t.svg" bash -c baseline_svg || die "the flamegraph pipeline failed"
+    echo "$(seconds "$start" "$EPOCHREALTIME") 0 $(tail -n 1 "$tmp/t.svg" | awk '{ printf "%.2f", $1 + $2 }')" >> "$tmp/baseline_svg.times"
     log "run $i/$runs: compile-perf report, report --by pass, timeline"
+    cold_caches
     timed plain "$cp_bin" report "$file" -q > /dev/null
+    cold_caches
     timed by_pass "$cp_bin" report "$file" --by pass -q > /dev/null
+    cold_caches
     timed timeline "$cp_bin" timeline "$file" -o "$tmp/timeline.svg" -q
   fi
 done
 
 # Median wall time and max RSS (MB) of a .times file.
 median() { cut -d' ' -f1 "$tmp/$1.times" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# Median CPU time (user + system) of a .times file.
+median_cpu() { cut -d' ' -f3 "$tmp/$1.times" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # Fastest wall time of a .times file: what each side does when the machine
 # leaves it alone.
 fastest() { cut -d' ' -f1 "$tmp/$1.times" | sort -n | head -n 1; }
@@ -158,7 +199,7 @@ rate() { awk -v b="$bytes" -v s="$1" 'BEGIN { printf "%.1f", (s > 0) ? b / 1e6 /
 # "LINES / MB" of an output file.
 lines() { awk -v b="$(stat -c %s "$1")" -v l="$(wc -l < "$1")" 'BEGIN { printf "%d / %.1f", l, b / 1e6 }'; }
 
-echo "perf.data: \`$file\`, $mb MB; $runs run(s), median wall time"
+echo "perf.data: \`$file\`, $mb MB; $runs run(s), median wall time; load average before: $load"
 echo
 echo "| command | wall s | peak RSS MB | MB/s | output lines / MB |"
 echo "|---|---:|---:|---:|---:|"
@@ -176,11 +217,20 @@ if ((ours)); then
   t=$(median report)
   echo "| (d) compile-perf report --flamegraph | $t | $(rss_mb report) | $(rate "$t") | $(lines "$tmp/report.txt") |"
   te=$(median baseline_svg)
-  echo "| (e) perf script --no-inline \| inferno-collapse-perf \| inferno-flamegraph | $te | | $(rate "$te") | |"
+  echo "| (e) perf script --no-inline \| inferno-collapse-perf \| inferno-flamegraph | $te (CPU $(median_cpu baseline_svg)) | | $(rate "$te") | |"
   echo
   ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", (a > 0) ? b / a : 0 }'; }
   echo "speed ratio, (b) wall / (a) wall: $(ratio "$(median collapse)" "$tb") median, $(ratio "$(fastest collapse)" "$(fastest baseline)") fastest runs (above 1: compile-perf is faster)"
   echo "speed ratio, (e) wall / (d) wall: $(ratio "$t" "$te") median, $(ratio "$(fastest report)" "$(fastest baseline_svg)") fastest runs"
+  echo
+  echo "| report --flamegraph | wall s | CPU s | peak RSS MB | (e) / this |"
+  echo "|---|---:|---:|---:|---:|"
+  for row in "report:(d) caches empty" "report_ids:(j) build-id caches warm, recording cache empty" "report_warm:(i) caches warm"; do
+    label=${row%%:*}
+    echo "| ${row#*:} | $(median "$label") | $(median_cpu "$label") | $(rss_mb "$label") | $(ratio "$(median "$label")" "$te") |"
+  done
+  echo
+  echo "cache: $(du -sb "$XDG_CACHE_HOME/compile-perf/binaries" | cut -f1) bytes of build-id entries, $(du -sb "$XDG_CACHE_HOME/compile-perf/recordings" | cut -f1) of the recording's, $(du -sb "$XDG_CACHE_HOME/compile-perf/categories" | cut -f1) of categories"
   tf=$(median plain) tg=$(median by_pass) th=$(median timeline)
   echo
   echo "| command | wall s |"

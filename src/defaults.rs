@@ -47,3 +47,7 @@ pub(crate) const PUSH_CONNECT_TIMEOUT_SECONDS: u64 = 30;
 
 /// Seconds `push` waits for the whole exchange with the server.
 pub(crate) const PUSH_TIMEOUT_SECONDS: u64 = 300;
+
+/// The directory of compile-perf's caches, under `$XDG_CACHE_HOME` (or
+/// `~/.cache`).
+pub(crate) const CACHE_DIR_NAME: &str = "compile-perf";

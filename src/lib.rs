@@ -18,6 +18,7 @@
 
 mod attribute;
 mod binary;
+mod cache;
 mod cli;
 mod commands;
 mod defaults;
@@ -60,5 +61,6 @@ pub fn run(config: &Config) -> Result<u8, Error> {
         Action::Export(options) => commands::export::run(config, options),
         Action::Push(options) => commands::push::run(config, options),
         Action::Measure(options) => commands::measure::run(options),
+        Action::Cache(action) => commands::cache::run(*action),
     }
 }

@@ -63,6 +63,17 @@ pub(crate) struct Processes {
 }
 
 impl Processes {
+    /// The processes and threads of a recording read before (from the
+    /// cache). They take no more records: the current images, threads and
+    /// mappings are not kept.
+    pub(crate) fn from_parts(images: Vec<ProcessImage>, threads: Vec<ThreadSlot>) -> Processes {
+        Processes {
+            images,
+            threads,
+            ..Processes::default()
+        }
+    }
+
     pub(crate) fn image(&self, id: ProcessId) -> &ProcessImage {
         &self.images[id.index()]
     }

@@ -57,6 +57,28 @@ pub(crate) struct StackTable {
 }
 
 impl StackTable {
+    /// The table of a recording read before (from the cache): its frames,
+    /// nodes and samples in time order, from which the counts are made again
+    /// in the order they were first made. It takes no more samples.
+    pub(crate) fn from_parts(
+        frames: Vec<FrameKey>,
+        nodes: Vec<StackNode>,
+        timeline: Vec<TimedSample>,
+    ) -> StackTable {
+        let mut counts = HashMap::new();
+        for sample in &timeline {
+            *counts.entry(sample.key).or_insert(0) += 1;
+        }
+        StackTable {
+            frames,
+            frame_ids: HashMap::new(),
+            nodes,
+            node_ids: HashMap::new(),
+            counts,
+            timeline,
+        }
+    }
+
     /// Counts one sample, taken at `time`, whose frames are given leaf first.
     pub(crate) fn add_sample(
         &mut self,

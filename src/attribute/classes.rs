@@ -8,15 +8,17 @@
 //! stack, once); likewise an innermost pass and the set of passes on its
 //! stack.
 
+use hashbrown::HashMap;
 use rayon::prelude::*;
 
 use super::pass::{Outside, PassId, Passes, outside_pass};
 use super::rows::RowKey;
+use crate::cache::{CategoriesEntry, CategoryOf, Kind};
 use crate::process::{ProcessId, ThreadId};
 use crate::profile::{Profile, is_compiler, is_linker};
 use crate::rules::{CategoryId, FunctionRef, RuleTable};
 use crate::stacks::SampleKey;
-use crate::symbolize::SymbolId;
+use crate::symbolize::{Symbol, SymbolId};
 
 /// How a sample's self category is chosen (`report --attribution`).
 /// `--help` names the values without the notes below (`help = None`), as
@@ -128,21 +130,65 @@ pub(crate) fn facts(
 }
 
 /// The category of every symbol, indexed by [`SymbolId`]; each classified
-/// once, spread over the cores.
+/// once, spread over the cores, unless the cache of this rule table's
+/// categories has it. New ones are added to that cache.
 pub(super) fn classify_symbols(profile: &Profile, table: &RuleTable) -> Vec<CategoryId> {
-    profile
-        .symbols
-        .symbols
-        .par_iter()
-        .map(|symbol| {
-            let dso = profile.store.get(symbol.dso);
-            table.classify(FunctionRef {
-                name: &symbol.name,
-                dso: &dso.name,
-                kernel: dso.kind == crate::binary::DsoKind::Kernel,
-            })
+    let key = format!("{:016x}", table.fingerprint());
+    let category_count = table.categories.len() as u32;
+    let entry: CategoriesEntry = (profile.cache.read(Kind::Categories, &key))
+        .filter(|entry: &CategoriesEntry| entry.category_count == category_count)
+        .unwrap_or_default();
+    let known: HashMap<(&str, bool, &str), u32> = (entry.symbols.iter())
+        .filter(|known| known.category < category_count)
+        .map(|known| {
+            (
+                (known.dso.as_str(), known.kernel, known.name.as_str()),
+                known.category,
+            )
         })
+        .collect();
+    let categories: Vec<(CategoryId, bool)> = (profile.symbols.symbols.par_iter())
+        .map(|symbol| {
+            let function = function_of(profile, symbol);
+            match known.get(&(function.dso, function.kernel, function.name)) {
+                Some(&category) => (CategoryId::new(category as usize), false),
+                None => (table.classify(function), true),
+            }
+        })
+        .collect();
+    if categories.iter().any(|&(_, new)| new) {
+        let mut symbols = entry.symbols.clone();
+        for (symbol, &(category, new)) in profile.symbols.symbols.iter().zip(&categories) {
+            if new {
+                let function = function_of(profile, symbol);
+                symbols.push(CategoryOf {
+                    dso: function.dso.to_owned(),
+                    kernel: function.kernel,
+                    name: function.name.to_owned(),
+                    category: category.index() as u32,
+                });
+            }
+        }
+        let updated = CategoriesEntry {
+            category_count,
+            symbols,
+        };
+        profile.cache.write(Kind::Categories, &key, &updated);
+    }
+    categories
+        .into_iter()
+        .map(|(category, _)| category)
         .collect()
+}
+
+/// A symbol as the rules see it.
+fn function_of<'a>(profile: &'a Profile, symbol: &'a Symbol) -> FunctionRef<'a> {
+    let dso = profile.store.get(symbol.dso);
+    FunctionRef {
+        name: &symbol.name,
+        dso: &dso.name,
+        kernel: dso.kind == crate::binary::DsoKind::Kernel,
+    }
 }
 
 /// With caller attribution: the category of the nearest caller (walking from

@@ -58,6 +58,9 @@ pub(crate) struct Dso {
     pub kind: DsoKind,
     /// The build id the recording states, if it states one.
     pub expected_build_id: Option<Vec<u8>>,
+    /// The build id in the MMAP2 record that mapped it, if any (part of its
+    /// key in the [`Store`]).
+    pub mmap_build_id: Option<Vec<u8>>,
     /// The file, when it was found and matches.
     pub image: Option<Arc<ElfImage>>,
     pub problem: Option<DsoProblem>,
@@ -72,6 +75,7 @@ impl Dso {
             name: file_name(recorded_path),
             kind,
             expected_build_id: None,
+            mmap_build_id: None,
             image: None,
             problem: None,
             debug_image: OnceLock::new(),
@@ -156,6 +160,7 @@ impl Store {
             Err(problem) => dso.problem = Some(problem),
         }
         dso.expected_build_id = expected;
+        dso.mmap_build_id = mmap_build_id.map(<[u8]>::to_vec);
         let id = self.push(dso);
         self.by_path.insert(key, id);
         id

@@ -152,6 +152,10 @@ pub(super) struct ReadingArgs {
     /// last complete record, with a warning and exit code 6.
     #[arg(long)]
     pub salvage: bool,
+    /// Neither read nor write the caches of symbols and recordings
+    /// ($XDG_CACHE_HOME/compile-perf).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 #[derive(Debug, Args)]

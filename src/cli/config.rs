@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use super::args::{InputArgs, ReadingArgs};
 use super::{Cli, Command};
 use crate::attribute::diff::Limits;
+use crate::cache::Cache;
 use crate::commands::diff::DiffOptions;
 use crate::commands::export::ExportOptions;
 use crate::commands::flamegraph::FlamegraphOptions;
@@ -138,6 +139,7 @@ impl Cli {
                 Some(args.output),
                 args.rules.file,
             ),
+            Command::Cache(action) => (None, Action::Cache(action), None, None),
             Command::Rules(args) => (
                 None,
                 Action::Rules(RulesOptions {
@@ -185,6 +187,7 @@ fn load_options(input: InputArgs) -> LoadOptions {
             reading.debug_dirs
         },
         salvage: reading.salvage,
+        cache: Cache::from_env(!reading.no_cache),
     }
 }
 

@@ -14,6 +14,8 @@ use std::ffi::OsString;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Parser, Subcommand};
 
+use crate::commands::cache::CacheAction;
+
 use args::{
     CollapseArgs, DiffArgs, ExportArgs, FlamegraphArgs, MeasureArgs, PushArgs, RecordArgs,
     ReportArgs, RulesArgs, TimelineArgs, TopArgs,
@@ -75,6 +77,9 @@ enum Command {
     Push(PushArgs),
     /// Print the effective category rule table.
     Rules(RulesArgs),
+    /// Show (`info`) or empty (`clear`) the caches of symbols and recordings.
+    #[command(subcommand)]
+    Cache(CacheAction),
     /// Run a command and write its exit status and peak RSS to a file
     /// (used by `record` inside perf).
     #[command(hide = true)]

@@ -7,6 +7,7 @@
 //! the library's layers; it never parses arguments (that is `cli`) and
 //! writes every file through [`crate::output`].
 
+pub(crate) mod cache;
 pub(crate) mod collapse;
 pub(crate) mod diff;
 mod draw;
@@ -65,6 +66,7 @@ pub(crate) enum Action {
     Export(export::ExportOptions),
     Push(push::PushOptions),
     Measure(measure::MeasureOptions),
+    Cache(cache::CacheAction),
 }
 
 /// Formats of `report` and `diff`.

@@ -19,6 +19,7 @@ use super::draw::{
 use super::{Config, finish, load_rules, memory_section, stdout_wants_color, write_report};
 use crate::attribute::runs::{RunRows, aggregate, run_rows};
 use crate::attribute::{Attribution, Classes, Grouping};
+use crate::cache::Cache;
 use crate::defaults;
 use crate::error::Error;
 use crate::output::{Output, write_output};
@@ -138,6 +139,7 @@ fn report_recording(
         symfs: Vec::new(),
         debug_roots: vec![PathBuf::from(defaults::DEBUG_ROOT)],
         salvage: false,
+        cache: Cache::from_env(true),
     };
     let profile = match crate::profile::load(&load) {
         Ok(profile) => profile,

@@ -196,18 +196,24 @@ fn convert(event_index: usize, event: EventRecord<'_>, time: u64) -> Option<Reco
             build_id: None,
             is_kernel: mmap.cpu_mode == CpuMode::Kernel,
         }),
-        EventRecord::Mmap2(mmap) if mmap.protection & PROT_EXEC != 0 => Record::Mmap(Mapping {
-            pid: mmap.pid,
-            start: mmap.address,
-            len: mmap.length,
-            file_offset: mmap.page_offset,
-            path: single(mmap.path),
-            build_id: match mmap.file_id {
-                Mmap2FileId::BuildId(id) => Some(id),
-                Mmap2FileId::InodeAndVersion(_) => None,
-            },
-            is_kernel: mmap.cpu_mode == CpuMode::Kernel,
-        }),
+        // The kernel's own MMAP2 (`[kernel.kallsyms]_text`) comes without
+        // PROT_EXEC; it is kept for the kernel text address it states.
+        EventRecord::Mmap2(mmap)
+            if mmap.protection & PROT_EXEC != 0 || mmap.cpu_mode == CpuMode::Kernel =>
+        {
+            Record::Mmap(Mapping {
+                pid: mmap.pid,
+                start: mmap.address,
+                len: mmap.length,
+                file_offset: mmap.page_offset,
+                path: single(mmap.path),
+                build_id: match mmap.file_id {
+                    Mmap2FileId::BuildId(id) => Some(id),
+                    Mmap2FileId::InodeAndVersion(_) => None,
+                },
+                is_kernel: mmap.cpu_mode == CpuMode::Kernel,
+            })
+        }
         EventRecord::Lost(lost) => Record::Lost { count: lost.count },
         // PERF_RECORD_LOST_SAMPLES: samples dropped by the PMU or the kernel.
         EventRecord::Raw(raw) if raw.record_type == RecordType::LOST_SAMPLES => {

@@ -2,19 +2,22 @@
 //! process model and the unwinder into the stack table, then symbolizes each
 //! unique frame once.
 
+mod cached;
 mod select;
 mod thread_roots;
 
 use hashbrown::HashMap;
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use crate::binary::{SearchPaths, Store};
+use crate::cache::{Cache, Kind};
 use crate::error::Error;
 use crate::perfdata::{Input, InputEnd, Record, Recording, RecordingInfo};
 use crate::process::{MappedCode, Processes};
 use crate::stacks::{SampleKey, StackId, StackTable};
 use crate::symbolize::{
-    KernelSymbols, KernelSymbolsUnavailable, RecordedKernel, SymbolId, Symbols, symbolize,
+    KernelLoading, KernelSource, KernelSymbols, RecordedKernel, SymbolId, Symbols, symbolize,
 };
 use crate::unwind::{FrameKey, Unwinders, mapping_bias};
 
@@ -33,6 +36,8 @@ pub(crate) struct LoadOptions {
     /// Read a recording perf did not finish as far as it goes (`--salvage`).
     /// Default is false: such a recording is refused.
     pub salvage: bool,
+    /// The caches to use (`--no-cache`: none).
+    pub cache: Cache,
 }
 
 /// Counts gathered while streaming.
@@ -75,6 +80,8 @@ pub(crate) struct Profile {
     pub symbols: Symbols,
     pub counts: IngestCounts,
     pub input_end: InputEnd,
+    /// The caches the profile was loaded with; categorizing uses them too.
+    pub cache: Cache,
 }
 
 impl Profile {
@@ -134,41 +141,135 @@ impl Profile {
     }
 }
 
-/// Reads, unwinds and symbolizes the recording named in `options`.
+/// Reads, unwinds and symbolizes the recording named in `options`. A file
+/// read before with the same event comes from the recording cache, without
+/// decompressing or unwinding it again, as long as its binaries are found
+/// as they were; a complete reading is stored there for the next time.
 pub(crate) fn load(options: &LoadOptions) -> Result<Profile, Error> {
-    let mut recording = Recording::open(&options.input, options.salvage)?;
+    let recording = Recording::open(&options.input, options.salvage)?;
     let input_name = options.input.display_name();
     let event_index = choose_event(&recording.info, options.event.as_deref(), &input_name)?;
-    let event = recording.info.events[event_index].name.clone();
-    let header_build_ids: HashMap<String, Vec<u8>> = recording
-        .info
+    let reading = Reading {
+        options,
+        input_name,
+        event_index,
+    };
+    let key = match &options.input {
+        Input::Path(path) => {
+            cached::RecordingKey::of(&options.cache, path, event_index, options.salvage)
+        }
+        Input::Stdin => None,
+    };
+    let mut store = new_store(&recording.info, options);
+    if let Some(key) = &key {
+        if let Some(entry) = cached::read(&options.cache, key, event_index) {
+            match cached::restore(entry, &mut store) {
+                Ok(restored) => {
+                    return Ok(finish_load(
+                        reading,
+                        recording.info,
+                        store,
+                        restored,
+                        InputEnd::Complete,
+                        None,
+                    ));
+                }
+                Err(reason) => {
+                    options
+                        .cache
+                        .note_stale(Kind::Recording, &key.name, &reason);
+                    store = new_store(&recording.info, options);
+                }
+            }
+        }
+    }
+    read_records(recording, reading, store, key)
+}
+
+/// What is being read: the options, the input's name and the event counted.
+struct Reading<'a> {
+    options: &'a LoadOptions,
+    input_name: String,
+    event_index: usize,
+}
+
+/// A store of the recording's binaries, none found yet.
+fn new_store(info: &RecordingInfo, options: &LoadOptions) -> Store {
+    let header_build_ids: HashMap<String, Vec<u8>> = info
         .build_ids
         .iter()
         .map(|entry| (entry.path.clone(), entry.build_id.clone()))
         .collect();
-    let mut store = Store::new(
+    Store::new(
         SearchPaths::new(options.symfs.clone(), options.debug_roots.clone()),
         header_build_ids,
-    );
-    let mut processes = Processes::default();
-    let mut unwinders = Unwinders::default();
-    let mut stacks = StackTable::default();
-    let mut counts = IngestCounts::default();
-    let mut recorded_kernel = RecordedKernel {
-        build_id: recording
-            .info
+    )
+}
+
+/// The kernel the recording was made on, as far as it says.
+fn recorded_kernel(info: &RecordingInfo, text_address: Option<u64>) -> RecordedKernel {
+    RecordedKernel {
+        build_id: info
             .build_ids
             .iter()
             .find(|entry| entry.path == "[kernel.kallsyms]")
             .map(|entry| entry.build_id.clone()),
-        release: recording.info.os_release.clone(),
-        text_address: None,
+        release: info.os_release.clone(),
+        text_address,
+    }
+}
+
+/// Symbolizes what was read (or restored) into a [`Profile`]. `kernel_loading`
+/// is a load of the kernel's symbols already started, if any.
+fn finish_load(
+    reading: Reading<'_>,
+    info: RecordingInfo,
+    store: Store,
+    restored: cached::Restored,
+    input_end: InputEnd,
+    kernel_loading: Option<KernelLoading>,
+) -> Profile {
+    let cache = &reading.options.cache;
+    let kernel = KernelSource {
+        recorded: recorded_kernel(&info, restored.kernel_text_address),
+        started: Mutex::new(kernel_loading),
     };
+    let symbols = symbolize(&restored.stacks.frames, &store, &kernel, cache);
+    Profile {
+        event: info.events[reading.event_index].name.clone(),
+        info,
+        input_name: reading.input_name,
+        processes: restored.processes,
+        store,
+        stacks: restored.stacks,
+        symbols,
+        counts: restored.counts,
+        input_end,
+        cache: cache.clone(),
+    }
+}
+
+/// Streams the records through the process model and the unwinder into
+/// the stack table, stores the result under `key` when the recording was
+/// read to its end, and symbolizes it.
+fn read_records(
+    mut recording: Recording,
+    reading: Reading<'_>,
+    mut store: Store,
+    key: Option<cached::RecordingKey>,
+) -> Result<Profile, Error> {
+    let (options, event_index) = (reading.options, reading.event_index);
+    let mut processes = Processes::default();
+    let mut unwinders = Unwinders::default();
+    let mut stacks = StackTable::default();
+    let mut counts = IngestCounts::default();
+    let mut kernel = recorded_kernel(&recording.info, None);
     // /proc/kallsyms takes tens of milliseconds to read; it loads on the other
-    // core while the recording streams, from the first kernel frame on.
+    // core while the recording streams, from the first kernel frame on,
+    // unless the cache has the kernel's names.
+    let mut kernel_seen = false;
     let mut kernel_symbols = None;
     let mut frames: Vec<FrameKey> = Vec::with_capacity(256);
-
     let input_end = recording.for_each_record(|record| match record {
         Record::Sample(sample) => {
             if sample.event_index != event_index {
@@ -183,9 +284,19 @@ pub(crate) fn load(options: &LoadOptions) -> Result<Profile, Error> {
             counts.last_time = Some(sample.time);
             let thread = processes.thread_for_sample(sample.pid, sample.tid);
             let walk = unwinders.unwind(&sample, &processes, &store, &mut frames);
-            if kernel_symbols.is_none() && frames.iter().any(|frame| frame.dso == store.kernel()) {
-                let recorded = recorded_kernel.clone();
-                kernel_symbols = Some(std::thread::spawn(move || KernelSymbols::load(&recorded)));
+            if !kernel_seen && frames.iter().any(|frame| frame.dso == store.kernel()) {
+                kernel_seen = true;
+                let source = KernelSource {
+                    recorded: kernel.clone(),
+                    started: Mutex::new(None),
+                };
+                let cached = (source.cache_key())
+                    .is_some_and(|key| options.cache.contains(Kind::Binary, &key));
+                if !cached {
+                    kernel_symbols = Some(std::thread::spawn(move || {
+                        KernelSymbols::load(&source.recorded)
+                    }));
+                }
             }
             stacks.add_sample(sample.time, thread, &frames, walk);
         }
@@ -215,7 +326,7 @@ pub(crate) fn load(options: &LoadOptions) -> Result<Profile, Error> {
             let path = String::from_utf8_lossy(mapping.path);
             if mapping.is_kernel {
                 if path.starts_with("[kernel.kallsyms]") {
-                    recorded_kernel.text_address = Some(mapping.file_offset);
+                    kernel.text_address = Some(mapping.file_offset);
                 }
                 return;
             }
@@ -234,23 +345,32 @@ pub(crate) fn load(options: &LoadOptions) -> Result<Profile, Error> {
         Record::Lost { count } => counts.lost += count,
     })?;
 
-    let kernel_symbols = kernel_symbols.map(|loading| {
-        loading
-            .join()
-            .unwrap_or(Err(KernelSymbolsUnavailable::Unverifiable))
-    });
-    let symbols = symbolize(&stacks.frames, &store, kernel_symbols);
-    Ok(Profile {
-        info: recording.info,
-        input_name,
-        event,
+    if let (Some(key), InputEnd::Complete) = (&key, &input_end) {
+        let parts = cached::Parts {
+            event_index,
+            store: &store,
+            kernel_text_address: kernel.text_address,
+            processes: &processes,
+            stacks: &stacks,
+            counts: &counts,
+        };
+        let entry = cached::to_entry(key.identity, &parts);
+        options.cache.write(Kind::Recording, &key.name, &entry);
+    }
+    let restored = cached::Restored {
         processes,
-        store,
         stacks,
-        symbols,
         counts,
+        kernel_text_address: kernel.text_address,
+    };
+    Ok(finish_load(
+        reading,
+        recording.info,
+        store,
+        restored,
         input_end,
-    })
+        kernel_symbols,
+    ))
 }
 
 /// The index of the event to count: the one named, or the first sampling one.

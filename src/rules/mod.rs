@@ -9,6 +9,7 @@ mod file;
 mod pattern;
 
 use std::sync::OnceLock;
+use xxhash_rust::xxh3::xxh3_64;
 
 pub use crate::error::RulesError;
 pub(crate) use pattern::NamePattern;
@@ -81,6 +82,9 @@ pub struct RuleTable {
     pub(crate) categories: Vec<Category>,
     pub(crate) rules: Vec<Rule>,
     other: CategoryId,
+    /// A hash of the rule text the table was made from (the built-in
+    /// table's, then a user file's): the key of the cached categories.
+    fingerprint: u64,
 }
 
 impl RuleTable {
@@ -90,8 +94,10 @@ impl RuleTable {
         static BUILTIN: OnceLock<RuleTable> = OnceLock::new();
         BUILTIN
             .get_or_init(|| {
-                file::parse_table(BUILTIN_RULES, "built-in rules.toml", None)
-                    .expect("the built-in rules.toml is valid; a unit test parses it")
+                let mut table = file::parse_table(BUILTIN_RULES, "built-in rules.toml", None)
+                    .expect("the built-in rules.toml is valid; a unit test parses it");
+                table.fingerprint = xxh3_64(BUILTIN_RULES.as_bytes());
+                table
             })
             .clone()
     }
@@ -99,7 +105,16 @@ impl RuleTable {
     /// The built-in table extended by a user file's text.
     pub fn with_user_rules(text: &str, origin: &str) -> Result<RuleTable, RulesError> {
         let builtin = RuleTable::builtin();
-        file::parse_table(text, origin, Some(builtin))
+        let mut hashed = builtin.fingerprint.to_le_bytes().to_vec();
+        hashed.extend_from_slice(text.as_bytes());
+        let mut table = file::parse_table(text, origin, Some(builtin))?;
+        table.fingerprint = xxh3_64(&hashed);
+        Ok(table)
+    }
+
+    /// A hash of the rule text this table was made from.
+    pub(crate) fn fingerprint(&self) -> u64 {
+        self.fingerprint
     }
 
     fn new(categories: Vec<Category>, rules: Vec<Rule>) -> RuleTable {
@@ -111,6 +126,7 @@ impl RuleTable {
             categories,
             rules,
             other: CategoryId::new(other),
+            fingerprint: 0,
         }
     }
 

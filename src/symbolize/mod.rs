@@ -8,7 +8,11 @@
 mod demangle;
 mod inline;
 mod kernel;
+mod memo;
 mod symtab;
+
+use std::sync::{Mutex, OnceLock};
+use std::thread::JoinHandle;
 
 use hashbrown::HashMap;
 use rayon::prelude::*;
@@ -16,7 +20,8 @@ use rayon::prelude::*;
 pub(crate) use demangle::demangle;
 pub(crate) use kernel::{KernelSymbols, KernelSymbolsUnavailable, RecordedKernel};
 
-use crate::binary::{DsoId, DsoKind, Store};
+use crate::binary::{DsoId, DsoKind, Store, hex};
+use crate::cache::{BinaryEntry, Cache};
 use crate::stacks::FrameId;
 use crate::unwind::FrameKey;
 use inline::InlineInfo;
@@ -120,8 +125,53 @@ impl Named {
 /// A binary and the indexes of its frames.
 type FrameGroup = (DsoId, Vec<usize>);
 
-/// Resolves every frame in `frames` (indexed by [`FrameId`]). Kernel frames
-/// use `kernel`, which is `None` when no kernel symbols were asked for.
+/// A load of the kernel's symbols running on another thread.
+pub(crate) type KernelLoading = JoinHandle<Result<KernelSymbols, KernelSymbolsUnavailable>>;
+
+/// Where the kernel's symbols come from: a load already started (while the
+/// recording streamed), or one started when a kernel frame is not in the
+/// cache.
+pub(crate) struct KernelSource {
+    pub recorded: RecordedKernel,
+    pub started: Mutex<Option<KernelLoading>>,
+}
+
+impl KernelSource {
+    fn load(&self) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
+        let started = self.started.lock().map(|mut slot| slot.take());
+        match started {
+            Ok(Some(loading)) => loading
+                .join()
+                .unwrap_or(Err(KernelSymbolsUnavailable::Unverifiable)),
+            _ => KernelSymbols::load(&self.recorded),
+        }
+    }
+
+    /// The cache key of the recorded kernel's names: its build id (or,
+    /// when the recording has none, its release) and where its text was
+    /// (kernel addresses move with each boot).
+    pub(crate) fn cache_key(&self) -> Option<String> {
+        let text = self.recorded.text_address?;
+        let kernel = match (&self.recorded.build_id, &self.recorded.release) {
+            (Some(build_id), _) => hex(build_id),
+            (None, Some(release)) => release
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '.' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect(),
+            (None, None) => return None,
+        };
+        Some(format!("kernel-{kernel}-{text:x}"))
+    }
+}
+
+/// Resolves every frame in `frames` (indexed by [`FrameId`]), asking
+/// `cache` first for the names of each binary's (and the kernel's) frames.
 ///
 /// Binaries are resolved in parallel, largest first, and the names of a
 /// large one are demangled in parallel; ids are then assigned in binary
@@ -129,7 +179,8 @@ type FrameGroup = (DsoId, Vec<usize>);
 pub(crate) fn symbolize(
     frames: &[FrameKey],
     store: &Store,
-    kernel: Option<Result<KernelSymbols, KernelSymbolsUnavailable>>,
+    kernel: &KernelSource,
+    cache: &Cache,
 ) -> Symbols {
     let mut by_dso: HashMap<DsoId, Vec<usize>> = HashMap::new();
     for (index, frame) in frames.iter().enumerate() {
@@ -138,14 +189,39 @@ pub(crate) fn symbolize(
     let mut groups: Vec<FrameGroup> = by_dso.into_iter().collect();
     groups.sort_unstable_by_key(|(dso, indexes)| (std::cmp::Reverse(indexes.len()), *dso));
 
+    let kernel_unavailable = OnceLock::new();
     let resolve_group = |(dso, indexes): &FrameGroup| -> Vec<Vec<Named>> {
-        let lookups = indexes.iter().map(|&index| frames[index].lookup);
+        let lookups: Vec<u64> = indexes.iter().map(|&index| frames[index].lookup).collect();
+        let unresolved_in = |address: u64| format!("{}+{:#x}", store.get(*dso).name, address);
         match store.get(*dso).kind {
-            DsoKind::Kernel => resolve_kernel(lookups, kernel.as_ref()),
+            DsoKind::Kernel => memo::resolve_with_memo(
+                cache,
+                kernel.cache_key(),
+                &lookups,
+                |_| "[kernel]".to_owned(),
+                |missing, _| {
+                    let loaded = kernel.load();
+                    let chains = resolve_kernel(missing.iter().copied(), &loaded);
+                    let keep = loaded.is_ok();
+                    let _ = kernel_unavailable.set(loaded.err());
+                    memo::Resolved {
+                        chains,
+                        functions: Vec::new(),
+                        keep,
+                    }
+                },
+            ),
             DsoKind::Unknown => lookups
+                .iter()
                 .map(|_| vec![Named::unresolved("[unknown]".to_owned())])
                 .collect(),
-            DsoKind::Vdso | DsoKind::File => resolve_in_file(*dso, lookups.collect(), store),
+            DsoKind::Vdso | DsoKind::File => memo::resolve_with_memo(
+                cache,
+                memo::binary_key(store, *dso),
+                &lookups,
+                unresolved_in,
+                |missing, known| resolve_in_file(*dso, missing, store, known),
+            ),
         }
     };
     // Larger binaries start first; rayon balances the rest, including the
@@ -170,15 +246,15 @@ pub(crate) fn symbolize(
     Symbols {
         symbols: interner.symbols,
         frame_symbols,
-        kernel_unavailable: kernel.and_then(Result::err),
+        kernel_unavailable: kernel_unavailable.into_inner().flatten(),
     }
 }
 
 fn resolve_kernel(
     lookups: impl Iterator<Item = u64>,
-    kernel: Option<&Result<KernelSymbols, KernelSymbolsUnavailable>>,
+    kernel: &Result<KernelSymbols, KernelSymbolsUnavailable>,
 ) -> Vec<Vec<Named>> {
-    let symbols = kernel.and_then(|loaded| loaded.as_ref().ok());
+    let symbols = kernel.as_ref().ok();
     lookups
         .map(|address| {
             vec![match symbols.and_then(|symbols| symbols.lookup(address)) {
@@ -193,22 +269,26 @@ fn resolve_kernel(
         .collect()
 }
 
-/// Resolves the frames of one binary: one pass over its symbol table for all
-/// of them, then inline frames from DWARF where it exists.
-fn resolve_in_file(dso: DsoId, lookups: Vec<u64>, store: &Store) -> Vec<Vec<Named>> {
+/// Resolves the frames of one binary at `sorted` (distinct) addresses: one
+/// pass over its symbol table for all of them, then inline frames from
+/// DWARF where it exists. Functions `known` from the cache are not
+/// demangled again.
+fn resolve_in_file(
+    dso: DsoId,
+    sorted: &[u64],
+    store: &Store,
+    known: &BinaryEntry,
+) -> memo::Resolved {
     let entry = store.get(dso);
-    let mut sorted = lookups.clone();
-    sorted.sort_unstable();
-    sorted.dedup();
     let debug = entry.image.as_ref().and(store.debug_image(dso));
     // A debug file's full .symtab beats a stripped file's .dynsym.
     let hits = debug
-        .and_then(|debug| symtab::lookup_sorted(debug, &sorted))
+        .and_then(|debug| symtab::lookup_sorted(debug, sorted))
         .or_else(|| {
             entry
                 .image
                 .as_ref()
-                .and_then(|image| symtab::lookup_sorted(image, &sorted))
+                .and_then(|image| symtab::lookup_sorted(image, sorted))
         })
         .unwrap_or_else(|| vec![None; sorted.len()]);
     let dwarf_image = entry
@@ -226,9 +306,17 @@ fn resolve_in_file(dso: DsoId, lookups: Vec<u64>, store: &Store) -> Vec<Vec<Name
         .collect();
     functions.sort_unstable_by_key(|(start, _)| *start);
     functions.dedup_by_key(|(start, _)| *start);
+    let known_names: Vec<Option<Named>> = functions
+        .iter()
+        .map(|(start, _)| memo::known_function(known, *start))
+        .collect();
     let function_names: Vec<Named> = functions
         .par_iter()
-        .map(|(_, raw)| {
+        .zip(&known_names)
+        .map(|((_, raw), known)| {
+            if let Some(known) = known {
+                return known.clone();
+            }
             let raw = String::from_utf8_lossy(raw);
             let name = demangle(&raw);
             let mangled = (name != raw).then(|| raw.into_owned());
@@ -284,13 +372,16 @@ fn resolve_in_file(dso: DsoId, lookups: Vec<u64>, store: &Store) -> Vec<Vec<Name
             chain
         })
         .collect();
-    lookups
+    let new_functions = functions
         .iter()
-        .map(|address| {
-            let at = sorted
-                .binary_search(address)
-                .expect("every lookup is in the sorted set");
-            resolved_sorted[at].clone()
-        })
-        .collect()
+        .zip(known_names)
+        .zip(function_names)
+        .filter(|((_, known), _)| known.is_none())
+        .map(|(((start, _), _), named)| (*start, named))
+        .collect();
+    memo::Resolved {
+        chains: resolved_sorted,
+        functions: new_functions,
+        keep: true,
+    }
 }

@@ -107,13 +107,44 @@ fn drawable<'a>(
     }
 }
 
-/// The folded lines of `stacks` in byte order, which inferno needs. Stacks
-/// sorted by their names are nearly in it already, so this stable sort is a
-/// few merges, and inferno need not sort again.
+/// The folded lines of `stacks` in byte order, which inferno needs, so that
+/// inferno need not sort again. Two lines are compared from the first frame
+/// where their stacks differ: the bytes before it are the same (the same
+/// frames), and a deep stack's line is many kilobytes.
 fn byte_ordered_lines(profile: &Profile, stacks: &[(FoldedStack<'_>, u64)]) -> Vec<String> {
-    let mut lines = counted_lines(profile, stacks);
-    lines.sort();
-    lines
+    let lines = counted_lines(profile, stacks);
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by(|&a, &b| {
+        let from = common_prefix_bytes(profile, &stacks[a].0, &stacks[b].0);
+        lines[a].as_bytes()[from..].cmp(&lines[b].as_bytes()[from..])
+    });
+    let mut lines: Vec<Option<String>> = lines.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .map(|at| lines[at].take().expect("each line is taken once"))
+        .collect()
+}
+
+/// The length of the folded-line text the two stacks' lines surely share:
+/// the thread, the truncation marker and the frames they have in common.
+fn common_prefix_bytes(profile: &Profile, a: &FoldedStack<'_>, b: &FoldedStack<'_>) -> usize {
+    if a.thread != b.thread {
+        return 0;
+    }
+    let mut bytes = a.thread.len();
+    if a.truncated != b.truncated {
+        return bytes;
+    }
+    if a.truncated {
+        bytes += 1 + crate::fold::TRUNCATED_FRAME.len();
+    }
+    for (x, y) in a.symbols.iter().zip(&b.symbols) {
+        if x != y {
+            break;
+        }
+        bytes += 1 + profile.symbols.get(*x).name.len();
+    }
+    bytes
 }
 
 /// The flamegraph of `profile`, ready to draw; `None` when no stack is left.
