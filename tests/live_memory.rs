@@ -36,7 +36,7 @@ fn max_rss(process: &Value) -> u64 {
 }
 
 #[test]
-fn a_recorded_compile_has_its_rss_over_time() {
+fn a_recorded_compile_has_its_rss_over_time_and_the_pass_of_its_peak() {
     let _serial = live_lock();
     if !iree_live_prerequisites() {
         return;
@@ -105,4 +105,119 @@ fn a_recorded_compile_has_its_rss_over_time() {
         (sampled - peak).abs() <= 0.05 * peak,
         "sampled {sampled} against wait4 {peak}"
     );
+
+    // Joined with the passes: the peak is named, and its pass's highest
+    // RSS is the peak.
+    let report = compile_perf([
+        "report".as_ref(),
+        run_dir.as_os_str(),
+        "--by".as_ref(),
+        "pass".as_ref(),
+        "--compiler".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    report.expect_code(0, "report --by pass");
+    let report = report.json();
+    let peak = &report["memory_peak"];
+    eprintln!("memory_peak: {peak}");
+    assert_eq!(peak["bytes"].as_u64().unwrap() as f64, sampled);
+    let place = peak["pass"].as_str().unwrap();
+    assert!(!place.is_empty());
+    let seconds = peak["seconds"].as_f64().unwrap();
+    assert!(seconds >= 0.0 && seconds <= report["duration_seconds"].as_f64().unwrap() + 0.1);
+    let passes = report["passes"].as_array().unwrap();
+    assert!(
+        passes
+            .iter()
+            .all(|pass| pass["rss_max_bytes"].as_u64().is_some()
+                && pass["rss_start_bytes"].as_u64().is_some()
+                && pass["rss_growth_bytes"].as_i64().is_some())
+    );
+    if let Some(pass) = passes.iter().find(|pass| pass["name"] == place) {
+        assert_eq!(pass["rss_max_bytes"], peak["bytes"], "{pass}");
+    }
+    let text = compile_perf([
+        "report".as_ref(),
+        run_dir.as_os_str(),
+        "--by".as_ref(),
+        "pass".as_ref(),
+        "--compiler".as_ref(),
+    ]);
+    let memory_line = text
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("memory: "))
+        .expect("the report has a memory line");
+    assert!(
+        memory_line.contains(&format!("in {place}")),
+        "{memory_line}"
+    );
+    assert!(text.stdout.contains("RSS start MiB"));
+
+    // The timeline draws the line and marks the peak.
+    let timeline = compile_perf([
+        "timeline".as_ref(),
+        run_dir.as_os_str(),
+        "--compiler".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+        "-o".as_ref(),
+        "-".as_ref(),
+    ]);
+    let rss = &timeline.json()["rss"];
+    assert!(rss["points"].as_array().unwrap().len() >= 50);
+    assert_eq!(rss["peak"]["pass"], place);
+    let svg_path = dir.join("timeline.svg");
+    compile_perf([
+        "timeline".as_ref(),
+        run_dir.as_os_str(),
+        "--compiler".as_ref(),
+        "-o".as_ref(),
+        svg_path.as_os_str(),
+    ])
+    .expect_code(0, "timeline");
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    assert!(svg.contains(r#"<polyline class="rss""#));
+    assert!(svg.contains(r#"<g class="rss-peak">"#));
+    assert!(svg.contains(&format!(": {place}")));
+}
+
+#[test]
+fn const_eval_grows_the_rss_in_its_jit_pass() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("memory-const-eval");
+    let input = workload(&dir, "const-eval");
+    let run_dir = dir.join("run");
+    compile_perf(record_args(&run_dir, &[], &input, &[])).expect_code(0, "record");
+    let report = compile_perf([
+        "report".as_ref(),
+        run_dir.as_os_str(),
+        "--by".as_ref(),
+        "pass".as_ref(),
+        "--compiler".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ])
+    .json();
+    let mut growth: Vec<(String, i64)> = report["passes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|pass| {
+            (
+                pass["name"].as_str().unwrap().to_owned(),
+                pass["rss_growth_bytes"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    growth.sort_by_key(|(_, bytes)| -bytes);
+    eprintln!("largest growth: {:?}", &growth[..growth.len().min(5)]);
+    // JitGlobalsPass evaluates the constants at compile time and keeps
+    // the results: no other pass grows the compiler's memory as much.
+    assert_eq!(growth[0].0, "JitGlobalsPass", "{growth:?}");
+    assert!(growth[0].1 > 8 << 20, "{growth:?}");
 }

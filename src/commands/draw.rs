@@ -196,7 +196,7 @@ pub(super) fn html_report(
     let command = profile.profiled_command();
     let timeline = timeline(profile, classes, filter, defaults::TIMELINE_SLICES);
     let timeline = (!timeline.slices.is_empty())
-        .then(|| timeline_svg::render(&timeline, classes.table, &command, None));
+        .then(|| timeline_svg::render(&timeline, classes.table, &command, None, None));
     let page = HtmlPage {
         facts: run_facts(profile, filter, run),
         command,

@@ -12,8 +12,8 @@ use super::draw::{
     FlamegraphRequest, flamegraph_picture, html_report, report_flamegraphs, save_flamegraph,
 };
 use super::{
-    ColorChoice, Config, ReportFormat, finish, load_options, memory_section, rules_and_profile,
-    run_facts, write_report,
+    ColorChoice, Config, ReportFormat, finish, load_options, memory_section, rss_join,
+    rules_and_profile, run_facts, write_report,
 };
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
@@ -122,7 +122,11 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
             filter: filter.clone(),
         };
         let mut breakdown = breakdown(&profile, &classes, breakdown_options);
-        breakdown.set_run(run.clone(), notices(&profile, run.as_ref()));
+        let (rss, rss_notice) = rss_join(load_options(config), &profile, &classes, filter);
+        let mut report_notices = notices(&profile, run.as_ref());
+        report_notices.extend(rss_notice);
+        breakdown.set_run(run.clone(), report_notices);
+        breakdown.set_rss(rss);
         let memory = memory_section(load_options(config), &profile, &rules, filter)?;
         write_report(&config.output, &breakdown, memory, format.text(), colors)?;
         finish(config, &profile, run.as_ref())
