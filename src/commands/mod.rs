@@ -27,8 +27,8 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
-use crate::attribute::Classes;
 use crate::attribute::rss::RssJoin;
+use crate::attribute::{Attribution, Classes};
 use crate::error::{EXIT_TRUNCATED, Error};
 use crate::output::{Output, write_output};
 use crate::perfdata::{Input, InputEnd};
@@ -217,6 +217,7 @@ fn memory_section(
     profile: &Profile,
     rules: &RuleTable,
     filter: &SampleFilter,
+    attribution: Attribution,
 ) -> Result<Option<MemoryJson>, Error> {
     let Some(event) = memory::fault_event(profile) else {
         return Ok(None);
@@ -230,7 +231,11 @@ fn memory_section(
         Input::Stdin => None,
     };
     Ok(Some(memory::memory_report(
-        &faults, rules, filter, peak_rss,
+        &faults,
+        rules,
+        filter,
+        peak_rss,
+        attribution,
     )))
 }
 

@@ -165,7 +165,13 @@ fn report_recording(
     breakdown.set_rss(rss);
     let dir = recorded.dir.clone();
     let file = |name: &str| Output::File(dir.join(name));
-    let memory = memory_section(&load, &profile, rules, &SampleFilter::default())?;
+    let memory = memory_section(
+        &load,
+        &profile,
+        rules,
+        &SampleFilter::default(),
+        Attribution::Leaf,
+    )?;
     let table = Some(TextFormat::Table);
     write_report(
         &file("report.txt"),

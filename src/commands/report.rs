@@ -127,7 +127,13 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
         report_notices.extend(rss_notice);
         breakdown.set_run(run.clone(), report_notices);
         breakdown.set_rss(rss);
-        let memory = memory_section(load_options(config), &profile, &rules, filter)?;
+        let memory = memory_section(
+            load_options(config),
+            &profile,
+            &rules,
+            filter,
+            options.attribution,
+        )?;
         write_report(&config.output, &breakdown, memory, format.text(), colors)?;
         finish(config, &profile, run.as_ref())
     })();
