@@ -85,7 +85,7 @@ for name in "${names[@]}"; do
   # What a reader trusts: Other is not on every stack, and no two rows (or two
   # top symbols of one row) read the same.
   python3 - "$name" "$tmp/$name.json" "$tmp/$name.table.md" "$tmp/$name.symbols.md" <<'EOF'
-import json, sys
+import json, re, sys
 name, report_json, *tables = sys.argv[1:]
 other = [c for c in json.load(open(report_json))["categories"] if c["id"] == "other"]
 if other and other[0]["inclusive_percent"] > 50:
@@ -97,7 +97,8 @@ for table in tables:
     if twice:
         sys.exit(f"{name}: {table} shows these rows twice: {sorted(twice)}")
     for row in rows:
-        tops = [t.rsplit(" (", 1)[0] for t in row[-1].rstrip(" |\n").split(", ") if t]
+        # Entries are `NAME (COUNT)`, joined by ", " (names may hold ", " too).
+        tops = re.findall(r"(.+?) \(\d+\)(?:, |$)", row[-1].rstrip(" |\n"))
         if len(set(tops)) != len(tops):
             sys.exit(f"{name}: {table}: one row's top entries read the same: {tops}")
 EOF

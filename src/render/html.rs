@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use super::xml_escape;
 use crate::attribute::{Attribution, Classes, Detail, Grouping, RowKey, RowTotals, group, percent};
 use crate::profile::{Profile, SampleFilter};
+use crate::short_name;
 
 /// Symbols or categories listed beside each row.
 const TOP_DETAILS: usize = 3;
@@ -141,22 +142,25 @@ fn grouped_rows(
                 _ => (None, String::new()),
             };
             let mut details: Vec<(&Detail, &u64)> = totals.details.iter().collect();
+            let mut counts = Vec::new();
             details.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
-            let top = details
+            let names: Vec<&str> = details
                 .into_iter()
                 .take(TOP_DETAILS)
                 .map(|(detail, count)| {
-                    let name = match *detail {
+                    counts.push(*count);
+                    match *detail {
                         Detail::Symbol(symbol) => profile.symbols.get(symbol).name.as_str(),
                         Detail::Category(category) => table.category(category).name.as_str(),
-                    };
-                    let shown = if name.chars().count() > NAME_CHARS {
-                        name.chars().take(NAME_CHARS - 1).collect::<String>() + "…"
-                    } else {
-                        name.to_owned()
-                    };
-                    (format!("{shown} ({count})"), name.to_owned())
+                    }
                 })
+                .collect();
+            // Shown short, as in the text report; the full name is the tooltip.
+            let top = short_name::distinct(&names, NAME_CHARS)
+                .into_iter()
+                .zip(&names)
+                .zip(&counts)
+                .map(|((shown, name), count)| (format!("{shown} ({count})"), (*name).to_owned()))
                 .collect();
             Row {
                 swatch,

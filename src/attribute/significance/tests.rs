@@ -82,16 +82,13 @@ fn flagged(base: &[Vec<Count>], new: &[Vec<Count>], threshold_pp: f64) -> Vec<bo
         .collect()
 }
 
-#[test]
-fn the_dispersion_of_runs_with_known_spread_is_recovered() {
-    let mut draws = Draws(7);
-    // A 30% row at 2000 samples has a sampling spread of 1.02 pp; a
-    // run-to-run spread of 3 pp on top makes the variance (1.02² + 3²) /
-    // 1.02² ≈ 9.6 times the binomial one.
+/// The pooled noise of 40 rows of a 30% share at 2000 samples, six runs each
+/// (three a side), with `spread_pp` points of run-to-run spread.
+fn pooled_noise_of(draws: &mut Draws, spread_pp: f64) -> Noise {
     let rows: Vec<Vec<Count>> = (0..40)
         .map(|_| {
             (0..6)
-                .map(|_| run(&mut draws, 2000, &[0.30], 3.0)[0])
+                .map(|_| run(draws, 2000, &[0.30], spread_pp)[0])
                 .collect()
         })
         .collect();
@@ -102,28 +99,23 @@ fn the_dispersion_of_runs_with_known_spread_is_recovered() {
             new: &runs[3..],
         })
         .collect();
-    let noise = pooled_noise(&pairs);
+    pooled_noise(&pairs)
+}
+
+#[test]
+fn the_dispersion_of_runs_with_known_spread_is_recovered() {
+    let mut draws = Draws(7);
+    // A 30% row at 2000 samples has a sampling spread of 1.02 pp; a
+    // run-to-run spread of 3 pp on top makes the variance (1.02² + 3²) /
+    // 1.02² ≈ 9.6 times the binomial one.
+    let noise = pooled_noise_of(&mut draws, 3.0);
     assert!(
         (7.0..13.0).contains(&noise.dispersion),
         "dispersion {noise:?}, expected about 9.6"
     );
     assert_eq!(noise.degrees_of_freedom, Some(160.0));
     // Without spread between runs, what is left is sampling error: 1.
-    let quiet: Vec<Vec<Count>> = (0..40)
-        .map(|_| {
-            (0..6)
-                .map(|_| run(&mut draws, 2000, &[0.30], 0.0)[0])
-                .collect()
-        })
-        .collect();
-    let pairs: Vec<RowRuns<'_>> = quiet
-        .iter()
-        .map(|runs| RowRuns {
-            base: &runs[..3],
-            new: &runs[3..],
-        })
-        .collect();
-    let noise = pooled_noise(&pairs);
+    let noise = pooled_noise_of(&mut draws, 0.0);
     assert!(
         (1.0..1.4).contains(&noise.dispersion),
         "dispersion {noise:?}, expected about 1"

@@ -385,6 +385,30 @@ mod tests {
             .collect()
     }
 
+    /// A diff of one run a side (sampling error only), at a 1 pp threshold.
+    fn sampling_error_only<'a>(
+        base: &'a HashMap<String, u64>,
+        new: &'a HashMap<String, u64>,
+    ) -> DiffStacks<'a> {
+        DiffStacks {
+            base,
+            new,
+            noise: Noise {
+                dispersion: 1.0,
+                degrees_of_freedom: None,
+            },
+            threshold_pp: 1.0,
+        }
+    }
+
+    fn labels() -> Labels {
+        Labels {
+            title: "t".to_owned(),
+            base: "base".to_owned(),
+            new: "new".to_owned(),
+        }
+    }
+
     fn stacks(lines: &[(&str, u64)]) -> HashMap<String, u64> {
         lines
             .iter()
@@ -411,20 +435,8 @@ mod tests {
             ("main;f", 10),
             ("main;f(int)", 10),
         ]);
-        let diff = DiffStacks {
-            base: &base,
-            new: &new,
-            noise: Noise {
-                dispersion: 1.0,
-                degrees_of_freedom: None,
-            },
-            threshold_pp: 1.0,
-        };
-        let labels = Labels {
-            title: "t".to_owned(),
-            base: "base".to_owned(),
-            new: "new".to_owned(),
-        };
+        let diff = sampling_error_only(&base, &new);
+        let labels = labels();
         let red = "rgb(255,90,90)";
         let blue = "rgb(90,90,255)";
         let grey = "rgb(212,212,212)";
@@ -463,20 +475,8 @@ mod tests {
         // 50% → 52% of 1000 samples is within sampling error (z ≈ 0.9).
         let base = stacks(&[("main;a", 500), ("main;b", 500)]);
         let new = stacks(&[("main;a", 520), ("main;b", 480)]);
-        let diff = DiffStacks {
-            base: &base,
-            new: &new,
-            noise: Noise {
-                dispersion: 1.0,
-                degrees_of_freedom: None,
-            },
-            threshold_pp: 1.0,
-        };
-        let labels = Labels {
-            title: "t".to_owned(),
-            base: "base".to_owned(),
-            new: "new".to_owned(),
-        };
+        let diff = sampling_error_only(&base, &new);
+        let labels = labels();
         let drawn = frames(&draw(&diff, Drawn::New, &labels, 0.0).unwrap().unwrap());
         assert!(
             drawn.iter().all(|(_, fill)| fill == "rgb(212,212,212)"),

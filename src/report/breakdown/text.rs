@@ -178,7 +178,8 @@ impl Breakdown<'_> {
     }
 
     /// With `--by symbol`, each symbol row's shown name: shortened as the top
-    /// symbols are, and told apart (none in CSV, whose names stay whole).
+    /// symbols are, and told apart, by their binary if need be (none in CSV,
+    /// whose names stay whole).
     fn shown_symbol_rows(&self, top_width: usize) -> HashMap<RowKey, String> {
         if self.options.grouping != Grouping::Symbol || top_width == usize::MAX {
             return HashMap::new();
@@ -186,9 +187,20 @@ impl Breakdown<'_> {
         let keys: Vec<RowKey> = self.rows().map(|(key, _)| key).collect();
         let labels: Vec<String> = keys.iter().map(|key| self.label(*key).0).collect();
         let names: Vec<&str> = labels.iter().map(String::as_str).collect();
-        keys.into_iter()
-            .zip(short_name::distinct(&names, SYMBOL_ROW_WIDTH))
-            .collect()
+        let mut shown = short_name::distinct(&names, SYMBOL_ROW_WIDTH);
+        // Functions of one name in two binaries (PLT stubs, static copies)
+        // are told apart by their binary.
+        let mut uses: HashMap<String, usize> = HashMap::new();
+        for name in &shown {
+            *uses.entry(name.clone()).or_default() += 1;
+        }
+        for (name, key) in shown.iter_mut().zip(&keys) {
+            if let (Some(2..), RowKey::Symbol(id)) = (uses.get(name.as_str()), key) {
+                let dso = self.profile.symbols.get(*id).dso;
+                name.push_str(&format!(" ({})", self.profile.store.get(dso).name));
+            }
+        }
+        keys.into_iter().zip(shown).collect()
     }
 
     /// Writes the report as text, Markdown or CSV.
