@@ -181,6 +181,9 @@ fn a_recorded_compile_has_its_rss_over_time_and_the_pass_of_its_peak() {
     assert!(svg.contains(r#"<polyline class="rss""#));
     assert!(svg.contains(r#"<g class="rss-peak">"#));
     assert!(svg.contains(&format!(": {place}")));
+    // And so does the timeline of record's HTML report.
+    let html = std::fs::read_to_string(run_dir.join("report.html")).unwrap();
+    assert!(html.contains(r#"<polyline class="rss""#));
 }
 
 #[test]

@@ -162,7 +162,7 @@ fn report_recording(
     let mut run_notices = run_notices;
     run_notices.extend(rss_notice);
     breakdown.set_run(run.clone(), run_notices.clone());
-    breakdown.set_rss(rss);
+    breakdown.set_rss(rss.clone());
     let dir = recorded.dir.clone();
     let file = |name: &str| Output::File(dir.join(name));
     let memory = memory_section(
@@ -231,6 +231,7 @@ fn report_recording(
         Attribution::Leaf,
         run.as_ref(),
         svgs,
+        rss.as_ref(),
     );
     write_output(&file("report.html"), |out| out.write_all(page.as_bytes()))?;
     outputs.push("report.html");

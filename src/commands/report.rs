@@ -71,6 +71,10 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
             write_output(&Output::File(svg.clone()), |out| out.write_all(drawn))?;
         }
         let run = run_facts(config);
+        let (rss, rss_notice) = rss_join(load_options(config), &profile, &classes, filter);
+        if let Some(notice) = rss_notice.filter(|_| !config.quiet) {
+            eprintln!("compile-perf: notice: {notice}");
+        }
         let page = html_report(
             &profile,
             &classes,
@@ -78,6 +82,7 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
             options.attribution,
             run.as_ref(),
             flamegraphs,
+            rss.as_ref(),
         );
         write_output(&config.output, |out| out.write_all(page.as_bytes()))?;
         return finish(config, &profile, run.as_ref());
