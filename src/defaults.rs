@@ -7,6 +7,11 @@
 /// copy per sample from overflowing perf's ring buffer, which 4000 Hz does.
 pub(crate) const FREQUENCY_HZ: u32 = 499;
 
+/// The smallest allocation `record --alloc` records (`--alloc-min-bytes`):
+/// on `hex-constants --scale small`, 7.1k of 810k calls (0.9%) ask for at
+/// least 4 KiB, and they ask for 52% of the bytes.
+pub(crate) const ALLOC_MIN_BYTES: u64 = 4096;
+
 /// Bytes of user stack `record` copies per sample with `--call-graph dwarf`
 /// (`--stack-size`): with 65528, 99% of iree-compile's stacks reach their
 /// thread root; with 16 KiB, 82–86%.

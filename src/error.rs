@@ -270,6 +270,18 @@ pub enum RecordError {
         /// How perf ended.
         status: String,
     },
+    /// `record --alloc` could not add its uprobes to libc.
+    #[error(
+        "record --alloc could not add the uprobe `{definition}` to {library}: {detail} (uprobes need root or CAP_SYS_ADMIN, a kernel with CONFIG_UPROBE_EVENTS and tracefs; nothing was recorded)"
+    )]
+    ProbeFailed {
+        /// The probe definition given to `perf probe`.
+        definition: String,
+        /// The library probed.
+        library: String,
+        /// What perf probe said.
+        detail: String,
+    },
 }
 
 impl RecordError {
@@ -283,6 +295,7 @@ impl RecordError {
             RecordError::CommandMissing { .. } => 24,
             RecordError::PerfFailed { .. } => 25,
             RecordError::ForceRefused { .. } => 26,
+            RecordError::ProbeFailed { .. } => 27,
         }
     }
 }

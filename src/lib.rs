@@ -16,6 +16,7 @@
 //! [`perfdata`] and the rule table [`rules`], the two parsers of outside
 //! input.
 
+mod alloc;
 mod attribute;
 mod binary;
 mod cache;

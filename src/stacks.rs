@@ -79,13 +79,15 @@ impl StackTable {
         }
     }
 
-    /// Counts one sample, taken at `time`, whose frames are given leaf first.
+    /// Counts one sample, taken at `time`, whose frames are given leaf first,
+    /// as `weight` (1, or with `--alloc` the bytes it asks for).
     pub(crate) fn add_sample(
         &mut self,
         time: u64,
         thread: ThreadId,
         leaf_first: &[FrameKey],
         walk: Walk,
+        weight: u64,
     ) {
         let mut stack = None;
         for key in leaf_first.iter().rev() {
@@ -97,7 +99,7 @@ impl StackTable {
             stack,
             walk,
         };
-        *self.counts.entry(key).or_insert(0) += 1;
+        *self.counts.entry(key).or_insert(0) += weight;
         self.timeline.push(TimedSample { time, key });
     }
 
@@ -156,9 +158,9 @@ mod tests {
     fn shared_prefixes_share_nodes_and_counts_add_up() {
         let mut table = StackTable::default();
         let thread = ThreadId::new(0);
-        table.add_sample(10, thread, &[key(3), key(2), key(1)], Walk::Complete);
-        table.add_sample(20, thread, &[key(4), key(2), key(1)], Walk::Complete);
-        table.add_sample(30, thread, &[key(3), key(2), key(1)], Walk::Complete);
+        table.add_sample(10, thread, &[key(3), key(2), key(1)], Walk::Complete, 1);
+        table.add_sample(20, thread, &[key(4), key(2), key(1)], Walk::Complete, 1);
+        table.add_sample(30, thread, &[key(3), key(2), key(1)], Walk::Complete, 1);
         assert_eq!(table.frames.len(), 4);
         assert_eq!(table.nodes.len(), 4, "root, middle and two leaves");
         let total: u64 = table.counts.values().sum();

@@ -43,6 +43,15 @@ pub(super) struct RecordArgs {
     /// shows memory first touched by category and by pass.
     #[arg(long)]
     pub memory: bool,
+    /// Record allocations instead of CPU time: uprobes on libc's malloc,
+    /// calloc and realloc (operator new calls malloc); every call asking for
+    /// at least --alloc-min-bytes is a sample, weighted by its size.
+    #[arg(long, conflicts_with_all = ["memory", "event"])]
+    pub alloc: bool,
+    /// With --alloc: the smallest request recorded, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = defaults::ALLOC_MIN_BYTES,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub alloc_min_bytes: u64,
     /// Pass ARG on to `perf record`. Repeatable.
     #[arg(long = "perf-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub perf_args: Vec<String>,
@@ -129,6 +138,10 @@ pub(super) struct ReadingArgs {
     /// Count this event (as `perf evlist` names it). Default is the first sampling event.
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
+    /// Count the bytes asked for at the allocator probes of `record --alloc`
+    /// instead of samples.
+    #[arg(long, conflicts_with = "event")]
+    pub alloc: bool,
     /// Also look for binaries under DIR, matched by build id: for a venv rebuilt
     /// elsewhere or a profile from another machine. Repeatable.
     #[arg(long = "symfs", value_name = "DIR")]

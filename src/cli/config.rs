@@ -74,6 +74,7 @@ impl Cli {
                     event: args.event,
                     perf_args: args.perf_args,
                     memory: args.memory,
+                    alloc_min_bytes: args.alloc.then_some(args.alloc_min_bytes),
                     repeat: args.repeat,
                 }),
                 None,
@@ -188,6 +189,7 @@ fn load_options(input: InputArgs) -> LoadOptions {
         },
         salvage: reading.salvage,
         cache: Cache::from_env(!reading.no_cache),
+        alloc: reading.alloc,
     }
 }
 

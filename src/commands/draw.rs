@@ -247,8 +247,9 @@ fn run_facts(
     fact(
         "samples",
         format!(
-            "{} over {:.2} s, {:.1}% of stacks unwound to a thread root",
+            "{} {} over {:.2} s, {:.1}% of stacks unwound to a thread root",
             unwind.total(),
+            profile.unit,
             profile.counts.duration_seconds(),
             unwind.complete_percent()
         ),

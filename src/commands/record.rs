@@ -43,7 +43,7 @@ pub(crate) fn run(config: &Config, options: &RecordOptions) -> Result<u8, Error>
         return run_series(config, options, times, &rules);
     }
     let recorded = record(options)?;
-    report_recording(config, recorded, &rules, None)
+    report_recording(config, recorded, &rules, None, options.alloc_min_bytes.is_some())
 }
 
 /// Records `options.command` `times` times and reports the runs together.
@@ -84,7 +84,13 @@ fn run_series(
         })?;
         let failed = recorded.run.interrupted
             || recorded.run.exit.is_some_and(|exit| exit.shell_code() != 0);
-        let run_code = report_recording(config, recorded, rules, Some(&mut runs))?;
+        let run_code = report_recording(
+            config,
+            recorded,
+            rules,
+            Some(&mut runs),
+            options.alloc_min_bytes.is_some(),
+        )?;
         series.runs.push(name.clone());
         if failed {
             series.notes.push(format!(
@@ -134,6 +140,7 @@ fn report_recording(
     mut recorded: Recorded,
     rules: &RuleTable,
     series: Option<&mut Vec<RunRows>>,
+    alloc: bool,
 ) -> Result<u8, Error> {
     let load = LoadOptions {
         input: Input::Path(recorded.perf_data.clone()),
@@ -142,6 +149,7 @@ fn report_recording(
         debug_roots: vec![PathBuf::from(defaults::DEBUG_ROOT)],
         salvage: false,
         cache: Cache::from_env(true),
+        alloc,
     };
     let profile = match crate::profile::load(&load) {
         Ok(profile) => profile,

@@ -174,6 +174,10 @@ fn convert(event_index: usize, event: EventRecord<'_>, time: u64) -> Option<Reco
                 user_regs,
                 user_stack,
                 period: sample.period,
+                raw: match sample.raw {
+                    Some(RawData::Single(bytes)) => bytes,
+                    _ => &[],
+                },
             })
         }
         EventRecord::Comm(comm) => Record::Comm {

@@ -135,7 +135,30 @@ pub struct Sample<'a> {
     /// The events this sample stands for, when the event records it (in
     /// frequency mode it does: nanoseconds for `cpu-clock`).
     pub period: Option<u64>,
+    /// The event's raw payload (`PERF_SAMPLE_RAW`: a tracepoint's or uprobe's
+    /// fields), empty when the event has none.
+    pub raw: &'a [u8],
 }
+
+impl Sample<'_> {
+    /// The arguments a uprobe fetched as `u64` (`perf probe … size=%di:u64`),
+    /// in the order the probe names them: the raw payload after the common
+    /// tracepoint fields (8 bytes) and the probe's address (8 bytes). The
+    /// kernel pads the payload by fewer than 8 bytes, so whole `u64`s are the
+    /// arguments.
+    pub fn probe_args(&self) -> impl Iterator<Item = u64> + '_ {
+        self.raw
+            .get(PROBE_ARGS_OFFSET..)
+            .unwrap_or_default()
+            .chunks_exact(8)
+            .map(|chunk| u64::from_le_bytes(chunk.try_into().unwrap_or_default()))
+    }
+}
+
+/// Where a uprobe's fetched arguments start in its raw payload:
+/// `common_type`, `common_flags`, `common_preempt_count`, `common_pid`
+/// (8 bytes), then `__probe_ip` (8 bytes), as its `format` file says.
+const PROBE_ARGS_OFFSET: usize = 16;
 
 /// A new memory mapping of code.
 pub struct Mapping<'a> {

@@ -38,6 +38,10 @@ pub(crate) struct LoadOptions {
     pub salvage: bool,
     /// The caches to use (`--no-cache`: none).
     pub cache: Cache,
+    /// Count the bytes asked for at the allocator probes of `record --alloc`
+    /// (all of them, each sample weighted by its bytes) instead of samples
+    /// of one event. Default is false.
+    pub alloc: bool,
 }
 
 /// Counts gathered while streaming.
@@ -82,6 +86,9 @@ pub(crate) struct Profile {
     pub input_end: InputEnd,
     /// The caches the profile was loaded with; categorizing uses them too.
     pub cache: Cache,
+    /// What the counts are: `samples`, or with `--alloc` the `bytes` asked
+    /// for.
+    pub unit: &'static str,
 }
 
 impl Profile {
@@ -148,13 +155,24 @@ impl Profile {
 pub(crate) fn load(options: &LoadOptions) -> Result<Profile, Error> {
     let recording = Recording::open(&options.input, options.salvage)?;
     let input_name = options.input.display_name();
-    let event_index = choose_event(&recording.info, options.event.as_deref(), &input_name)?;
+    let alloc_events = if options.alloc {
+        alloc_events(&recording.info, &input_name)?
+    } else {
+        Vec::new()
+    };
+    let event_index = match alloc_events.first() {
+        Some(&first) => first,
+        None => choose_event(&recording.info, options.event.as_deref(), &input_name)?,
+    };
     let reading = Reading {
         options,
         input_name,
         event_index,
+        alloc_events,
     };
+    // The cache keeps sample counts, not bytes: `--alloc` reads the file.
     let key = match &options.input {
+        Input::Path(_) if options.alloc => None,
         Input::Path(path) => {
             cached::RecordingKey::of(&options.cache, path, event_index, options.salvage)
         }
@@ -191,6 +209,9 @@ struct Reading<'a> {
     options: &'a LoadOptions,
     input_name: String,
     event_index: usize,
+    /// With `--alloc`: the allocator probe events, each sample weighted by
+    /// the bytes it asks for. Empty otherwise.
+    alloc_events: Vec<usize>,
 }
 
 /// A store of the recording's binaries, none found yet.
@@ -235,8 +256,16 @@ fn finish_load(
         started: Mutex::new(kernel_loading),
     };
     let symbols = symbolize(&restored.stacks.frames, &store, &kernel, cache);
+    let event = if reading.alloc_events.is_empty() {
+        info.events[reading.event_index].name.clone()
+    } else {
+        let names: Vec<&str> = (reading.alloc_events.iter())
+            .map(|&index| info.events[index].name.as_str())
+            .collect();
+        names.join("+")
+    };
     Profile {
-        event: info.events[reading.event_index].name.clone(),
+        event,
         info,
         input_name: reading.input_name,
         processes: restored.processes,
@@ -246,6 +275,11 @@ fn finish_load(
         counts: restored.counts,
         input_end,
         cache: cache.clone(),
+        unit: if reading.alloc_events.is_empty() {
+            "samples"
+        } else {
+            "bytes"
+        },
     }
 }
 
@@ -259,6 +293,14 @@ fn read_records(
     key: Option<cached::RecordingKey>,
 ) -> Result<Profile, Error> {
     let (options, event_index) = (reading.options, reading.event_index);
+    let alloc_periods: Vec<Option<Option<u64>>> = (0..recording.info.events.len())
+        .map(|index| {
+            reading
+                .alloc_events
+                .contains(&index)
+                .then(|| recording.info.events[index].period)
+        })
+        .collect();
     let mut processes = Processes::default();
     let mut unwinders = Unwinders::default();
     let mut stacks = StackTable::default();
@@ -272,10 +314,14 @@ fn read_records(
     let mut frames: Vec<FrameKey> = Vec::with_capacity(256);
     let input_end = recording.for_each_record(|record| match record {
         Record::Sample(sample) => {
-            if sample.event_index != event_index {
-                counts.other_event_samples += 1;
-                return;
-            }
+            let weight = match alloc_periods.get(sample.event_index) {
+                Some(Some(period)) => crate::alloc::requested_bytes(&sample, *period),
+                _ if sample.event_index == event_index => 1,
+                _ => {
+                    counts.other_event_samples += 1;
+                    return;
+                }
+            };
             counts.samples += 1;
             counts.period_total = counts
                 .period_total
@@ -298,7 +344,7 @@ fn read_records(
                     }));
                 }
             }
-            stacks.add_sample(sample.time, thread, &frames, walk);
+            stacks.add_sample(sample.time, thread, &frames, walk, weight);
         }
         Record::Comm {
             pid,
@@ -373,6 +419,30 @@ fn read_records(
     ))
 }
 
+/// The indexes of the allocator probe events of `record --alloc`, or an
+/// error naming the events the recording has.
+fn alloc_events(info: &RecordingInfo, input: &str) -> Result<Vec<usize>, Error> {
+    let found = crate::alloc::alloc_events(info);
+    if found.is_empty() {
+        return Err(Error::NoSuchEvent {
+            input: input.to_owned(),
+            wanted: "the allocator probes of `record --alloc` (probe_libc:malloc, …)".to_owned(),
+            available: sampling_event_names(info),
+        });
+    }
+    Ok(found)
+}
+
+/// The recording's sampling events, listed.
+fn sampling_event_names(info: &RecordingInfo) -> String {
+    info.events
+        .iter()
+        .filter(|event| event.is_sampling)
+        .map(|event| event.name.clone())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The index of the event to count: the one named, or the first sampling one.
 fn choose_event(info: &RecordingInfo, wanted: Option<&str>, input: &str) -> Result<usize, Error> {
     let sampling = || {
@@ -390,9 +460,6 @@ fn choose_event(info: &RecordingInfo, wanted: Option<&str>, input: &str) -> Resu
         .ok_or_else(|| Error::NoSuchEvent {
             input: input.to_owned(),
             wanted: wanted.unwrap_or("(any sampling event)").to_owned(),
-            available: sampling()
-                .map(|(_, event)| event.name.clone())
-                .collect::<Vec<_>>()
-                .join(", "),
+            available: sampling_event_names(info),
         })
 }

@@ -10,6 +10,7 @@
 //! reports the peak RSS of the compile, not of perf.
 
 mod checks;
+mod probes;
 pub(crate) mod measure;
 mod rss_sampler;
 mod run_json;
@@ -73,6 +74,10 @@ pub(crate) struct RecordOptions {
     pub perf_args: Vec<String>,
     /// Also sample page faults, for memory by category and pass.
     pub memory: bool,
+    /// Record allocations instead (`--alloc`): every call of the allocator
+    /// uprobes asking for at least this many bytes. Default is none: CPU
+    /// time.
+    pub alloc_min_bytes: Option<u64>,
     /// Record the command this many times, into `run-1` … `run-N` of the
     /// output directory. Default is once, into the directory itself.
     pub repeat: Option<u32>,
@@ -129,9 +134,17 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
         .iter()
         .map(|arg| arg.to_string_lossy().into_owned())
         .collect();
-    let (event, event_reason) = match &options.event {
-        Some(event) => (event.clone(), "given with --event".to_owned()),
-        None => detect_event(),
+    let alloc_probes = options
+        .alloc_min_bytes
+        .map(|_| probes::AllocProbes::add())
+        .transpose()?;
+    let (event, event_reason) = match (&options.event, options.alloc_min_bytes) {
+        (_, Some(min_bytes)) => (
+            probes::AllocProbes::events().collect::<Vec<_>>().join(","),
+            format!("record --alloc: every call asking for at least {min_bytes} bytes"),
+        ),
+        (Some(event), None) => (event.clone(), "given with --event".to_owned()),
+        (None, None) => detect_event(),
     };
     let mut run = RunManifest {
         status: RunStatus::Recording,
@@ -161,13 +174,21 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
         dir: dir.clone(),
         source,
     })?;
-    let mut perf_args: Vec<OsString> = vec![
-        "record".into(),
-        "-z".into(),
-        "-F".into(),
-        options.frequency.to_string().into(),
-        "-e".into(),
-        event.clone().into(),
+    let mut perf_args: Vec<OsString> = vec!["record".into(), "-z".into()];
+    match options.alloc_min_bytes {
+        Some(min_bytes) => perf_args.extend(
+            probes::AllocProbes::record_args(min_bytes)
+                .into_iter()
+                .map(OsString::from),
+        ),
+        None => perf_args.extend([
+            "-F".into(),
+            options.frequency.to_string().into(),
+            "-e".into(),
+            event.clone().into(),
+        ]),
+    }
+    perf_args.extend([
         "--call-graph".into(),
         match options.call_graph {
             CallGraph::Dwarf => format!("dwarf,{}", options.stack_size).into(),
@@ -178,7 +199,7 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
         // The clock of the RSS series (memory.json): one time axis for both.
         "-k".into(),
         crate::rss::MONOTONIC_CLOCK.into(),
-    ];
+    ]);
     if options.memory {
         perf_args.extend(["-e".into(), MEMORY_EVENT.into()]);
     }
@@ -203,6 +224,7 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
             detail: error.to_string(),
         })?;
     let wall = started.elapsed().as_secs_f64();
+    drop(alloc_probes);
     run.wall_seconds = Some(wall);
     run.interrupted = interrupted.load(Ordering::SeqCst);
     match read_measured(&measure_file) {

@@ -55,23 +55,25 @@ pub(crate) fn summarize(profile: &Profile, warn_lost: bool) -> Summary {
         }
     )];
     lines.push(format!(
-        "stacks unwound to a thread root: {:.1}%, truncated: {:.1}% ({} samples)",
+        "stacks unwound to a thread root: {:.1}%, truncated: {:.1}% ({} {})",
         unwind.complete_percent(),
         percent(unwind.truncated, unwind.total()),
-        unwind.truncated
+        unwind.truncated,
+        profile.unit
     ));
     let mut processes: Vec<_> = per_process.iter().collect();
     processes.sort_by_key(|(id, stats)| (std::cmp::Reverse(stats.total()), **id));
     for (&id, stats) in processes {
-        if percent(stats.total(), samples) < LISTED_PROCESS_SHARE {
+        if percent(stats.total(), unwind.total()) < LISTED_PROCESS_SHARE {
             continue;
         }
         let image = profile.processes.image(id);
         lines.push(format!(
-            "  pid {:<7} {:<16} {:>5.1}% of samples, {:>5.1}% unwound  {}",
+            "  pid {:<7} {:<16} {:>5.1}% of {}, {:>5.1}% unwound  {}",
             image.pid,
             image.name,
-            percent(stats.total(), samples),
+            percent(stats.total(), unwind.total()),
+            profile.unit,
             stats.complete_percent(),
             image.executable.as_deref().unwrap_or("")
         ));

@@ -216,6 +216,8 @@ pub(crate) struct Picture {
     inverted: bool,
     legend: Vec<LegendEntry>,
     folded: Vec<String>,
+    /// What a frame's count is: samples, or bytes with `--alloc`.
+    count_name: &'static str,
 }
 
 /// The picture of `drawable`, which must hold the stacks `options` selects,
@@ -247,6 +249,7 @@ pub(crate) fn picture_of(
         inverted: options.inverted,
         legend: legend_entries(table, &self_shares),
         folded,
+        count_name: profile.unit,
     })
 }
 
@@ -256,7 +259,7 @@ impl Picture {
         let mut inferno_options = Options::default();
         inferno_options.title = std::mem::take(&mut self.title);
         inferno_options.subtitle = Some(std::mem::take(&mut self.subtitle));
-        inferno_options.count_name = "samples".to_owned();
+        inferno_options.count_name = self.count_name.to_owned();
         inferno_options.image_width = Some(IMAGE_WIDTH);
         inferno_options.min_width = self.min_width;
         inferno_options.deterministic = true;

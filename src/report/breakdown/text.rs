@@ -25,9 +25,10 @@ impl Breakdown<'_> {
         }
         lines.extend([
             format!(
-                "event: {}, {} samples over {:.2} s, {:.1}% of stacks unwound to a thread root",
+                "event: {}, {} {} over {:.2} s, {:.1}% of stacks unwound to a thread root",
                 profile.event,
                 self.samples(),
+                profile.unit,
                 profile.counts.duration_seconds(),
                 self.unwind.complete_percent()
             ),
@@ -246,7 +247,7 @@ impl Breakdown<'_> {
         Table {
             columns: vec![
                 Column::left("process"),
-                Column::right("samples"),
+                Column::right(self.profile.unit),
                 Column::right("share"),
                 Column::left("top categories"),
             ],

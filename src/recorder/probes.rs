@@ -1,0 +1,96 @@
+//! The uprobes of `record --alloc`: added to libc with `perf probe` before
+//! the recording and removed after it, also when recording fails.
+
+use std::process::Command;
+
+use crate::alloc::{AllocProbe, LIBC, PROBES};
+use crate::error::RecordError;
+
+/// The allocator probes in place for one recording. Dropping it removes
+/// the probes it added; probes that were already there (added by the user
+/// or left by a run that was killed) are used and left as they were.
+pub(crate) struct AllocProbes {
+    added: Vec<&'static str>,
+}
+
+impl AllocProbes {
+    /// Adds every probe of [`PROBES`], or says which one could not be added.
+    pub(crate) fn add() -> Result<Self, RecordError> {
+        let mut probes = AllocProbes { added: Vec::new() };
+        for probe in &PROBES {
+            if probes.add_one(probe)? {
+                probes.added.push(probe.event);
+            }
+        }
+        Ok(probes)
+    }
+
+    /// The perf events to record.
+    pub(crate) fn events() -> impl Iterator<Item = &'static str> {
+        PROBES.iter().map(|probe| probe.event)
+    }
+
+    /// `perf record`'s arguments for every probe: the event, and the filter
+    /// that keeps calls asking for at least `min_bytes`; each call kept is
+    /// a sample (`-c 1`).
+    pub(crate) fn record_args(min_bytes: u64) -> Vec<String> {
+        let mut args = Vec::new();
+        for probe in &PROBES {
+            args.extend([
+                "-e".to_owned(),
+                probe.event.to_owned(),
+                "--filter".to_owned(),
+                probe.filter(min_bytes),
+            ]);
+        }
+        args.extend(["-c".to_owned(), "1".to_owned()]);
+        args
+    }
+
+    /// Adds `probe`; false when it exists already.
+    fn add_one(&self, probe: &AllocProbe) -> Result<bool, RecordError> {
+        let failed = |detail: String| RecordError::ProbeFailed {
+            definition: probe.definition.to_owned(),
+            library: LIBC.to_owned(),
+            detail,
+        };
+        let output = Command::new("perf")
+            .args(["probe", "-q", "-x", LIBC, "-a", probe.definition])
+            .output()
+            .map_err(|error| failed(error.to_string()))?;
+        if output.status.success() {
+            return Ok(true);
+        }
+        let message = String::from_utf8_lossy(&output.stderr);
+        if message.contains("already exists") {
+            return Ok(false);
+        }
+        let detail = message
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ");
+        Err(failed(if detail.is_empty() {
+            format!("perf probe ended with {}", output.status)
+        } else {
+            detail
+        }))
+    }
+}
+
+impl Drop for AllocProbes {
+    fn drop(&mut self) {
+        if self.added.is_empty() {
+            return;
+        }
+        let mut command = Command::new("perf");
+        command.args(["probe", "-q"]);
+        for event in &self.added {
+            command.args(["-d", event]);
+        }
+        // A probe left behind costs nothing until recorded; the next
+        // `record --alloc` uses it.
+        let _ = command.output();
+    }
+}
