@@ -243,7 +243,13 @@ pub(super) struct ReportArgs {
     pub by: Grouping,
     /// How a sample's self category is chosen: its leaf function's, or the
     /// nearest compiler caller's when the leaf is generic library code.
-    #[arg(long, value_enum, default_value_t)]
+    /// Default is leaf, and caller with --alloc.
+    #[arg(
+        long,
+        value_enum,
+        default_value_t,
+        default_value_if("alloc", clap::builder::ArgPredicate::IsPresent, "caller")
+    )]
     pub attribution: Attribution,
     #[command(flatten)]
     pub rules: RulesFileArg,

@@ -43,7 +43,13 @@ pub(crate) fn run(config: &Config, options: &RecordOptions) -> Result<u8, Error>
         return run_series(config, options, times, &rules);
     }
     let recorded = record(options)?;
-    report_recording(config, recorded, &rules, None, options.alloc_min_bytes.is_some())
+    report_recording(
+        config,
+        recorded,
+        &rules,
+        None,
+        options.alloc_min_bytes.is_some(),
+    )
 }
 
 /// Records `options.command` `times` times and reports the runs together.
@@ -163,9 +169,22 @@ fn report_recording(
         }
     };
     let classes = Classes::new(&profile, rules);
+    // Bytes asked for are charged to the caller of the allocator.
+    let attribution = if alloc {
+        Attribution::Caller
+    } else {
+        Attribution::Leaf
+    };
     let run = run_facts_of(&recorded);
     let run_notices = notices(&profile, run.as_ref());
-    let mut breakdown = breakdown(&profile, &classes, BreakdownOptions::default());
+    let mut breakdown = breakdown(
+        &profile,
+        &classes,
+        BreakdownOptions {
+            attribution,
+            ..BreakdownOptions::default()
+        },
+    );
     let (rss, rss_notice) = rss_join(&load, &profile, &classes, &SampleFilter::default());
     let mut run_notices = run_notices;
     run_notices.extend(rss_notice);
@@ -178,7 +197,7 @@ fn report_recording(
         &profile,
         rules,
         &SampleFilter::default(),
-        Attribution::Leaf,
+        attribution,
     )?;
     let table = Some(TextFormat::Table);
     write_report(
@@ -236,7 +255,7 @@ fn report_recording(
         &profile,
         &classes,
         &SampleFilter::default(),
-        Attribution::Leaf,
+        attribution,
         run.as_ref(),
         svgs,
         rss.as_ref(),
@@ -249,7 +268,7 @@ fn report_recording(
             &profile,
             &classes,
             Grouping::Category,
-            Attribution::Leaf,
+            attribution,
             &SampleFilter::default(),
         )),
         None => write_report(

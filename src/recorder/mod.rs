@@ -10,8 +10,8 @@
 //! reports the peak RSS of the compile, not of perf.
 
 mod checks;
-mod probes;
 pub(crate) mod measure;
+mod probes;
 mod rss_sampler;
 mod run_json;
 

@@ -43,7 +43,9 @@ impl AllocProbes {
                 probe.filter(min_bytes),
             ]);
         }
-        args.extend(["-c".to_owned(), "1".to_owned()]);
+        // A 64 MiB buffer: with the default, a burst of large allocations
+        // (each sample carries its stack) loses samples.
+        args.extend(["-c", "1", "-m", "64M"].map(str::to_owned));
         args
     }
 

@@ -213,6 +213,9 @@ fn failed_compile_notice(run: &RunFacts) -> String {
 /// Python script that starts the native compiler, and numpy's OpenBLAS
 /// threads spin while it waits.
 fn python_notice(profile: &Profile) -> Option<String> {
+    let total: u64 = (profile.samples(&SampleFilter::default()))
+        .map(|(_, count)| count)
+        .sum();
     let python: u64 = profile
         .samples(&SampleFilter::default())
         .filter(|(key, _)| {
@@ -228,7 +231,7 @@ fn python_notice(profile: &Profile) -> Option<String> {
         })
         .map(|(_, count)| count)
         .sum();
-    python_share_notice(percent(python, profile.counts.samples))
+    python_share_notice(percent(python, total))
 }
 
 /// The notice for a Python launcher with `share` percent of the samples.
