@@ -57,7 +57,7 @@ impl AllocProbes {
             detail,
         };
         let output = Command::new("perf")
-            .args(["probe", "-q", "-x", LIBC, "-a", probe.definition])
+            .args(["probe", "-x", LIBC, "-a", probe.definition])
             .output()
             .map_err(|error| failed(error.to_string()))?;
         if output.status.success() {
