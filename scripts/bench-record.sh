@@ -4,7 +4,7 @@
 #
 # On the same compile (default examples/model.mlir) it runs, --runs times each,
 # alternating which goes first:
-#   (a) perf record -z -F 499 -e EVENT --call-graph dwarf,65528 --buildid-mmap -o X -- iree-compile ...
+#   (a) perf record -z -F 499 -e EVENT --call-graph dwarf,65528 --buildid-mmap -k CLOCK_MONOTONIC -o X -- iree-compile ...
 #       timed as the wall time of the whole perf command;
 #   (b) compile-perf record -o DIR --force -- iree-compile ...
 #       timed two ways: wall_seconds from DIR/run.json (perf + the compile: the
@@ -124,7 +124,7 @@ run_perf() {
   local try
   for ((try = 1; ; try++)); do
     wait_quiet
-    timed "${tool_cpu[@]}" perf record -q -z -F 499 -e "$event" --call-graph dwarf,65528 --buildid-mmap -o "$tmp/plain.data" -- \
+    timed "${tool_cpu[@]}" perf record -q -z -F 499 -e "$event" --call-graph dwarf,65528 --buildid-mmap -k CLOCK_MONOTONIC -o "$tmp/plain.data" -- \
       "${compile[@]}" > "$tmp/perf.out" 2> "$tmp/perf.err" || die "perf record failed: $(tail -n 5 "$tmp/perf.err")"
     disturbed && ((try <= max_retries)) || break
     log "  other processes used $others CPU s during the run; running it again"
@@ -170,7 +170,7 @@ col = lambda rows, i: [r[i] for r in rows]
 med, mean = statistics.median, statistics.mean
 fmt = lambda xs: ", ".join(f"{x:.2f}" for x in xs)
 rows = [
-    (f"(a) `perf record -z -F 499 -e {event} --call-graph dwarf,65528 --buildid-mmap`: wall", col(plain, 0)),
+    (f"(a) `perf record -z -F 499 -e {event} --call-graph dwarf,65528 --buildid-mmap -k CLOCK_MONOTONIC`: wall", col(plain, 0)),
     ("(b) `compile-perf record`: perf + compile (`wall_seconds` in run.json)", col(cp, 1)),
     ("(b) `compile-perf record`: the whole command, with checks, report and SVGs", col(cp, 0)),
     ("(a) span of the samples (`duration_seconds`)", col(plain, 1)),

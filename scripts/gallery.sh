@@ -10,6 +10,8 @@
 #               wall time and peak RSS from run.json
 #   f32-literals-inverted.svg   the icicle of leaf callers of the APFloat workload
 #   f32-literals.html           that run's report.html: the self-contained HTML report
+#   const-eval-timeline.svg     `compile-perf timeline --compiler` of the const-eval run:
+#               categories over time with the compiler's RSS (memory.json) and its peak
 #   diff-hex-constants.svg, diff-hex-constants-base.svg, diff-hex-constants.md
 #               `compile-perf diff` of hex-constants as text against bytecode, three
 #               runs each (`record --repeat 3`): the stacks of both sides coloured by
@@ -104,6 +106,10 @@ EOF
     "$bin" flamegraph "$run/perf.data" --compiler --inverted --min-width 0.5 -q \
       -o "$out/$name-inverted.svg"
     cp "$run/report.html" "$out/$name.html"
+  fi
+  if [ "$name" = const-eval ]; then
+    "$bin" timeline "$run" --compiler -q -o "$out/$name-timeline.svg"
+    "$bin" report "$run" --compiler --by pass --format json -q -o "$tmp/$name.passes.json"
   fi
   python3 - "$name" "$run/run.json" "$tmp/$name.table.md" "$tmp/$name.json" "$out/$name.md" <<'EOF'
 import json, sys
@@ -246,6 +252,21 @@ if "f32-literals" in loaded:
               "`report.html` of an f32-literals run, the self-contained HTML report `record` writes (the run's facts, the "
               "category and pass tables, the flamegraphs of all processes, of the compiler and inverted, "
               "and the timeline); download it and open it in a browser."]
+passes_json = os.path.join(tmp, "const-eval.passes.json")
+if os.path.exists(passes_json):
+    rep = json.load(open(passes_json))
+    peak = rep["memory_peak"]
+    grown = sorted(rep["passes"], key=lambda p: -p["rss_growth_bytes"])[:3]
+    mib = lambda b: f"{b / 2**20:.1f} MiB"
+    lines += ["", "## Memory over the compile: const-eval", "",
+              "[const-eval-timeline.svg](const-eval-timeline.svg) is `compile-perf timeline --compiler` of the "
+              "const-eval run: the category shares over time, the phases above, and the compiler's RSS from the "
+              "run's `memory.json` as a dashed line, its peak marked. "
+              f"The peak is {mib(peak['bytes'])} at {peak['seconds']:.2f} s, in {peak['pass']}"
+              + (f" ({peak['phase']})" if peak["phase"] else "") + "; the passes whose spans grew it most "
+              "(`report --by pass`, a pipeline's growth includes its nested passes'): "
+              + ", ".join(f"{p['name']} +{mib(p['rss_growth_bytes'])}" for p in grown) + ".",
+              "", "[![const-eval timeline with RSS](const-eval-timeline.svg)](const-eval-timeline.svg)"]
 lines += ["", "*Other, self* is the share of the compiler's samples in functions no rule names: what the "
           "rule table misses. Other counts no inclusive share beyond that (see the README's Categories)."]
 

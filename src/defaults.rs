@@ -12,6 +12,12 @@ pub(crate) const FREQUENCY_HZ: u32 = 499;
 /// thread root; with 16 KiB, 82–86%.
 pub(crate) const STACK_SIZE_BYTES: u32 = 65528;
 
+/// Milliseconds between two samples of the compile's resident set
+/// (`memory.json`): each costs the sampler about 0.1 ms of CPU in a VM
+/// (waking up is most of it), so 50 a second take about 0.6% of a core;
+/// 100 a second took 1.2–1.6% (measured in the README's Memory section).
+pub(crate) const RSS_INTERVAL_MS: u64 = 20;
+
 /// Where `record` makes its run directory when `-o` is not given: a new
 /// `<timestamp>` directory below this one.
 pub(crate) const RUNS_DIR: &str = "compile-perf-runs";

@@ -34,6 +34,7 @@ mod push;
 mod recorder;
 mod render;
 mod report;
+mod rss;
 pub mod rules;
 mod short_name;
 mod stacks;

@@ -359,4 +359,40 @@ fn memory_first_touched_is_of_the_order_of_the_peak_rss() {
         passes.contains(&"(parsing the input)"),
         "the parser touches the constants' memory: {passes:?}"
     );
+
+    // With --attribution caller the faults of memcpy/memset and malloc go
+    // to the code that called them: the parser, which copies the constants
+    // in (leaf: memcpy/memset held 92% here).
+    let caller = json_of(
+        &run_dir.join("perf.data"),
+        &[
+            "report",
+            "--compiler",
+            "--attribution",
+            "caller",
+            "--format",
+            "json",
+        ],
+    );
+    let by_caller = &caller["memory"];
+    assert_eq!(by_caller["attribution"], "caller");
+    assert_eq!(memory["attribution"], "leaf");
+    assert_eq!(by_caller["bytes"], memory["bytes"]);
+    let share = |memory: &serde_json::Value, id: &str| {
+        memory["categories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["name"] == id)
+            .map_or(0.0, |row| row["percent"].as_f64().unwrap())
+    };
+    let copies = |memory: &serde_json::Value| share(memory, "memops") + share(memory, "malloc");
+    eprintln!(
+        "memcpy/memset and malloc: {:.1}% by leaf, {:.1}% by caller; parser by caller {:.1}%",
+        copies(memory),
+        copies(by_caller),
+        share(by_caller, "parser")
+    );
+    assert!(copies(by_caller) < 5.0, "{by_caller}");
+    assert!(share(by_caller, "parser") >= 20.0, "{by_caller}");
 }

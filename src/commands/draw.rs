@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use crate::attribute::rss::RssJoin;
 use crate::attribute::{Attribution, Classes, timeline, unwind_stats};
 use crate::defaults;
 use crate::error::Error;
@@ -184,7 +185,7 @@ pub(super) const FLAMEGRAPH_CAPTIONS: [&str; 3] = [
 
 /// The HTML report: the facts of `run` (the run's `run.json`, when there
 /// is one), the tables (self categories chosen by `attribution`),
-/// `flamegraphs` and the timeline.
+/// `flamegraphs` and the timeline (with the RSS line when `rss` is given).
 pub(super) fn html_report(
     profile: &Profile,
     classes: &Classes<'_>,
@@ -192,11 +193,12 @@ pub(super) fn html_report(
     attribution: Attribution,
     run: Option<&RunFacts>,
     flamegraphs: Vec<(String, Vec<u8>)>,
+    rss: Option<&RssJoin>,
 ) -> String {
     let command = profile.profiled_command();
     let timeline = timeline(profile, classes, filter, defaults::TIMELINE_SLICES);
     let timeline = (!timeline.slices.is_empty())
-        .then(|| timeline_svg::render(&timeline, classes.table, &command, None));
+        .then(|| timeline_svg::render(&timeline, classes.table, &command, None, rss));
     let page = HtmlPage {
         facts: run_facts(profile, filter, run),
         command,

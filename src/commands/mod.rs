@@ -27,6 +27,8 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
+use crate::attribute::rss::RssJoin;
+use crate::attribute::{Attribution, Classes};
 use crate::error::{EXIT_TRUNCATED, Error};
 use crate::output::{Output, write_output};
 use crate::perfdata::{Input, InputEnd};
@@ -36,6 +38,7 @@ use crate::report::memory::{self, MemoryJson};
 use crate::report::run_facts::{RunFacts, notices};
 use crate::report::summary::{self, Summary};
 use crate::report::table::TextFormat;
+use crate::rss::{MEMORY_FILE, RssSeries};
 use crate::rules::RuleTable;
 
 /// What to do, resolved from the command line: the settings every command
@@ -214,6 +217,7 @@ fn memory_section(
     profile: &Profile,
     rules: &RuleTable,
     filter: &SampleFilter,
+    attribution: Attribution,
 ) -> Result<Option<MemoryJson>, Error> {
     let Some(event) = memory::fault_event(profile) else {
         return Ok(None);
@@ -227,8 +231,75 @@ fn memory_section(
         Input::Stdin => None,
     };
     Ok(Some(memory::memory_report(
-        &faults, rules, filter, peak_rss,
+        &faults,
+        rules,
+        filter,
+        peak_rss,
+        attribution,
     )))
+}
+
+/// The compiler's RSS over time (`memory.json` beside the recording, in a
+/// run directory of `record`) joined with the passes of the samples
+/// `filter` keeps; and a notice when there is a `memory.json` that cannot be
+/// joined.
+fn rss_join(
+    load: &LoadOptions,
+    profile: &Profile,
+    classes: &Classes<'_>,
+    filter: &SampleFilter,
+) -> (Option<RssJoin>, Option<String>) {
+    let Input::Path(path) = &load.input else {
+        return (None, None);
+    };
+    let Some(file) = path.parent().map(|dir| dir.join(MEMORY_FILE)) else {
+        return (None, None);
+    };
+    let bytes = match std::fs::read(&file) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return (None, None),
+        Err(error) => {
+            return (
+                None,
+                Some(format!("{} cannot be read: {error}", file.display())),
+            );
+        }
+    };
+    let series: RssSeries = match serde_json::from_slice(&bytes) {
+        Ok(series) => series,
+        Err(error) => {
+            return (
+                None,
+                Some(format!("{} is not an RSS series: {error}", file.display())),
+            );
+        }
+    };
+    let monotonic = profile
+        .info
+        .events
+        .iter()
+        .find(|event| event.name == profile.event)
+        .is_some_and(|event| event.monotonic_clock);
+    if !monotonic {
+        return (
+            None,
+            Some(format!(
+                "{} is not joined with the passes: the recording's timestamps are not on \
+                 CLOCK_MONOTONIC (record with perf record -k CLOCK_MONOTONIC)",
+                file.display()
+            )),
+        );
+    }
+    match crate::attribute::rss::join(profile, classes, filter, &series) {
+        Some(join) => (Some(join), None),
+        None => (
+            None,
+            Some(format!(
+                "{}: the recording has no samples of the process it follows",
+                file.display()
+            )),
+        ),
+    }
 }
 
 /// What `run.json` beside the recording says, when the recording is in a

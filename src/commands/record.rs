@@ -16,7 +16,9 @@ use std::path::PathBuf;
 use super::draw::{
     FLAMEGRAPH_CAPTIONS, FlamegraphRequest, flamegraph_picture, html_report, save_flamegraph,
 };
-use super::{Config, finish, load_rules, memory_section, stdout_wants_color, write_report};
+use super::{
+    Config, finish, load_rules, memory_section, rss_join, stdout_wants_color, write_report,
+};
 use crate::attribute::runs::{RunRows, aggregate, run_rows};
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::cache::Cache;
@@ -156,10 +158,20 @@ fn report_recording(
     let run = run_facts_of(&recorded);
     let run_notices = notices(&profile, run.as_ref());
     let mut breakdown = breakdown(&profile, &classes, BreakdownOptions::default());
+    let (rss, rss_notice) = rss_join(&load, &profile, &classes, &SampleFilter::default());
+    let mut run_notices = run_notices;
+    run_notices.extend(rss_notice);
     breakdown.set_run(run.clone(), run_notices.clone());
+    breakdown.set_rss(rss.clone());
     let dir = recorded.dir.clone();
     let file = |name: &str| Output::File(dir.join(name));
-    let memory = memory_section(&load, &profile, rules, &SampleFilter::default())?;
+    let memory = memory_section(
+        &load,
+        &profile,
+        rules,
+        &SampleFilter::default(),
+        Attribution::Leaf,
+    )?;
     let table = Some(TextFormat::Table);
     write_report(
         &file("report.txt"),
@@ -219,6 +231,7 @@ fn report_recording(
         Attribution::Leaf,
         run.as_ref(),
         svgs,
+        rss.as_ref(),
     );
     write_output(&file("report.html"), |out| out.write_all(page.as_bytes()))?;
     outputs.push("report.html");

@@ -12,8 +12,8 @@ use super::draw::{
     FlamegraphRequest, flamegraph_picture, html_report, report_flamegraphs, save_flamegraph,
 };
 use super::{
-    ColorChoice, Config, ReportFormat, finish, load_options, memory_section, rules_and_profile,
-    run_facts, write_report,
+    ColorChoice, Config, ReportFormat, finish, load_options, memory_section, rss_join,
+    rules_and_profile, run_facts, write_report,
 };
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
@@ -71,6 +71,10 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
             write_output(&Output::File(svg.clone()), |out| out.write_all(drawn))?;
         }
         let run = run_facts(config);
+        let (rss, rss_notice) = rss_join(load_options(config), &profile, &classes, filter);
+        if let Some(notice) = rss_notice.filter(|_| !config.quiet) {
+            eprintln!("compile-perf: notice: {notice}");
+        }
         let page = html_report(
             &profile,
             &classes,
@@ -78,6 +82,7 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
             options.attribution,
             run.as_ref(),
             flamegraphs,
+            rss.as_ref(),
         );
         write_output(&config.output, |out| out.write_all(page.as_bytes()))?;
         return finish(config, &profile, run.as_ref());
@@ -122,8 +127,18 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
             filter: filter.clone(),
         };
         let mut breakdown = breakdown(&profile, &classes, breakdown_options);
-        breakdown.set_run(run.clone(), notices(&profile, run.as_ref()));
-        let memory = memory_section(load_options(config), &profile, &rules, filter)?;
+        let (rss, rss_notice) = rss_join(load_options(config), &profile, &classes, filter);
+        let mut report_notices = notices(&profile, run.as_ref());
+        report_notices.extend(rss_notice);
+        breakdown.set_run(run.clone(), report_notices);
+        breakdown.set_rss(rss);
+        let memory = memory_section(
+            load_options(config),
+            &profile,
+            &rules,
+            filter,
+            options.attribution,
+        )?;
         write_report(&config.output, &breakdown, memory, format.text(), colors)?;
         finish(config, &profile, run.as_ref())
     })();

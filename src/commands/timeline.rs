@@ -3,7 +3,7 @@
 
 use clap::ValueEnum;
 
-use super::{Config, finish, rules_and_profile, run_facts};
+use super::{Config, finish, load_options, rss_join, rules_and_profile, run_facts};
 use crate::attribute::{Classes, timeline};
 use crate::error::Error;
 use crate::output::write_output;
@@ -38,16 +38,21 @@ pub(crate) fn run(config: &Config, options: &TimelineOptions) -> Result<u8, Erro
         });
     }
     let command = profile.profiled_command();
+    let (rss, rss_notice) = rss_join(load_options(config), &profile, &classes, &config.filter);
+    if let Some(notice) = rss_notice.filter(|_| !config.quiet) {
+        eprintln!("compile-perf: notice: {notice}");
+    }
     let run = run_facts(config);
     let facts = run.as_ref().map(RunFacts::short_line);
     write_output(&config.output, |out| match options.format {
         TimelineFormat::Json => {
-            let document = timeline_json::to_json(&timeline, &rules, command);
+            let document = timeline_json::to_json(&timeline, &rules, command, rss.as_ref());
             serde_json::to_writer_pretty(&mut *out, &document)?;
             writeln!(out)
         }
         TimelineFormat::Svg => out.write_all(
-            timeline_svg::render(&timeline, &rules, &command, facts.as_deref()).as_bytes(),
+            timeline_svg::render(&timeline, &rules, &command, facts.as_deref(), rss.as_ref())
+                .as_bytes(),
         ),
     })?;
     finish(config, &profile, run.as_ref())

@@ -6,8 +6,8 @@ use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use linux_perf_data::linux_perf_event_reader::{
-    CpuMode, EventRecord, Mmap2FileId, PerfEventType, RawData, RawEventRecord, RecordType,
-    SamplingPolicy, SoftwareCounterType,
+    ClockId, CpuMode, EventRecord, Mmap2FileId, PerfClock, PerfEventType, RawData, RawEventRecord,
+    RecordType, SamplingPolicy, SoftwareCounterType,
 };
 use linux_perf_data::{DsoKey, PerfFile, PerfFileRecord, PerfRecordIter};
 
@@ -46,6 +46,7 @@ pub(super) fn recording_info(perf_file: &PerfFile) -> RecordingInfo {
                     SamplingPolicy::Period(period) => Some(period.get()),
                     _ => None,
                 },
+                monotonic_clock: matches!(attr.attr.clock, PerfClock::ClockId(ClockId::Monotonic)),
             }
         })
         .collect();

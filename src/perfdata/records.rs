@@ -53,6 +53,9 @@ pub struct EventInfo {
     pub frequency: Option<u64>,
     /// Events per sample, when sampled by a fixed period (`-c`, `/period=N/`).
     pub period: Option<u64>,
+    /// True when its timestamps are `CLOCK_MONOTONIC` (`perf record -k
+    /// CLOCK_MONOTONIC`), the clock of a run's `memory.json`.
+    pub monotonic_clock: bool,
 }
 
 impl EventInfo {

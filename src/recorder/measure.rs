@@ -1,17 +1,22 @@
 //! `compile-perf measure`, the wrapper `record` runs the command through
 //! inside perf: it runs the command, passes its stderr through while
-//! keeping the last lines, waits, and writes its exit status, those lines and
-//! the peak RSS of the command (not of perf) to a file in the run directory.
+//! keeping the last lines, samples the resident set of the command's
+//! process tree over time (`rss_sampler.rs`), waits, and writes its exit
+//! status, those lines, the peak RSS of the command (not of perf) and the
+//! RSS series to a file in the run directory.
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::rss_sampler;
 use super::run_json::CommandExit;
+use crate::rss::RssSeries;
 
 /// The file the `measure` wrapper writes its result to, in the run directory.
 pub(crate) const MEASURE_FILE: &str = ".measure.json";
@@ -24,6 +29,9 @@ pub(crate) struct Measured {
     pub peak_rss_bytes: u64,
     /// What the command wrote to stderr, in short.
     pub stderr: StderrExcerpt,
+    /// The resident set of the command's process tree over time; `None`
+    /// when the sampler could not start.
+    pub memory: Option<RssSeries>,
 }
 
 /// The first and the last lines a command wrote to stderr: a crash says what
@@ -44,8 +52,8 @@ const STDERR_TAIL_LINES: usize = 12;
 /// Longer stderr lines are cut to this many bytes in the kept tail.
 const STDERR_LINE_BYTES: usize = 400;
 
-/// `compile-perf measure`: runs `command`, waits, and writes its exit status
-/// and peak RSS to `into`. Returns the shell exit code of the command.
+/// `compile-perf measure`: runs `command`, samples its RSS, waits, and
+/// writes its exit status, peak RSS and RSS series to `into`. Returns the shell exit code of the command.
 pub(crate) fn measure(command: &[OsString], into: &Path) -> std::io::Result<i32> {
     let (program, args) = command
         .split_first()
@@ -57,6 +65,9 @@ pub(crate) fn measure(command: &[OsString], into: &Path) -> std::io::Result<i32>
         .args(args)
         .stderr(Stdio::piped())
         .spawn()?;
+    let sampler = i32::try_from(child.id()).ok().and_then(|pid| {
+        rss_sampler::start(pid, Duration::from_millis(crate::defaults::RSS_INTERVAL_MS)).ok()
+    });
     let stderr = child
         .stderr
         .take()
@@ -67,6 +78,7 @@ pub(crate) fn measure(command: &[OsString], into: &Path) -> std::io::Result<i32>
         exit: CommandExit::from_status(status),
         peak_rss_bytes: children_peak_rss(),
         stderr,
+        memory: sampler.map(rss_sampler::Sampler::finish),
     };
     let text = serde_json::to_vec(&measured)?;
     crate::output::write_file(into, |out| out.write_all(&text))?;

@@ -11,10 +11,11 @@
 
 mod checks;
 pub(crate) mod measure;
+mod rss_sampler;
 mod run_json;
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,6 +25,7 @@ use serde::Serialize;
 
 pub(crate) use crate::error::RecordError;
 use crate::perfdata::RUN_RECORDING;
+use crate::rss::{MEMORY_FILE, RssSeries};
 
 use checks::{check_permission, detect_event, perf_version, prepare_dir, program_exists};
 use measure::{MEASURE_FILE, StderrExcerpt, read_measured};
@@ -173,6 +175,9 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
         },
         // -z drops the build-id table; MMAP2 records keep them instead.
         "--buildid-mmap".into(),
+        // The clock of the RSS series (memory.json): one time axis for both.
+        "-k".into(),
+        crate::rss::MONOTONIC_CLOCK.into(),
     ];
     if options.memory {
         perf_args.extend(["-e".into(), MEMORY_EVENT.into()]);
@@ -206,6 +211,10 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
             run.peak_rss_bytes = Some(measured.peak_rss_bytes);
             run.interrupted |= measured.exit.signal == Some(libc::SIGINT);
             run.stderr = measured.stderr;
+            if let Some(series) = measured.memory {
+                write_memory_json(dir, &series)?;
+                run.outputs.push(MEMORY_FILE.to_owned());
+            }
         }
         None => run.notes.push(
             "the command's exit status and peak RSS were not measured (the wrapper did not finish)"
@@ -244,6 +253,19 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
         dir: dir.clone(),
         perf_data,
         run,
+    })
+}
+
+/// Writes the RSS series to `memory.json` in `dir`.
+fn write_memory_json(dir: &Path, series: &RssSeries) -> Result<(), RecordError> {
+    let path = dir.join(MEMORY_FILE);
+    crate::output::write_file(&path, |out| {
+        serde_json::to_writer(&mut *out, series)?;
+        writeln!(out)
+    })
+    .map_err(|source| RecordError::OutputNotWritable {
+        dir: dir.to_owned(),
+        source,
     })
 }
 

@@ -1,13 +1,15 @@
 //! `compile-perf timeline`: an SVG of category shares over the course of the
 //! compile, one stacked column per time slice in the flamegraph colours,
-//! with the compile's phases as a band above and the number of busy threads
-//! as a line over the columns.
+//! with the compile's phases as a band above, the number of busy threads
+//! as a line over the columns, and, when the run has a `memory.json`, the
+//! compiler's RSS as a second line with its peak marked.
 
 use std::fmt::Write;
 
 use hashbrown::HashMap;
 
 use super::{TITLE_CHARS, short_command, xml_escape};
+use crate::attribute::rss::RssJoin;
 use crate::attribute::{Phase, Timeline};
 use crate::rules::{CategoryId, RuleTable};
 
@@ -20,6 +22,8 @@ const CHART_TOP: f64 = 96.0;
 const CHART_HEIGHT: f64 = 320.0;
 const LEGEND_ROW: f64 = 18.0;
 const LEGEND_COLUMN: f64 = 236.0;
+/// The colour of the RSS line and its scale.
+const RSS_COLOR: &str = "#08306b";
 
 /// Colours of the phase band.
 fn phase_color(phase: Phase) -> &'static str {
@@ -35,12 +39,14 @@ fn phase_color(phase: Phase) -> &'static str {
 }
 
 /// Draws `timeline`, titled with the profiled `command`, and the run's
-/// facts (from `run.json`) under it when known.
+/// facts (from `run.json`) under it when known, with the RSS line when
+/// `rss` is given.
 pub(crate) fn render(
     timeline: &Timeline,
     table: &RuleTable,
     command: &str,
     run_facts: Option<&str>,
+    rss: Option<&RssJoin>,
 ) -> String {
     let title = short_command(command, TITLE_CHARS);
     let plot_width = WIDTH - LEFT - RIGHT;
@@ -193,6 +199,10 @@ pub(crate) fn render(
         );
     }
 
+    if let Some(rss) = rss {
+        draw_rss(&mut svg, rss, &x_of, total_seconds);
+    }
+
     // Axes: share on the left, seconds below.
     let bottom = CHART_TOP + CHART_HEIGHT;
     let _ = writeln!(
@@ -241,4 +251,77 @@ pub(crate) fn render(
     }
     svg.push_str("</g>\n</svg>\n");
     svg
+}
+
+/// The RSS line over the columns, scaled from 0 to its peak (the scale in
+/// its colour inside the chart's left edge), with the peak marked and
+/// named.
+fn draw_rss(svg: &mut String, rss: &RssJoin, x_of: &dyn Fn(f64) -> f64, total_seconds: f64) {
+    let Some(top) = rss.line.iter().map(|(_, bytes)| *bytes).max() else {
+        return;
+    };
+    let scale = (top as f64).max(1.0);
+    let bottom = CHART_TOP + CHART_HEIGHT;
+    let y_of = |bytes: u64| bottom - bytes as f64 / scale * (CHART_HEIGHT - 16.0);
+    let points: Vec<String> = rss
+        .line
+        .iter()
+        .filter(|(seconds, _)| *seconds <= total_seconds)
+        .map(|&(seconds, bytes)| format!("{:.1},{:.1}", x_of(seconds), y_of(bytes)))
+        .collect();
+    let _ = writeln!(
+        svg,
+        r##"<polyline points="{points}" fill="none" stroke="#ffffff" stroke-width="5" stroke-opacity="0.8"/><polyline class="rss" points="{points}" fill="none" stroke="{RSS_COLOR}" stroke-width="2.5" stroke-dasharray="8,3"><title>RSS of {} ({})</title></polyline>"##,
+        xml_escape(&rss.name),
+        rss.pid,
+        points = points.join(" "),
+    );
+    let mib = |bytes: f64| bytes / f64::from(1 << 20);
+    for fraction in [0.5, 1.0] {
+        let bytes = (scale * fraction) as u64;
+        let _ = writeln!(
+            svg,
+            r##"<text x="{:.1}" y="{:.1}" fill="{RSS_COLOR}" font-weight="bold">{:.0} MiB</text>"##,
+            LEFT + 4.0,
+            y_of(bytes) - 3.0,
+            mib(bytes as f64)
+        );
+    }
+    let _ = writeln!(
+        svg,
+        r##"<text x="{:.1}" y="{:.1}" fill="{RSS_COLOR}" font-weight="bold">RSS (dashed)</text>"##,
+        LEFT + 4.0,
+        bottom - 4.0
+    );
+    if let Some(peak) = &rss.peak {
+        let (x, y) = (x_of(peak.seconds.min(total_seconds)), y_of(peak.bytes));
+        let label = format!(
+            "peak {:.0} MiB at {:.2} s: {}{}",
+            mib(peak.bytes as f64),
+            peak.seconds,
+            peak.place_name,
+            peak.phase
+                .map_or(String::new(), |phase| format!(" ({})", phase.name()))
+        );
+        let anchor = if x > LEFT + (WIDTH - LEFT - RIGHT) / 2.0 {
+            "end"
+        } else {
+            "start"
+        };
+        let shift = if anchor == "end" { -8.0 } else { 8.0 };
+        let _ = writeln!(
+            svg,
+            r##"<g class="rss-peak"><title>{label}</title><circle cx="{x:.1}" cy="{y:.1}" r="5" fill="{RSS_COLOR}"/><rect x="{:.1}" y="{:.1}" width="{:.1}" height="16" fill="#ffffff" fill-opacity="0.85"/><text x="{:.1}" y="{:.1}" text-anchor="{anchor}" fill="{RSS_COLOR}" font-weight="bold">{label}</text></g>"##,
+            if anchor == "end" {
+                x + shift - 7.3 * label.chars().count() as f64
+            } else {
+                x + shift
+            },
+            y + 2.0,
+            7.3 * label.chars().count() as f64,
+            x + shift,
+            y + 14.0,
+            label = xml_escape(&label),
+        );
+    }
 }

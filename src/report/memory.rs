@@ -44,6 +44,10 @@ pub(crate) struct MemoryJson {
     pub bytes: u64,
     /// The compile's peak RSS, from run.json, when known.
     pub peak_rss_bytes: Option<u64>,
+    /// Whose the faults are: the faulting function's (`leaf`) or, with
+    /// `--attribution caller`, the first caller that is not an allocator,
+    /// copy routine or kernel code (`caller`).
+    pub attribution: &'static str,
     pub categories: Vec<MemoryRow>,
     pub passes: Vec<MemoryRow>,
 }
@@ -55,12 +59,14 @@ pub(crate) struct MemoryRow {
     pub percent: f64,
 }
 
-/// Groups the page-fault samples of `faults` (a profile of the fault event).
+/// Groups the page-fault samples of `faults` (a profile of the fault
+/// event), charged as `attribution` says.
 pub(crate) fn memory_report(
     faults: &Profile,
     rules: &RuleTable,
     filter: &SampleFilter,
     peak_rss_bytes: Option<u64>,
+    attribution: Attribution,
 ) -> MemoryJson {
     let period = faults
         .info
@@ -72,7 +78,7 @@ pub(crate) fn memory_report(
     let bytes_per_sample = period * PAGE_SIZE;
     let classes = Classes::new(faults, rules);
     let rows = |grouping: Grouping| -> (u64, Vec<MemoryRow>) {
-        let grouped = group(faults, &classes, grouping, Attribution::Leaf, filter);
+        let grouped = group(faults, &classes, grouping, attribution, filter);
         let mut rows: Vec<(RowKey, u64)> = grouped
             .rows
             .iter()
@@ -105,6 +111,10 @@ pub(crate) fn memory_report(
         samples,
         bytes: samples * bytes_per_sample,
         peak_rss_bytes,
+        attribution: match attribution {
+            Attribution::Leaf => "leaf",
+            Attribution::Caller => "caller",
+        },
         categories,
         passes,
     }
@@ -122,12 +132,13 @@ pub(crate) fn write_text(
 ) -> std::io::Result<()> {
     writeln!(
         out,
-        "memory first touched: {} ({} {} samples x {} faults x {} B pages){}",
+        "memory first touched: {} ({} {} samples x {} faults x {} B pages; attribution: {}){}",
         megabytes(memory.bytes),
         memory.samples,
         memory.event,
         memory.period,
         memory.page_size,
+        memory.attribution,
         memory.peak_rss_bytes.map_or(String::new(), |peak| format!(
             "; peak RSS of the compile: {}",
             megabytes(peak)

@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use crate::attribute::rss::RssJoin;
 use crate::attribute::{Timeline, Utilization};
 use crate::rules::RuleTable;
 
@@ -15,6 +16,29 @@ pub(crate) struct TimelineJson {
     pub utilization: Option<UtilizationJson>,
     pub phases: Vec<PhaseJson>,
     pub buckets: Vec<SliceJson>,
+    /// The compiler's RSS over time, when the run directory has a
+    /// `memory.json`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rss: Option<RssJson>,
+}
+
+/// The RSS line of the timeline.
+#[derive(Debug, Serialize)]
+pub(crate) struct RssJson {
+    pub process: String,
+    pub pid: i32,
+    pub peak: Option<RssPeakJson>,
+    /// `[seconds, bytes]`, seconds from the first sample as the buckets.
+    pub points: Vec<(f64, u64)>,
+}
+
+/// The highest RSS, when, and the pass (or place) and phase then.
+#[derive(Debug, Serialize)]
+pub(crate) struct RssPeakJson {
+    pub bytes: u64,
+    pub seconds: f64,
+    pub pass: String,
+    pub phase: Option<&'static str>,
 }
 
 #[derive(Debug, Serialize)]
@@ -53,9 +77,29 @@ pub(crate) struct SliceJson {
 }
 
 /// The JSON form of `timeline`.
-pub(crate) fn to_json(timeline: &Timeline, table: &RuleTable, command: String) -> TimelineJson {
+pub(crate) fn to_json(
+    timeline: &Timeline,
+    table: &RuleTable,
+    command: String,
+    rss: Option<&RssJoin>,
+) -> TimelineJson {
     let round = |value: f64| (value * 1000.0).round() / 1000.0;
     TimelineJson {
+        rss: rss.map(|rss| RssJson {
+            process: rss.name.clone(),
+            pid: rss.pid,
+            peak: rss.peak.as_ref().map(|peak| RssPeakJson {
+                bytes: peak.bytes,
+                seconds: round(peak.seconds),
+                pass: peak.place_name.clone(),
+                phase: peak.phase.map(|phase| phase.name()),
+            }),
+            points: rss
+                .line
+                .iter()
+                .map(|&(seconds, bytes)| (round(seconds), bytes))
+                .collect(),
+        }),
         command,
         bucket_seconds: round(timeline.slice_seconds),
         utilization: timeline.utilization.map(Into::into),

@@ -65,6 +65,14 @@ impl Breakdown<'_> {
             in_pass_manager_samples: (self.options.grouping == Grouping::Pass)
                 .then_some(self.grouped.in_pass_manager),
             utilization: self.utilization.map(Into::into),
+            memory_peak: self
+                .memory_peak()
+                .map(|(bytes, seconds, pass, phase)| MemoryPeakJson {
+                    bytes,
+                    seconds: round2(seconds),
+                    pass,
+                    phase,
+                }),
             memory: None,
             run: self.run.clone(),
             notices: self.notices.clone(),
@@ -77,7 +85,17 @@ impl Breakdown<'_> {
         let samples = self.samples();
         let mut split: Vec<(&Detail, &u64)> = row.details.iter().collect();
         split.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
+        let rss = match key {
+            RowKey::Pass(pass) => self
+                .rss
+                .as_ref()
+                .and_then(|rss| rss.passes.get(&pass).copied()),
+            _ => None,
+        };
         PassJson {
+            rss_start_bytes: rss.map(|rss| rss.start_bytes),
+            rss_growth_bytes: rss.map(|rss| rss.growth_bytes),
+            rss_max_bytes: rss.map(|rss| rss.max_bytes),
             name: self.label(key).0,
             self_samples: row.self_samples,
             self_percent: round2(percent(row.self_samples, samples)),
@@ -132,6 +150,10 @@ pub(crate) struct ReportJson {
     /// launcher share, a compile mostly off the CPU.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notices: Vec<String>,
+    /// When the run directory has a `memory.json`: the compiler's highest
+    /// RSS, when (seconds from the first sample) and where.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_peak: Option<MemoryPeakJson>,
     /// When the recording has a page-fault event: memory by category and pass.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<crate::report::memory::MemoryJson>,
@@ -152,6 +174,25 @@ pub(crate) struct PassJson {
     pub inclusive_percent_of_pass_manager: f64,
     /// The pass's self samples split by category.
     pub categories: Vec<PassCategoryJson>,
+    /// With a `memory.json`: the compiler's RSS when the pass first started,
+    /// its growth over the pass's spans, and its highest during them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rss_start_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rss_growth_bytes: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rss_max_bytes: Option<u64>,
+}
+
+/// The compiler's highest RSS and where the compile was then.
+#[derive(Debug, Serialize)]
+pub(crate) struct MemoryPeakJson {
+    pub bytes: u64,
+    /// From the first sample of the report.
+    pub seconds: f64,
+    /// The innermost pass running at the peak, or the place outside passes.
+    pub pass: String,
+    pub phase: Option<&'static str>,
 }
 
 #[derive(Debug, Serialize)]

@@ -7,6 +7,7 @@
 mod json;
 mod text;
 
+use crate::attribute::rss::RssJoin;
 use crate::attribute::{
     Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, UnwindStats, Utilization,
     timeline, unwind_stats,
@@ -17,6 +18,8 @@ use crate::report::run_facts::RunFacts;
 /// Symbols listed per row in the text table; JSON lists more.
 const TEXT_TOP: usize = 3;
 const JSON_TOP: usize = 10;
+/// Passes named as growing memory most.
+const GROWTH_TOP: usize = 3;
 /// Time slices behind the utilization figure of `--by thread`.
 const UTILIZATION_SLICES: usize = 200;
 
@@ -43,6 +46,9 @@ pub(crate) struct Breakdown<'a> {
     run: Option<RunFacts>,
     /// What the user must not miss (see [`crate::report::run_facts`]).
     notices: Vec<String>,
+    /// The compiler's RSS over time joined with the passes, when the run
+    /// directory has a `memory.json`.
+    rss: Option<RssJoin>,
 }
 
 /// Groups the profile's samples as `options` say.
@@ -82,6 +88,7 @@ pub(crate) fn breakdown<'a>(
         utilization,
         run: None,
         notices: Vec::new(),
+        rss: None,
     }
 }
 
@@ -90,6 +97,40 @@ impl Breakdown<'_> {
     pub(crate) fn set_run(&mut self, run: Option<RunFacts>, notices: Vec<String>) {
         self.run = run;
         self.notices = notices;
+    }
+
+    /// Adds the RSS joined with the passes.
+    pub(crate) fn set_rss(&mut self, rss: Option<RssJoin>) {
+        self.rss = rss;
+    }
+
+    /// The peak of the RSS: bytes, seconds, the pass (or place) and phase.
+    fn memory_peak(&self) -> Option<(u64, f64, String, Option<&'static str>)> {
+        let peak = self.rss.as_ref()?.peak.as_ref()?;
+        Some((
+            peak.bytes,
+            peak.seconds,
+            peak.place_name.clone(),
+            peak.phase.map(|phase| phase.name()),
+        ))
+    }
+
+    /// The passes whose spans grew the RSS most, with the growth.
+    fn growth_top(&self) -> Vec<(String, i64)> {
+        let Some(rss) = &self.rss else {
+            return Vec::new();
+        };
+        let mut grown: Vec<_> = rss
+            .passes
+            .iter()
+            .filter(|(_, figures)| figures.growth_bytes > 0)
+            .collect();
+        grown.sort_by(|a, b| (b.1.growth_bytes, a.0).cmp(&(a.1.growth_bytes, b.0)));
+        grown
+            .into_iter()
+            .take(GROWTH_TOP)
+            .map(|(pass, figures)| (self.label(RowKey::Pass(*pass)).0, figures.growth_bytes))
+            .collect()
     }
 
     /// The samples the report covers.
@@ -154,6 +195,11 @@ impl Breakdown<'_> {
             .map(|(key, _)| self.label(*key).0)
             .unwrap_or_default()
     }
+}
+
+/// Bytes in MiB, one decimal.
+pub(crate) fn mebibytes(bytes: f64) -> String {
+    format!("{:.1} MiB", bytes / f64::from(1 << 20))
 }
 
 /// The name of a grouping, as `--by` takes it.

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use hashbrown::HashMap;
 
-use super::{Breakdown, TEXT_TOP, attribution_name, grouping_name, scope_words};
+use super::{Breakdown, TEXT_TOP, attribution_name, grouping_name, mebibytes, scope_words};
 use crate::attribute::{Grouping, RowKey, percent};
 use crate::report::table::{Cell, Column, Table, TextFormat, write_table};
 use crate::short_name;
@@ -47,6 +47,26 @@ impl Breakdown<'_> {
                 utilization.serial_share * 100.0
             ));
         }
+        if let Some((bytes, seconds, pass, phase)) = self.memory_peak() {
+            let rss = self.rss.as_ref().expect("a peak comes from the RSS");
+            let phase = phase.map_or(String::new(), |phase| format!(" (phase: {phase})"));
+            let grown: Vec<String> = self
+                .growth_top()
+                .into_iter()
+                .map(|(pass, growth)| format!("{pass} +{}", mebibytes(growth as f64)))
+                .collect();
+            let grown = if grown.is_empty() {
+                String::new()
+            } else {
+                format!("; grew it most: {}", grown.join(", "))
+            };
+            lines.push(format!(
+                "memory: RSS of {} ({}) peaked at {} at {seconds:.2} s, in {pass}{phase}{grown}",
+                rss.name,
+                rss.pid,
+                mebibytes(bytes as f64),
+            ));
+        }
         lines.extend(
             self.notices
                 .iter()
@@ -65,6 +85,7 @@ impl Breakdown<'_> {
         };
         let by_pass = grouping == Grouping::Pass;
         let with_pass = matches!(grouping, Grouping::Thread | Grouping::Process);
+        let with_rss = by_pass && self.rss.is_some();
         let samples = self.samples();
         let in_pass_manager = self.grouped.in_pass_manager;
         let shown_rows = self.shown_symbol_rows(top_width);
@@ -107,6 +128,25 @@ impl Breakdown<'_> {
                         _ => String::new().into(),
                     });
                 }
+                if with_rss {
+                    let figures = match key {
+                        RowKey::Pass(pass) => self
+                            .rss
+                            .as_ref()
+                            .and_then(|rss| rss.passes.get(&pass).copied()),
+                        _ => None,
+                    };
+                    let mib = |bytes: f64| format!("{:.1}", bytes / f64::from(1 << 20));
+                    match figures {
+                        Some(figures) => cells.extend([
+                            mib(figures.start_bytes as f64).into(),
+                            format!("{:+.1}", figures.growth_bytes as f64 / f64::from(1 << 20))
+                                .into(),
+                            mib(figures.max_bytes as f64).into(),
+                        ]),
+                        None => cells.extend((0..3).map(|_| String::new().into())),
+                    }
+                }
                 if with_pass {
                     cells.push(self.top_pass(row).into());
                 }
@@ -122,6 +162,13 @@ impl Breakdown<'_> {
         ];
         if by_pass {
             columns.push(Column::right("incl% of passes"));
+        }
+        if with_rss {
+            columns.extend([
+                Column::right("RSS start MiB"),
+                Column::right("growth MiB"),
+                Column::right("max MiB"),
+            ]);
         }
         if with_pass {
             columns.push(Column::left("top pass"));

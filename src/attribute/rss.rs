@@ -1,0 +1,263 @@
+//! The resident set over time (`memory.json`) joined with the passes: for
+//! each pass, the compiler's RSS when it first started, how much it grew
+//! over the pass's spans and the highest it was during them; and where the
+//! peak was (the pass and the phase). Both series are on `CLOCK_MONOTONIC`
+//! (`perf record -k CLOCK_MONOTONIC`), so a time means the same in each.
+
+use hashbrown::HashMap;
+
+use super::classes::{Attribution, Classes, facts};
+use super::pass::{OutsidePass, Phase};
+use super::pass_spans::{PassSpan, spans};
+use super::runs::seconds_per_sample;
+use super::{PassId, RowKey};
+use crate::profile::{Profile, SampleFilter};
+use crate::rss::{RssProcess, RssSeries};
+use crate::stacks::SampleKey;
+
+/// The RSS of the compiler process during one pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PassRss {
+    /// When the pass first started.
+    pub start_bytes: u64,
+    /// The growth over each of its spans, added up (spans on several
+    /// threads at once count once); negative when it freed more.
+    pub growth_bytes: i64,
+    /// The highest during its spans.
+    pub max_bytes: u64,
+}
+
+/// The highest RSS of the compiler process, and where the compile was then.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct MemoryPeak {
+    pub bytes: u64,
+    /// From the first sample of the report.
+    pub seconds: f64,
+    /// The innermost pass running then, or the place outside passes.
+    pub place: RowKey,
+    /// Its name.
+    pub place_name: String,
+    pub phase: Option<Phase>,
+}
+
+/// The RSS series of the compiler process, joined with its passes.
+#[derive(Clone, Debug)]
+pub(crate) struct RssJoin {
+    /// The process the series and the passes are of: its pid and name.
+    pub pid: i32,
+    pub name: String,
+    pub passes: HashMap<PassId, PassRss>,
+    pub peak: Option<MemoryPeak>,
+    /// The RSS samples as (seconds from the first sample kept, bytes),
+    /// those from before it left out.
+    pub line: Vec<(f64, u64)>,
+}
+
+/// Joins `series` with the passes of the samples `filter` keeps. The
+/// process joined is the series' largest (the native compiler); `None`
+/// when the recording has none of its samples.
+pub(crate) fn join(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    filter: &SampleFilter,
+    series: &RssSeries,
+) -> Option<RssJoin> {
+    let process = series.largest()?;
+    let start_ns = profile
+        .stacks
+        .timeline
+        .iter()
+        .filter(|sample| kept(profile, filter, sample.key))
+        .map(|sample| sample.time)
+        .min()?;
+    let mut known: HashMap<SampleKey, (Vec<PassId>, RowKey, Option<Phase>)> = HashMap::new();
+    let mut timed = Vec::new();
+    for sample in &profile.stacks.timeline {
+        let thread = profile.processes.thread(sample.key.thread);
+        if profile.processes.image(thread.process).pid != process.pid
+            || !kept(profile, filter, sample.key)
+        {
+            continue;
+        }
+        known.entry(sample.key).or_insert_with(|| {
+            let facts = facts(profile, classes, Attribution::Leaf, &sample.key);
+            let phase = classes.passes.phase(&facts.passes).or(match facts.place {
+                RowKey::OutsidePass(OutsidePass::ParsingInput) => Some(Phase::Input),
+                RowKey::OutsidePass(OutsidePass::SerializationAndOutput) => Some(Phase::Output),
+                _ => None,
+            });
+            (facts.passes, facts.place, phase)
+        });
+        timed.push((sample.time, sample.key));
+    }
+    if timed.is_empty() {
+        return None;
+    }
+    let period = seconds_per_sample(profile).map_or(0, |seconds| (seconds * 1e9).round() as u64);
+    let pass_spans = spans(
+        timed
+            .iter()
+            .map(|(time, key)| (key.thread, *time, known[key].0.as_slice())),
+        period,
+    );
+    let passes = pass_rss(process, &pass_spans);
+    let peak = process.peak().map(|peak| {
+        // The sample nearest the peak says the phase, and the place when no
+        // pass span covers the peak.
+        let after = timed.partition_point(|(time, _)| *time <= peak.time_ns);
+        let nearest = [after.checked_sub(1), Some(after)]
+            .into_iter()
+            .flatten()
+            .filter_map(|at| timed.get(at))
+            .min_by_key(|(time, _)| time.abs_diff(peak.time_ns))
+            .expect("the compiler has samples");
+        let (_, nearest_place, phase) = &known[&nearest.1];
+        let innermost = pass_spans
+            .iter()
+            .filter(|span| span.start <= peak.time_ns && peak.time_ns < span.end)
+            .max_by_key(|span| (span.depth, span.end - span.start));
+        let place = innermost.map_or(*nearest_place, |span| RowKey::Pass(span.pass));
+        MemoryPeak {
+            bytes: peak.rss_bytes,
+            seconds: peak.time_ns.saturating_sub(start_ns) as f64 / 1e9,
+            place,
+            place_name: match place {
+                RowKey::Pass(pass) => classes.passes.name(pass).to_owned(),
+                RowKey::OutsidePass(outside) => outside.name().to_owned(),
+                _ => unreachable!("a sample's place is a pass or a place outside passes"),
+            },
+            phase: *phase,
+        }
+    });
+    let line = process
+        .samples
+        .iter()
+        .filter(|sample| sample.time_ns >= start_ns)
+        .map(|sample| ((sample.time_ns - start_ns) as f64 / 1e9, sample.rss_bytes))
+        .collect();
+    Some(RssJoin {
+        pid: process.pid,
+        name: process.name.clone(),
+        passes,
+        peak,
+        line,
+    })
+}
+
+/// Whether `filter` keeps the samples of `key`'s process.
+fn kept(profile: &Profile, filter: &SampleFilter, key: SampleKey) -> bool {
+    filter.keeps_all() || {
+        let process = profile.processes.thread(key.thread).process;
+        filter.accepts(profile.processes.image(process))
+    }
+}
+
+/// Each pass's RSS figures over its spans, the spans of all threads merged
+/// where they overlap.
+fn pass_rss(process: &RssProcess, spans: &[PassSpan]) -> HashMap<PassId, PassRss> {
+    let mut intervals: HashMap<PassId, Vec<(u64, u64)>> = HashMap::new();
+    for span in spans {
+        intervals
+            .entry(span.pass)
+            .or_default()
+            .push((span.start, span.end));
+    }
+    intervals
+        .into_iter()
+        .filter_map(|(pass, mut intervals)| {
+            intervals.sort_unstable();
+            let mut merged: Vec<(u64, u64)> = Vec::new();
+            for (start, end) in intervals {
+                match merged.last_mut() {
+                    Some(last) if start <= last.1 => last.1 = last.1.max(end),
+                    _ => merged.push((start, end)),
+                }
+            }
+            let start_bytes = process.rss_at(merged.first()?.0)?;
+            let mut growth_bytes = 0i64;
+            let mut max_bytes = 0;
+            for (start, end) in merged {
+                let (before, after) = (process.rss_at(start)?, process.rss_at(end)?);
+                growth_bytes += after as i64 - before as i64;
+                max_bytes = max_bytes.max(process.max_between(start, end)?);
+            }
+            Some((
+                pass,
+                PassRss {
+                    start_bytes,
+                    growth_bytes,
+                    max_bytes,
+                },
+            ))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::process::ThreadId;
+    use crate::rss::RssSample;
+
+    fn span(thread: usize, pass: usize, depth: usize, start: u64, end: u64) -> PassSpan {
+        PassSpan {
+            thread: ThreadId::new(thread),
+            pass: PassId::new(pass),
+            depth,
+            start,
+            end,
+            samples: 1,
+        }
+    }
+
+    #[test]
+    fn a_pass_is_charged_the_growth_over_its_merged_spans() {
+        let rss = |time_ns, rss_bytes| RssSample {
+            time_ns,
+            rss_bytes,
+            anon_bytes: rss_bytes,
+            file_bytes: 0,
+        };
+        let process = RssProcess {
+            pid: 1,
+            samples: vec![
+                rss(0, 100),
+                rss(10, 150),
+                rss(20, 400),
+                rss(30, 300),
+                rss(40, 320),
+                rss(50, 200),
+            ],
+            ..RssProcess::default()
+        };
+        let figures = pass_rss(
+            &process,
+            &[
+                // Pass 0 on two threads at once, 5–25 and 12–32: one
+                // interval, 5–32, from 100 to 300, through 400.
+                span(0, 0, 0, 5, 25),
+                span(1, 0, 0, 12, 32),
+                // And again later, 41–55: from 320 to 200.
+                span(0, 0, 0, 41, 55),
+                // Pass 1 inside a stretch without a sample: no growth.
+                span(0, 1, 1, 21, 24),
+            ],
+        );
+        assert_eq!(
+            figures[&PassId::new(0)],
+            PassRss {
+                start_bytes: 100,
+                growth_bytes: 200 - 120,
+                max_bytes: 400,
+            }
+        );
+        assert_eq!(
+            figures[&PassId::new(1)],
+            PassRss {
+                start_bytes: 400,
+                growth_bytes: 0,
+                max_bytes: 400,
+            }
+        );
+    }
+}
