@@ -117,6 +117,9 @@ impl Tree {
                 }
             };
             let process = &mut self.processes[at];
+            // The kernel's VmHWM, read a moment later, can lag a sample by a
+            // page or two: the peak is at least every sample.
+            process.hwm_bytes = process.hwm_bytes.max(sample.rss_bytes);
             process.samples.push(sample);
             let fresh = process.name.is_empty();
             if status || fresh {
@@ -258,7 +261,9 @@ mod tests {
         let pid = i32::try_from(child.id()).unwrap();
         let mut tree = Tree::default();
         let before = monotonic_ns();
-        while tree.processes.len() < 2 && monotonic_ns() - before < 5_000_000_000 {
+        // Until sh's child has exec'd sleep (before, it is a second "sh").
+        let has_sleep = |tree: &Tree| tree.processes.iter().any(|p| p.name == "sleep");
+        while !has_sleep(&tree) && monotonic_ns() - before < 5_000_000_000 {
             tree = Tree::default();
             tree.sample(pid, true);
         }
