@@ -248,7 +248,7 @@ pub(super) struct ReportArgs {
         long,
         value_enum,
         default_value_t,
-        default_value_if("alloc", clap::builder::ArgPredicate::IsPresent, "caller")
+        default_value_if("alloc", "true", "caller")
     )]
     pub attribution: Attribution,
     #[command(flatten)]
