@@ -126,3 +126,40 @@ fn report_alloc_of_a_recording_without_probes_names_its_events() {
     let run = compile_perf(["report".as_ref(), recording.as_os_str(), "--alloc".as_ref()]);
     run.expect_code(9, "report --alloc without probes");
 }
+
+#[test]
+fn record_alloc_without_the_right_to_add_probes_exits_27_and_makes_no_run() {
+    if !common::live_prerequisites(&["perf", "setpriv"]) {
+        return;
+    }
+    let dir = TempDir::new("alloc-refused");
+    let run_dir = dir.join("run");
+    let uid = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .expect("id runs");
+    let mut command = std::process::Command::new(if uid.stdout.trim_ascii() == b"0" {
+        "setpriv"
+    } else {
+        "env"
+    });
+    // As root, run as nobody, who may not write tracefs; any other user
+    // cannot add uprobes either.
+    if uid.stdout.trim_ascii() == b"0" {
+        command.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+    }
+    let output = command
+        .arg(common::bin())
+        .args(["record", "--alloc", "-o"])
+        .arg(&run_dir)
+        .args(["--", "true"])
+        .output()
+        .expect("compile-perf runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(27), "{stderr}");
+    assert!(
+        stderr.contains("could not add the uprobe `malloc size=%di:u64`"),
+        "{stderr}"
+    );
+    assert!(!run_dir.exists(), "no run directory is made");
+}

@@ -127,6 +127,11 @@ pub(crate) fn prepare_series(options: &RecordOptions) -> Result<(), RecordError>
 pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
     let perf_version = preflight(options)?;
     let dir = &options.output_dir;
+    // The probes first: when they cannot be added, no run directory is made.
+    let alloc_probes = options
+        .alloc_min_bytes
+        .map(|_| probes::AllocProbes::add())
+        .transpose()?;
     prepare_dir(dir, options.force)?;
 
     let command: Vec<String> = options
@@ -134,10 +139,6 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
         .iter()
         .map(|arg| arg.to_string_lossy().into_owned())
         .collect();
-    let alloc_probes = options
-        .alloc_min_bytes
-        .map(|_| probes::AllocProbes::add())
-        .transpose()?;
     let (event, event_reason) = match (&options.event, options.alloc_min_bytes) {
         (_, Some(min_bytes)) => (
             probes::AllocProbes::events().collect::<Vec<_>>().join(","),
