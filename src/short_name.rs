@@ -99,7 +99,7 @@ fn simplify(name: &str) -> (Vec<String>, Option<&'static str>) {
                     _ => outer
                         .strip_prefix(outer_start)
                         .and_then(|rest| rest.strip_suffix('>'))
-                        .and_then(|arguments| top_level_split(arguments, ',').last().copied()),
+                        .and_then(|arguments| top_level_split(arguments, ",").last().copied()),
                 };
                 if let Some(wrapped) = wrapped.map(str::trim).filter(|wrapped| !wrapped.is_empty())
                 {
@@ -134,28 +134,8 @@ fn without_return_type(name: &str) -> &str {
 }
 
 /// `name` split at each `::` outside brackets.
-fn components(name: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    let mut depth = 0i32;
-    let mut start = 0;
-    let bytes = name.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
-        match bytes[at] {
-            b'<' | b'(' | b'[' | b'{' => depth += 1,
-            b'>' | b')' | b']' | b'}' => depth -= 1,
-            b':' if depth == 0 && bytes.get(at + 1) == Some(&b':') => {
-                parts.push(name[start..at].to_owned());
-                at += 2;
-                start = at;
-                continue;
-            }
-            _ => {}
-        }
-        at += 1;
-    }
-    parts.push(name[start..].to_owned());
-    parts
+fn components(name: &str) -> Vec<&str> {
+    top_level_split(name, "::")
 }
 
 /// `f<T>(args) const` → `f<T>`; `{lambda(args)#1}` → `{lambda#1}`;
@@ -234,21 +214,26 @@ fn elide_template_arguments(component: &str) -> String {
     out
 }
 
-/// `text` split at `separator` outside brackets.
-fn top_level_split(text: &str, separator: char) -> Vec<&str> {
+/// `text` split at `separator` (ASCII) outside brackets.
+fn top_level_split<'a>(text: &'a str, separator: &str) -> Vec<&'a str> {
     let mut parts = Vec::new();
     let mut depth = 0i32;
     let mut start = 0;
-    for (at, c) in text.char_indices() {
-        match c {
-            '<' | '(' | '[' | '{' => depth += 1,
-            '>' | ')' | ']' | '}' => depth -= 1,
-            _ if c == separator && depth == 0 => {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'<' | b'(' | b'[' | b'{' => depth += 1,
+            b'>' | b')' | b']' | b'}' => depth -= 1,
+            _ if depth == 0 && bytes[at..].starts_with(separator.as_bytes()) => {
                 parts.push(&text[start..at]);
-                start = at + c.len_utf8();
+                at += separator.len();
+                start = at;
+                continue;
             }
             _ => {}
         }
+        at += 1;
     }
     parts.push(&text[start..]);
     parts

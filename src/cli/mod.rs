@@ -1,7 +1,9 @@
 //! The command line: clap structs that only parse ([`Cli`] and the
 //! per-command [`args`]), and their resolution into a
 //! [`Config`](crate::Config) ([`config`]), where defaults and implications
-//! live and names become typed options. No I/O happens here.
+//! live and names become typed options. No I/O happens here, but for one
+//! look at the input: a run directory of `record` stands for its perf.data
+//! ([`crate::perfdata::Input`]).
 //!
 //! Each command has an `…Args` struct in [`args`], a variant of [`Command`],
 //! and an arm in [`Cli::into_config`] that makes its options.
