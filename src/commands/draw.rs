@@ -16,7 +16,7 @@ use crate::render::flamegraph::{Drawable, Picture, PictureOptions, picture, pict
 use crate::render::html::{self, HtmlPage};
 use crate::render::timeline_svg;
 use crate::report::breakdown::scope_words;
-use crate::report::run_facts::{RunFacts, notices};
+use crate::report::run_facts::RunFacts;
 
 /// One flamegraph to draw.
 pub(super) struct FlamegraphRequest {
@@ -183,24 +183,32 @@ pub(super) const FLAMEGRAPH_CAPTIONS: [&str; 3] = [
     "Icicle: the hot functions and their callers",
 ];
 
-/// The HTML report: the facts of `run` (the run's `run.json`, when there
-/// is one), the tables (self categories chosen by `attribution`),
-/// `flamegraphs` and the timeline (with the RSS line when `rss` is given).
+/// What the HTML report shows of the run besides its samples.
+pub(super) struct PageRun<'a> {
+    /// What `run.json` says, when the recording has one.
+    pub(super) facts: Option<&'a RunFacts>,
+    pub(super) notices: &'a [String],
+    /// The RSS joined with the passes, when `memory.json` is there.
+    pub(super) rss: Option<&'a RssJoin>,
+}
+
+/// The HTML report: what `run` holds (the run's `run.json` facts and the
+/// notices), the tables (self categories chosen by `attribution`),
+/// `flamegraphs` and the timeline (with the RSS line when `run.rss` is given).
 pub(super) fn html_report(
     profile: &Profile,
     classes: &Classes<'_>,
     filter: &SampleFilter,
     attribution: Attribution,
-    run: Option<&RunFacts>,
+    run: &PageRun<'_>,
     flamegraphs: Vec<(String, Vec<u8>)>,
-    rss: Option<&RssJoin>,
 ) -> String {
     let command = profile.profiled_command();
     let timeline = timeline(profile, classes, filter, defaults::TIMELINE_SLICES);
     let timeline = (!timeline.slices.is_empty())
-        .then(|| timeline_svg::render(&timeline, classes.table, &command, None, rss));
+        .then(|| timeline_svg::render(&timeline, classes.table, &command, None, run.rss));
     let page = HtmlPage {
-        facts: run_facts(profile, filter, run),
+        facts: run_facts(profile, filter, run.facts, run.notices),
         command,
         flamegraphs,
         timeline,
@@ -214,6 +222,7 @@ fn run_facts(
     profile: &Profile,
     filter: &SampleFilter,
     run: Option<&RunFacts>,
+    notices: &[String],
 ) -> Vec<(String, String)> {
     let mut facts = Vec::new();
     let mut fact = |label: &str, value: String| facts.push((label.to_owned(), value));
@@ -239,8 +248,8 @@ fn run_facts(
             fact("host", host.to_owned());
         }
     }
-    for notice in notices(profile, run) {
-        fact("notice", notice);
+    for notice in notices {
+        fact("notice", notice.clone());
     }
     let (unwind, _) = unwind_stats(profile, filter);
     fact("event", profile.event.clone());

@@ -14,7 +14,8 @@
 use std::path::PathBuf;
 
 use super::draw::{
-    FLAMEGRAPH_CAPTIONS, FlamegraphRequest, flamegraph_picture, html_report, save_flamegraph,
+    FLAMEGRAPH_CAPTIONS, FlamegraphRequest, PageRun, flamegraph_picture, html_report,
+    save_flamegraph,
 };
 use super::{
     Config, finish, load_rules, memory_section, rss_join, stdout_wants_color, write_report,
@@ -256,9 +257,12 @@ fn report_recording(
         &classes,
         &SampleFilter::default(),
         attribution,
-        run.as_ref(),
+        &PageRun {
+            facts: run.as_ref(),
+            notices: &run_notices,
+            rss: rss.as_ref(),
+        },
         svgs,
-        rss.as_ref(),
     );
     write_output(&file("report.html"), |out| out.write_all(page.as_bytes()))?;
     outputs.push("report.html");

@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use super::draw::{
-    FlamegraphRequest, flamegraph_picture, html_report, report_flamegraphs, save_flamegraph,
+    FlamegraphRequest, PageRun, flamegraph_picture, html_report, report_flamegraphs,
+    save_flamegraph,
 };
 use super::{
     ColorChoice, Config, ReportFormat, finish, load_options, memory_section, rss_join,
@@ -72,17 +73,22 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
         }
         let run = run_facts(config);
         let (rss, rss_notice) = rss_join(load_options(config), &profile, &classes, filter);
-        if let Some(notice) = rss_notice.filter(|_| !config.quiet) {
+        if let Some(notice) = rss_notice.as_ref().filter(|_| !config.quiet) {
             eprintln!("compile-perf: notice: {notice}");
         }
+        let mut page_notices = notices(&profile, run.as_ref());
+        page_notices.extend(rss_notice);
         let page = html_report(
             &profile,
             &classes,
             filter,
             options.attribution,
-            run.as_ref(),
+            &PageRun {
+                facts: run.as_ref(),
+                notices: &page_notices,
+                rss: rss.as_ref(),
+            },
             flamegraphs,
-            rss.as_ref(),
         );
         write_output(&config.output, |out| out.write_all(page.as_bytes()))?;
         return finish(config, &profile, run.as_ref());
