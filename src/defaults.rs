@@ -59,6 +59,11 @@ pub(crate) const PUSH_CONNECT_TIMEOUT_SECONDS: u64 = 30;
 /// Seconds `push` waits for the whole exchange with the server.
 pub(crate) const PUSH_TIMEOUT_SECONDS: u64 = 300;
 
+/// Seconds one executable's compile may take in `executables`
+/// (`--timeout`): the slowest executable of the 80-stage example took about
+/// 1 s here, and IREE's guide calls an executable slow at minutes.
+pub(crate) const EXECUTABLE_TIMEOUT_SECONDS: f64 = 300.0;
+
 /// The directory of compile-perf's caches, under `$XDG_CACHE_HOME` (or
 /// `~/.cache`).
 pub(crate) const CACHE_DIR_NAME: &str = "compile-perf";

@@ -22,6 +22,9 @@ pub(crate) const EXIT_REGRESSION: u8 = 30;
 /// Exit code when `push` could not hand the profile over: the server was
 /// unreachable or refused it.
 pub(crate) const EXIT_PUSH_FAILED: u8 = 31;
+/// Exit code when `executables` ranked the executables, but one or more
+/// failed, timed out or could not be recorded or read.
+pub(crate) const EXIT_EXECUTABLES_FAILED: u8 = 41;
 
 /// A failure that stops the pipeline.
 #[derive(Debug, thiserror::Error)]
@@ -167,6 +170,16 @@ pub enum Error {
         /// What went wrong, with the server's answer when it gave one.
         reason: String,
     },
+    /// `executables`: the full compile dumped no executable sources.
+    #[error(
+        "the compile dumped no executables into {dir} ({outcome}): nothing to compile one by one; the compile must reach the HAL stage (no --compile-to before it) and have dispatches"
+    )]
+    NoExecutables {
+        /// The directory the sources were to be dumped into.
+        dir: PathBuf,
+        /// How the full compile ended.
+        outcome: String,
+    },
     /// Writing the output failed.
     #[error("cannot write {target}: {source}")]
     Output {
@@ -194,6 +207,7 @@ impl Error {
             Error::NothingToDraw { .. } => 14,
             Error::Record(error) => error.exit_code(),
             Error::Push { .. } => EXIT_PUSH_FAILED,
+            Error::NoExecutables { .. } => 40,
         }
     }
 

@@ -24,6 +24,7 @@ mod cli;
 mod commands;
 mod defaults;
 pub mod error;
+mod executables;
 mod export;
 mod fold;
 mod index;
@@ -64,5 +65,6 @@ pub fn run(config: &Config) -> Result<u8, Error> {
         Action::Push(options) => commands::push::run(config, options),
         Action::Measure(options) => commands::measure::run(options),
         Action::Cache(action) => commands::cache::run(*action),
+        Action::Executables(options) => commands::executables::run(config, options),
     }
 }

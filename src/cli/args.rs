@@ -67,6 +67,34 @@ pub(super) struct RecordArgs {
 }
 
 #[derive(Debug, Args)]
+pub(super) struct ExecutablesArgs {
+    /// The run directory. Default is compile-perf-runs/<timestamp>.
+    #[arg(long, short, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Replace the run directory if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Seconds one executable's compile may take; then it is stopped (as
+    /// Ctrl-C stops it), and what was recorded is kept.
+    #[arg(long, value_name = "SECS", default_value_t = defaults::EXECUTABLE_TIMEOUT_SECONDS,
+          value_parser = parse_seconds)]
+    pub timeout: f64,
+    /// Executables compiled at a time. Above 1 they share the cores, and
+    /// each one's wall time grows with the others'.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: u16,
+    /// Samples per second.
+    #[arg(long = "freq", value_name = "HZ", default_value_t = defaults::FREQUENCY_HZ)]
+    pub frequency: u32,
+    #[command(flatten)]
+    pub rules: RulesFileArg,
+    /// The full compile, after `--`: iree-compile ARGS… (flags with `=`).
+    #[arg(last = true, required = true, value_name = "IREE_COMPILE")]
+    pub command: Vec<OsString>,
+}
+
+#[derive(Debug, Args)]
 pub(super) struct DiffArgs {
     /// The base: a perf.data, a run directory of `record`, or a directory of
     /// several runs (every perf.data below it).
@@ -330,6 +358,16 @@ pub(super) struct RulesFileArg {
     /// add categories, rename or recolour them, put rules in front.
     #[arg(long = "rules", value_name = "FILE.toml")]
     pub file: Option<PathBuf>,
+}
+
+/// Seconds: a number above 0.
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && std::time::Duration::try_from_secs_f64(seconds).is_ok() => {
+            Ok(seconds)
+        }
+        _ => Err(format!("{text:?} is not a number of seconds above 0")),
+    }
 }
 
 /// Percentage points: a number from 0 to 100.

@@ -9,6 +9,7 @@ use super::{Cli, Command};
 use crate::attribute::diff::Limits;
 use crate::cache::Cache;
 use crate::commands::diff::DiffOptions;
+use crate::commands::executables::ExecutablesOptions;
 use crate::commands::export::ExportOptions;
 use crate::commands::flamegraph::FlamegraphOptions;
 use crate::commands::measure::MeasureOptions;
@@ -141,6 +142,19 @@ impl Cli {
                 args.rules.file,
             ),
             Command::Cache(action) => (None, Action::Cache(action), None, None),
+            Command::Executables(args) => (
+                None,
+                Action::Executables(ExecutablesOptions {
+                    command: args.command,
+                    output_dir: args.output.unwrap_or_else(default_run_dir),
+                    force: args.force,
+                    timeout: std::time::Duration::from_secs_f64(args.timeout),
+                    jobs: usize::from(args.jobs),
+                    frequency: args.frequency,
+                }),
+                None,
+                args.rules.file,
+            ),
             Command::Rules(args) => (
                 None,
                 Action::Rules(RulesOptions {

@@ -19,8 +19,8 @@ use clap::{Parser, Subcommand};
 use crate::commands::cache::CacheAction;
 
 use args::{
-    CollapseArgs, DiffArgs, ExportArgs, FlamegraphArgs, MeasureArgs, PushArgs, RecordArgs,
-    ReportArgs, RulesArgs, TimelineArgs, TopArgs,
+    CollapseArgs, DiffArgs, ExecutablesArgs, ExportArgs, FlamegraphArgs, MeasureArgs, PushArgs,
+    RecordArgs, ReportArgs, RulesArgs, TimelineArgs, TopArgs,
 };
 
 /// Profile iree-compile: read perf.data, unwind, symbolize, and tell which
@@ -77,6 +77,9 @@ enum Command {
     Export(ExportArgs),
     /// Send the profile to a Grafana Pyroscope server (HTTP ingest API).
     Push(PushArgs),
+    /// Compile each executable (dispatch) of a compile alone under perf, with
+    /// a timeout, and rank them by compile time.
+    Executables(ExecutablesArgs),
     /// Print the effective category rule table.
     Rules(RulesArgs),
     /// Show (`info`) or empty (`clear`) the caches of symbols and recordings.

@@ -11,6 +11,7 @@ pub(crate) mod cache;
 pub(crate) mod collapse;
 pub(crate) mod diff;
 mod draw;
+pub(crate) mod executables;
 pub(crate) mod export;
 pub(crate) mod flamegraph;
 pub(crate) mod measure;
@@ -70,6 +71,7 @@ pub(crate) enum Action {
     Push(push::PushOptions),
     Measure(measure::MeasureOptions),
     Cache(cache::CacheAction),
+    Executables(executables::ExecutablesOptions),
 }
 
 /// Formats of `report` and `diff`.

@@ -27,6 +27,9 @@ pub(crate) struct Measured {
     pub exit: CommandExit,
     /// The largest peak resident set of the command and its descendants.
     pub peak_rss_bytes: u64,
+    /// The command's wall time, from its start to its end.
+    #[serde(default)]
+    pub wall_seconds: Option<f64>,
     /// What the command wrote to stderr, in short.
     pub stderr: StderrExcerpt,
     /// The resident set of the command's process tree over time; `None`
@@ -61,6 +64,7 @@ pub(crate) fn measure(command: &[OsString], into: &Path) -> std::io::Result<i32>
     // Ctrl-C (and perf's SIGTERM after it) must end the command, not this
     // wrapper, which reports how the command ended.
     let _ = ctrlc::set_handler(|| {});
+    let started = std::time::Instant::now();
     let mut child = Command::new(program)
         .args(args)
         .stderr(Stdio::piped())
@@ -77,6 +81,7 @@ pub(crate) fn measure(command: &[OsString], into: &Path) -> std::io::Result<i32>
     let measured = Measured {
         exit: CommandExit::from_status(status),
         peak_rss_bytes: children_peak_rss(),
+        wall_seconds: Some(started.elapsed().as_secs_f64()),
         stderr,
         memory: sampler.map(rss_sampler::Sampler::finish),
     };

@@ -16,11 +16,12 @@ mod rss_sampler;
 mod run_json;
 
 use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::Arc;
+use std::process::{Command, ExitStatus};
+use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde::Serialize;
 
@@ -88,7 +89,19 @@ pub(crate) struct Recorded {
     pub dir: PathBuf,
     pub perf_data: PathBuf,
     pub run: RunManifest,
+    /// The command's own wall time, measured by the wrapper (perf's start
+    /// and its writing of the recording left out); `None` when the wrapper
+    /// did not finish.
+    pub command_wall_seconds: Option<f64>,
+    /// True when [`record_with_timeout`] stopped the command at its timeout.
+    pub timed_out: bool,
 }
+
+/// How long perf may take to stop after the SIGINT of a timeout before it
+/// and the command are killed (and the recording is lost).
+const STOP_GRACE: Duration = Duration::from_secs(10);
+/// How often a recording with a timeout is looked at.
+const POLL_INTERVAL: Duration = Duration::from_millis(20);
 
 impl Recorded {
     /// Rewrites `run.json`.
@@ -125,6 +138,16 @@ pub(crate) fn prepare_series(options: &RecordOptions) -> Result<(), RecordError>
 
 /// Records `options.command` under perf into `options.output_dir`.
 pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
+    record_with_timeout(options, None)
+}
+
+/// [`record`], with the command stopped after `timeout` as Ctrl-C stops it:
+/// perf runs in a process group of its own, which gets SIGINT (perf writes
+/// what it recorded, the command ends); after [`STOP_GRACE`] more, SIGKILL.
+pub(crate) fn record_with_timeout(
+    options: &RecordOptions,
+    timeout: Option<Duration>,
+) -> Result<Recorded, RecordError> {
     let perf_version = preflight(options)?;
     let dir = &options.output_dir;
     // The probes first: when they cannot be added, no run directory is made.
@@ -218,21 +241,35 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
 
     let interrupted = interrupt_flag();
     let started = Instant::now();
-    let status = Command::new("perf")
-        .args(&perf_args)
-        .status()
-        .map_err(|error| RecordError::PerfMissing {
-            detail: error.to_string(),
-        })?;
+    let missing = |error: std::io::Error| RecordError::PerfMissing {
+        detail: error.to_string(),
+    };
+    let (status, timed_out) = match timeout {
+        None => (
+            Command::new("perf")
+                .args(&perf_args)
+                .status()
+                .map_err(missing)?,
+            false,
+        ),
+        Some(timeout) => run_until(
+            Command::new("perf").args(&perf_args).process_group(0),
+            started + timeout,
+        )
+        .map_err(missing)?,
+    };
     let wall = started.elapsed().as_secs_f64();
     drop(alloc_probes);
     run.wall_seconds = Some(wall);
     run.interrupted = interrupted.load(Ordering::SeqCst);
+    let mut command_wall_seconds = None;
     match read_measured(&measure_file) {
         Some(measured) => {
             run.exit = Some(measured.exit);
             run.peak_rss_bytes = Some(measured.peak_rss_bytes);
-            run.interrupted |= measured.exit.signal == Some(libc::SIGINT);
+            command_wall_seconds = measured.wall_seconds;
+            // The SIGINT of a timeout is not the user's Ctrl-C.
+            run.interrupted |= !timed_out && measured.exit.signal == Some(libc::SIGINT);
             run.stderr = measured.stderr;
             if let Some(series) = measured.memory {
                 write_memory_json(dir, &series)?;
@@ -248,6 +285,12 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
     if run.interrupted {
         run.notes.push(format!(
             "stopped by Ctrl-C after {wall:.1} s: the profile covers the compile up to then"
+        ));
+    }
+    if let Some(timeout) = timeout.filter(|_| timed_out) {
+        run.notes.push(format!(
+            "stopped at the timeout of {} s: the profile covers the compile up to then",
+            timeout.as_secs_f64()
         ));
     }
     run.perf = Some(PerfRun {
@@ -276,7 +319,42 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
         dir: dir.clone(),
         perf_data,
         run,
+        command_wall_seconds,
+        timed_out,
     })
+}
+
+/// Runs `perf` (in a process group of its own) until it ends or `deadline`
+/// passes, then stops it with SIGINT to its group, and SIGKILL after
+/// [`STOP_GRACE`]. Ctrl-C, which does not reach another process group, is
+/// passed on. Returns how perf ended and whether the deadline stopped it.
+fn run_until(perf: &mut Command, deadline: Instant) -> std::io::Result<(ExitStatus, bool)> {
+    let mut child = perf.spawn()?;
+    let group = i32::try_from(child.id()).map_err(std::io::Error::other)?;
+    let interrupted = interrupt_flag();
+    let mut stop_sent: Option<Instant> = None;
+    let mut timed_out = false;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok((status, timed_out));
+        }
+        let now = Instant::now();
+        match stop_sent {
+            None if now >= deadline || interrupted.load(Ordering::SeqCst) => {
+                timed_out = now >= deadline;
+                // SAFETY: `kill` only sends a signal to the group perf leads.
+                unsafe { libc::kill(-group, libc::SIGINT) };
+                stop_sent = Some(now);
+            }
+            Some(sent) if now.duration_since(sent) >= STOP_GRACE => {
+                // SAFETY: as above.
+                unsafe { libc::kill(-group, libc::SIGKILL) };
+                return Ok((child.wait()?, timed_out));
+            }
+            _ => {}
+        }
+        std::thread::sleep(POLL_INTERVAL);
+    }
 }
 
 /// Writes the RSS series to `memory.json` in `dir`.
@@ -292,13 +370,16 @@ fn write_memory_json(dir: &Path, series: &RssSeries) -> Result<(), RecordError> 
     })
 }
 
-/// Installs the Ctrl-C handler once: Ctrl-C reaches perf and the command
-/// (they share the terminal's process group); compile-perf outlives it to
-/// report what was recorded.
-fn interrupt_flag() -> Arc<AtomicBool> {
-    let flag = Arc::new(AtomicBool::new(false));
-    let setter = Arc::clone(&flag);
-    // An error means a handler is already installed; the run goes on.
-    let _ = ctrlc::set_handler(move || setter.store(true, Ordering::SeqCst));
-    flag
+/// Installs the Ctrl-C handler once and returns the flag it sets: Ctrl-C
+/// reaches perf and the command (they share the terminal's process group);
+/// compile-perf outlives it to report what was recorded. The flag stays set:
+/// a series of recordings stops at the first Ctrl-C.
+pub(crate) fn interrupt_flag() -> &'static AtomicBool {
+    static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+    static HANDLER: Once = Once::new();
+    HANDLER.call_once(|| {
+        // An error means another handler is installed; the run goes on.
+        let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    });
+    &INTERRUPTED
 }

@@ -5,6 +5,7 @@
 pub(crate) mod breakdown;
 pub(crate) mod collapse;
 pub(crate) mod diff;
+pub(crate) mod executables;
 pub(crate) mod memory;
 pub(crate) mod repeat;
 pub(crate) mod rules;

@@ -1,0 +1,333 @@
+//! The ranking of `compile-perf executables`: `executables.json` (the
+//! executables slowest first, the full compile they came from, their totals
+//! and the outliers) and the table printed from it.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::round2;
+use super::table::{Cell, Column, Table, TextFormat, write_table};
+
+/// An executable is an outlier when its compile took more than this many
+/// times the median.
+pub(crate) const OUTLIER_FACTOR: f64 = 5.0;
+/// Categories and passes listed per executable in the table.
+const TABLE_TOP: usize = 2;
+
+/// `executables.json`.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct ExecutablesJson {
+    /// Slowest first.
+    pub executables: Vec<ExecutableEntry>,
+    /// The compile the executables were dumped from.
+    pub full_compile: FullCompile,
+    /// The executables together.
+    pub totals: Totals,
+    pub outliers: Vec<Outlier>,
+    /// Seconds each executable's compile was allowed.
+    pub timeout_seconds: f64,
+    /// Executables compiled at a time.
+    pub jobs: usize,
+    /// Samples per second of every recording.
+    pub frequency_hz: u32,
+}
+
+/// One executable compiled alone.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct ExecutableEntry {
+    /// The `hal.executable`'s symbol.
+    pub name: String,
+    /// Its compile's wall time (the wrapper's measure; the timeout when it
+    /// timed out).
+    pub wall_seconds: f64,
+    /// CPU samples of the native compiler process.
+    pub samples: u64,
+    /// Peak RSS of the compile (the launcher and the compiler).
+    pub peak_rss_bytes: Option<u64>,
+    /// How the compile ended; `null` when that was not measured.
+    pub exit: Option<Exit>,
+    pub timed_out: bool,
+    pub top_categories: Vec<CategoryShare>,
+    pub top_passes: Vec<PassShare>,
+    /// The symbols of its `hal.executable.export` ops.
+    pub entry_points: Vec<String>,
+    /// Samples in `TranslateAllExecutablesPass` (codegen).
+    pub translate_samples: u64,
+    /// Samples in `SerializeAllExecutablesPass` (LLVM to objects, linking).
+    pub serialize_samples: u64,
+    /// The dumped source, relative to the run directory.
+    pub source: String,
+    /// Its run directory (perf.data, run.json, flamegraph.svg), relative to
+    /// the run directory.
+    pub run_dir: String,
+    /// Its flamegraph, relative to the run directory; `null` when nothing
+    /// was drawn.
+    pub flamegraph: Option<String>,
+    /// What went wrong reading or recording it.
+    pub notes: Vec<String>,
+}
+
+/// How a compile ended: its exit code, or the signal that ended it.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub(crate) struct Exit {
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+}
+
+/// A category's share of an executable's samples, self.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct CategoryShare {
+    pub id: String,
+    pub self_percent: f64,
+}
+
+/// A pass's share of an executable's samples, inclusive.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct PassShare {
+    pub name: String,
+    pub inclusive_percent: f64,
+}
+
+/// The full compile, recorded with the dump.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct FullCompile {
+    pub wall_seconds: Option<f64>,
+    pub exit: Option<Exit>,
+    /// CPU samples of the native compiler process.
+    pub samples: u64,
+    /// Samples in `TranslateAllExecutablesPass` (codegen).
+    pub translate_samples: u64,
+    /// Samples in `SerializeAllExecutablesPass` (LLVM to objects, linking).
+    pub serialize_samples: u64,
+    pub run_dir: String,
+}
+
+/// The executables together.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Totals {
+    pub count: usize,
+    pub wall_seconds: f64,
+    pub median_wall_seconds: f64,
+    pub samples: u64,
+    pub translate_samples: u64,
+    pub serialize_samples: u64,
+    /// Their codegen and serialization samples against the full compile's,
+    /// in percent; `null` when the full compile has none.
+    pub codegen_percent_of_full: Option<f64>,
+}
+
+/// An executable that stands out.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Outlier {
+    pub name: String,
+    pub reason: String,
+}
+
+/// The median of `values` (the mean of the middle two for an even count).
+pub(crate) fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
+        0 => 0.0,
+        len if len % 2 == 1 => sorted[len / 2],
+        len => (sorted[len / 2 - 1] + sorted[len / 2]) / 2.0,
+    }
+}
+
+/// The executables that timed out, failed, or took more than
+/// [`OUTLIER_FACTOR`] times the median; `executables` slowest first.
+pub(crate) fn outliers(executables: &[ExecutableEntry], median_wall: f64) -> Vec<Outlier> {
+    executables
+        .iter()
+        .filter_map(|executable| {
+            let exit_code = executable
+                .exit
+                .map(|exit| exit.code.unwrap_or(128 + exit.signal.unwrap_or(0)));
+            let reason = if executable.timed_out {
+                format!("timed out after {:.1} s", executable.wall_seconds)
+            } else if exit_code.is_some_and(|code| code != 0) {
+                format!("failed (exit {})", exit_code.unwrap_or_default())
+            } else if median_wall > 0.0 && executable.wall_seconds > OUTLIER_FACTOR * median_wall {
+                format!(
+                    "{:.1}× the median wall time ({:.2} s)",
+                    executable.wall_seconds / median_wall,
+                    median_wall
+                )
+            } else {
+                return None;
+            };
+            Some(Outlier {
+                name: executable.name.clone(),
+                reason,
+            })
+        })
+        .collect()
+}
+
+/// Writes the ranking as a table, then the totals and the outliers.
+pub(crate) fn write_text(ranking: &ExecutablesJson, out: &mut dyn Write) -> std::io::Result<()> {
+    let table = Table {
+        columns: vec![
+            Column::left("executable"),
+            Column::right("wall s"),
+            Column::right("samples"),
+            Column::right("peak MiB"),
+            Column::left("exit"),
+            Column::left("top categories (self)"),
+            Column::left("top passes (incl)"),
+            Column::left("entry point"),
+        ],
+        rows: ranking.executables.iter().map(row).collect(),
+    };
+    write_table(&table, TextFormat::Table, false, out)?;
+    let totals = &ranking.totals;
+    let full = &ranking.full_compile;
+    let seconds = |samples: u64| samples as f64 / f64::from(ranking.frequency_hz.max(1));
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{} executables compiled alone ({} at a time): {:.1} s of wall time together, median {:.2} s; {} samples",
+        totals.count, ranking.jobs, totals.wall_seconds, totals.median_wall_seconds, totals.samples
+    )?;
+    writeln!(
+        out,
+        "full compile: {} wall, {} samples; codegen (TranslateAllExecutablesPass) {} samples ({:.1} s CPU), serialization (SerializeAllExecutablesPass) {} ({:.1} s CPU)",
+        full.wall_seconds
+            .map_or_else(|| "unmeasured".to_owned(), |wall| format!("{wall:.1} s")),
+        full.samples,
+        full.translate_samples,
+        seconds(full.translate_samples),
+        full.serialize_samples,
+        seconds(full.serialize_samples)
+    )?;
+    match totals.codegen_percent_of_full {
+        Some(percent) => writeln!(
+            out,
+            "the executables alone: codegen {} samples, serialization {}: {percent:.0}% of the full compile's codegen and serialization",
+            totals.translate_samples, totals.serialize_samples
+        )?,
+        None => writeln!(
+            out,
+            "the full compile has no samples in codegen or serialization to compare with"
+        )?,
+    }
+    if ranking.outliers.is_empty() {
+        writeln!(
+            out,
+            "outliers: none (none timed out or failed, none above {OUTLIER_FACTOR}× the median)"
+        )?;
+    }
+    for outlier in &ranking.outliers {
+        writeln!(out, "outlier: {}: {}", outlier.name, outlier.reason)?;
+    }
+    Ok(())
+}
+
+/// One executable's row.
+fn row(executable: &ExecutableEntry) -> Vec<Cell> {
+    let exit = match executable.exit {
+        _ if executable.timed_out => "timeout".to_owned(),
+        Some(Exit {
+            code: Some(code), ..
+        }) => code.to_string(),
+        Some(Exit {
+            signal: Some(signal),
+            ..
+        }) => format!("signal {signal}"),
+        _ => "?".to_owned(),
+    };
+    let categories = executable
+        .top_categories
+        .iter()
+        .take(TABLE_TOP)
+        .map(|share| format!("{} {:.0}%", share.id, share.self_percent))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let passes = executable
+        .top_passes
+        .iter()
+        .take(TABLE_TOP)
+        .map(|share| format!("{} {:.0}%", share.name, share.inclusive_percent))
+        .collect::<Vec<_>>()
+        .join(", ");
+    vec![
+        executable.name.clone().into(),
+        format!("{:.2}", executable.wall_seconds).into(),
+        executable.samples.to_string().into(),
+        executable
+            .peak_rss_bytes
+            .map_or_else(String::new, |bytes| {
+                format!("{:.0}", bytes as f64 / 1048576.0)
+            })
+            .into(),
+        exit.into(),
+        categories.into(),
+        passes.into(),
+        executable.entry_points.join(", ").into(),
+    ]
+}
+
+/// `part` of `whole` in percent, two decimals; 0 for an empty whole.
+pub(crate) fn share(part: u64, whole: u64) -> f64 {
+    round2(crate::attribute::percent(part, whole))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str, wall_seconds: f64, exit: Option<i32>, timed_out: bool) -> ExecutableEntry {
+        ExecutableEntry {
+            name: name.to_owned(),
+            wall_seconds,
+            samples: 0,
+            peak_rss_bytes: None,
+            exit: exit.map(|code| Exit {
+                code: Some(code),
+                signal: None,
+            }),
+            timed_out,
+            top_categories: Vec::new(),
+            top_passes: Vec::new(),
+            entry_points: Vec::new(),
+            translate_samples: 0,
+            serialize_samples: 0,
+            source: String::new(),
+            run_dir: String::new(),
+            flamegraph: None,
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median(&[5.0, 1.0, 3.0]), 3.0);
+        assert_eq!(median(&[]), 0.0);
+    }
+
+    #[test]
+    fn outliers_are_the_slow_the_failed_and_the_timed_out() {
+        let executables = [
+            entry("slow", 5.1, Some(0), false),
+            entry("stopped", 4.0, None, true),
+            entry("broken", 0.5, Some(1), false),
+            entry("just_under", 5.0, Some(0), false),
+            entry("usual", 1.0, Some(0), false),
+        ];
+        let found = outliers(&executables, 1.0);
+        let found: Vec<(&str, &str)> = found
+            .iter()
+            .map(|outlier| (outlier.name.as_str(), outlier.reason.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("slow", "5.1× the median wall time (1.00 s)"),
+                ("stopped", "timed out after 4.0 s"),
+                ("broken", "failed (exit 1)"),
+            ]
+        );
+    }
+}
