@@ -144,6 +144,9 @@ pub(super) struct MeasureArgs {
     /// Where to write the result (JSON).
     #[arg(long, value_name = "FILE")]
     pub into: PathBuf,
+    /// Stop the command after SECS seconds (SIGTERM, then SIGKILL).
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    pub timeout: Option<f64>,
     /// The command to run, after `--`.
     #[arg(last = true, required = true)]
     pub command: Vec<OsString>,

@@ -128,6 +128,7 @@ impl Cli {
                 Action::Measure(MeasureOptions {
                     command: args.command,
                     into: args.into,
+                    timeout: args.timeout.map(std::time::Duration::from_secs_f64),
                 }),
                 None,
                 None,

@@ -76,8 +76,10 @@ pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, E
         call_graph: CallGraph::Dwarf,
         stack_size: defaults::STACK_SIZE_BYTES,
         event: None,
-        // perf's own lines, twice per executable, would bury the progress.
-        perf_args: vec!["-q".to_owned()],
+        // perf's own lines, twice per executable, would bury the progress;
+        // its BPF events take a second per recording here and name nothing
+        // of iree-compile.
+        perf_args: vec!["-q".to_owned(), "--no-bpf-event".to_owned()],
         memory: false,
         alloc_min_bytes: None,
         repeat: None,

@@ -8,9 +8,12 @@
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +33,9 @@ pub(crate) struct Measured {
     /// The command's wall time, from its start to its end.
     #[serde(default)]
     pub wall_seconds: Option<f64>,
+    /// True when the command was stopped at its timeout.
+    #[serde(default)]
+    pub timed_out: bool,
     /// What the command wrote to stderr, in short.
     pub stderr: StderrExcerpt,
     /// The resident set of the command's process tree over time; `None`
@@ -55,20 +61,45 @@ const STDERR_TAIL_LINES: usize = 12;
 /// Longer stderr lines are cut to this many bytes in the kept tail.
 const STDERR_LINE_BYTES: usize = 400;
 
+/// How long a command stopped at its timeout has after SIGTERM before SIGKILL.
+const TERM_GRACE: Duration = Duration::from_secs(5);
+/// How often the watcher of a timeout looks at the clock and at Ctrl-C.
+const WATCH_INTERVAL: Duration = Duration::from_millis(10);
+
 /// `compile-perf measure`: runs `command`, samples its RSS, waits, and
-/// writes its exit status, peak RSS and RSS series to `into`. Returns the shell exit code of the command.
-pub(crate) fn measure(command: &[OsString], into: &Path) -> std::io::Result<i32> {
+/// writes its exit status, peak RSS and RSS series to `into`. Returns the
+/// shell exit code of the command. With a `timeout`, the command runs in a
+/// process group of its own, which gets SIGTERM when the timeout passes
+/// (SIGKILL [`TERM_GRACE`] later), and the Ctrl-C this wrapper gets.
+pub(crate) fn measure(
+    command: &[OsString],
+    into: &Path,
+    timeout: Option<Duration>,
+) -> std::io::Result<i32> {
     let (program, args) = command
         .split_first()
         .ok_or_else(|| std::io::Error::other("no command to run"))?;
     // Ctrl-C (and perf's SIGTERM after it) must end the command, not this
     // wrapper, which reports how the command ended.
-    let _ = ctrlc::set_handler(|| {});
-    let started = std::time::Instant::now();
-    let mut child = Command::new(program)
-        .args(args)
-        .stderr(Stdio::piped())
-        .spawn()?;
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let setter = Arc::clone(&interrupted);
+    let _ = ctrlc::set_handler(move || setter.store(true, Ordering::SeqCst));
+    let started = Instant::now();
+    let mut spawn = Command::new(program);
+    spawn.args(args).stderr(Stdio::piped());
+    if timeout.is_some() {
+        spawn.process_group(0);
+    }
+    let mut child = spawn.spawn()?;
+    let finished = Arc::new(AtomicBool::new(false));
+    let watcher = timeout.and_then(|timeout| {
+        let group = i32::try_from(child.id()).ok()?;
+        let finished = Arc::clone(&finished);
+        let interrupted = Arc::clone(&interrupted);
+        Some(std::thread::spawn(move || {
+            watch(group, started + timeout, &finished, &interrupted)
+        }))
+    });
     let sampler = i32::try_from(child.id()).ok().and_then(|pid| {
         rss_sampler::start(pid, Duration::from_millis(crate::defaults::RSS_INTERVAL_MS)).ok()
     });
@@ -78,16 +109,52 @@ pub(crate) fn measure(command: &[OsString], into: &Path) -> std::io::Result<i32>
         .map(|stderr| pass_through(stderr, &mut std::io::stderr()))
         .unwrap_or_default();
     let status = child.wait()?;
+    let wall_seconds = started.elapsed().as_secs_f64();
+    finished.store(true, Ordering::SeqCst);
+    let timed_out = watcher.is_some_and(|watcher| watcher.join().unwrap_or(false));
     let measured = Measured {
         exit: CommandExit::from_status(status),
         peak_rss_bytes: children_peak_rss(),
-        wall_seconds: Some(started.elapsed().as_secs_f64()),
+        wall_seconds: Some(wall_seconds),
+        timed_out,
         stderr,
         memory: sampler.map(rss_sampler::Sampler::finish),
     };
     let text = serde_json::to_vec(&measured)?;
     crate::output::write_file(into, |out| out.write_all(&text))?;
     Ok(measured.exit.shell_code())
+}
+
+/// Watches the command's process `group` until it has `finished`: passes
+/// Ctrl-C on as SIGINT, and at `deadline` sends SIGTERM, then SIGKILL after
+/// [`TERM_GRACE`]. Returns true when the deadline stopped it.
+fn watch(group: i32, deadline: Instant, finished: &AtomicBool, interrupted: &AtomicBool) -> bool {
+    let signal = |signal| {
+        // SAFETY: `kill` only sends a signal to the command's process group.
+        unsafe { libc::kill(-group, signal) };
+    };
+    let mut passed_on = false;
+    let mut terminated: Option<Instant> = None;
+    while !finished.load(Ordering::SeqCst) {
+        let now = Instant::now();
+        if interrupted.load(Ordering::SeqCst) && !passed_on {
+            signal(libc::SIGINT);
+            passed_on = true;
+        }
+        match terminated {
+            None if now >= deadline => {
+                signal(libc::SIGTERM);
+                terminated = Some(now);
+            }
+            Some(sent) if now.duration_since(sent) >= TERM_GRACE => {
+                signal(libc::SIGKILL);
+                terminated = Some(now);
+            }
+            _ => {}
+        }
+        std::thread::sleep(WATCH_INTERVAL);
+    }
+    terminated.is_some()
 }
 
 /// Copies `from` to `to` line by line as it comes, and keeps the first and

@@ -16,9 +16,8 @@ mod rss_sampler;
 mod run_json;
 
 use std::ffi::OsString;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus};
+use std::process::Command;
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
@@ -97,12 +96,6 @@ pub(crate) struct Recorded {
     pub timed_out: bool,
 }
 
-/// How long perf may take to stop after the SIGINT of a timeout before it
-/// and the command are killed (and the recording is lost).
-const STOP_GRACE: Duration = Duration::from_secs(10);
-/// How often a recording with a timeout is looked at.
-const POLL_INTERVAL: Duration = Duration::from_millis(20);
-
 impl Recorded {
     /// Rewrites `run.json`.
     pub(crate) fn save(&self) -> Result<(), RecordError> {
@@ -141,9 +134,9 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
     record_with_timeout(options, None)
 }
 
-/// [`record`], with the command stopped after `timeout` as Ctrl-C stops it:
-/// perf runs in a process group of its own, which gets SIGINT (perf writes
-/// what it recorded, the command ends); after [`STOP_GRACE`] more, SIGKILL.
+/// [`record`], with the command stopped after `timeout` of its own wall
+/// time: the `measure` wrapper ends it (SIGTERM, then SIGKILL) and perf
+/// keeps what it recorded until then.
 pub(crate) fn record_with_timeout(
     options: &RecordOptions,
     timeout: Option<Duration>,
@@ -235,41 +228,34 @@ pub(crate) fn record_with_timeout(
         "measure".into(),
         "--into".into(),
         measure_file.clone().into(),
-        "--".into(),
     ]);
+    if let Some(timeout) = timeout {
+        perf_args.extend(["--timeout".into(), timeout.as_secs_f64().to_string().into()]);
+    }
+    perf_args.push("--".into());
     perf_args.extend(options.command.iter().cloned());
 
     let interrupted = interrupt_flag();
     let started = Instant::now();
-    let missing = |error: std::io::Error| RecordError::PerfMissing {
-        detail: error.to_string(),
-    };
-    let (status, timed_out) = match timeout {
-        None => (
-            Command::new("perf")
-                .args(&perf_args)
-                .status()
-                .map_err(missing)?,
-            false,
-        ),
-        Some(timeout) => run_until(
-            Command::new("perf").args(&perf_args).process_group(0),
-            started + timeout,
-        )
-        .map_err(missing)?,
-    };
+    let status = Command::new("perf")
+        .args(&perf_args)
+        .status()
+        .map_err(|error| RecordError::PerfMissing {
+            detail: error.to_string(),
+        })?;
     let wall = started.elapsed().as_secs_f64();
     drop(alloc_probes);
     run.wall_seconds = Some(wall);
     run.interrupted = interrupted.load(Ordering::SeqCst);
     let mut command_wall_seconds = None;
+    let mut timed_out = false;
     match read_measured(&measure_file) {
         Some(measured) => {
             run.exit = Some(measured.exit);
             run.peak_rss_bytes = Some(measured.peak_rss_bytes);
             command_wall_seconds = measured.wall_seconds;
-            // The SIGINT of a timeout is not the user's Ctrl-C.
-            run.interrupted |= !timed_out && measured.exit.signal == Some(libc::SIGINT);
+            timed_out = measured.timed_out;
+            run.interrupted |= measured.exit.signal == Some(libc::SIGINT);
             run.stderr = measured.stderr;
             if let Some(series) = measured.memory {
                 write_memory_json(dir, &series)?;
@@ -322,39 +308,6 @@ pub(crate) fn record_with_timeout(
         command_wall_seconds,
         timed_out,
     })
-}
-
-/// Runs `perf` (in a process group of its own) until it ends or `deadline`
-/// passes, then stops it with SIGINT to its group, and SIGKILL after
-/// [`STOP_GRACE`]. Ctrl-C, which does not reach another process group, is
-/// passed on. Returns how perf ended and whether the deadline stopped it.
-fn run_until(perf: &mut Command, deadline: Instant) -> std::io::Result<(ExitStatus, bool)> {
-    let mut child = perf.spawn()?;
-    let group = i32::try_from(child.id()).map_err(std::io::Error::other)?;
-    let interrupted = interrupt_flag();
-    let mut stop_sent: Option<Instant> = None;
-    let mut timed_out = false;
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok((status, timed_out));
-        }
-        let now = Instant::now();
-        match stop_sent {
-            None if now >= deadline || interrupted.load(Ordering::SeqCst) => {
-                timed_out = now >= deadline;
-                // SAFETY: `kill` only sends a signal to the group perf leads.
-                unsafe { libc::kill(-group, libc::SIGINT) };
-                stop_sent = Some(now);
-            }
-            Some(sent) if now.duration_since(sent) >= STOP_GRACE => {
-                // SAFETY: as above.
-                unsafe { libc::kill(-group, libc::SIGKILL) };
-                return Ok((child.wait()?, timed_out));
-            }
-            _ => {}
-        }
-        std::thread::sleep(POLL_INTERVAL);
-    }
 }
 
 /// Writes the RSS series to `memory.json` in `dir`.
