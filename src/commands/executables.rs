@@ -218,7 +218,6 @@ fn ranking(
     let median_wall = median(&walls);
     let sum = |of: fn(&ExecutableEntry) -> u64| executables.iter().map(of).sum::<u64>();
     let (translate, serialize) = (sum(|e| e.translate_samples), sum(|e| e.serialize_samples));
-    let full_codegen = full_compile.translate_samples + full_compile.serialize_samples;
     let totals = Totals {
         count: executables.len(),
         wall_seconds: walls.iter().sum(),
@@ -226,8 +225,10 @@ fn ranking(
         samples: sum(|e| e.samples),
         translate_samples: translate,
         serialize_samples: serialize,
-        codegen_percent_of_full: (full_codegen > 0)
-            .then(|| share(translate + serialize, full_codegen)),
+        translate_percent_of_full: (full_compile.translate_samples > 0)
+            .then(|| share(translate, full_compile.translate_samples)),
+        serialize_percent_of_full: (full_compile.serialize_samples > 0)
+            .then(|| share(serialize, full_compile.serialize_samples)),
     };
     ExecutablesJson {
         outliers: outliers(&executables, median_wall),

@@ -112,9 +112,12 @@ pub(crate) struct Totals {
     pub samples: u64,
     pub translate_samples: u64,
     pub serialize_samples: u64,
-    /// Their codegen and serialization samples against the full compile's,
-    /// in percent; `null` when the full compile has none.
-    pub codegen_percent_of_full: Option<f64>,
+    /// Their codegen samples against the full compile's, in percent; `null`
+    /// when the full compile has none.
+    pub translate_percent_of_full: Option<f64>,
+    /// Their serialization samples against the full compile's, in percent;
+    /// `null` when the full compile has none.
+    pub serialize_percent_of_full: Option<f64>,
 }
 
 /// An executable that stands out.
@@ -201,17 +204,20 @@ pub(crate) fn write_text(ranking: &ExecutablesJson, out: &mut dyn Write) -> std:
         full.serialize_samples,
         seconds(full.serialize_samples)
     )?;
-    match totals.codegen_percent_of_full {
-        Some(percent) => writeln!(
-            out,
-            "the executables alone: codegen {} samples, serialization {}: {percent:.0}% of the full compile's codegen and serialization",
-            totals.translate_samples, totals.serialize_samples
-        )?,
-        None => writeln!(
-            out,
-            "the full compile has no samples in codegen or serialization to compare with"
-        )?,
-    }
+    let of_full = |percent: Option<f64>| {
+        percent.map_or_else(
+            || "the full compile has none".to_owned(),
+            |percent| format!("{percent:.0}% of the full compile's"),
+        )
+    };
+    writeln!(
+        out,
+        "the executables alone: codegen {} samples ({}), serialization {} ({}; the full compile serializes the executables linked into one)",
+        totals.translate_samples,
+        of_full(totals.translate_percent_of_full),
+        totals.serialize_samples,
+        of_full(totals.serialize_percent_of_full)
+    )?;
     if ranking.outliers.is_empty() {
         writeln!(
             out,
