@@ -12,6 +12,9 @@
 #   f32-literals.html           that run's report.html: the self-contained HTML report
 #   const-eval-timeline.svg     `compile-perf timeline --compiler` of the const-eval run:
 #               categories over time with the compiler's RSS (memory.json) and its peak
+#   executables-slowest.svg, executables.md
+#               `compile-perf executables` of many-dispatches --scale small: the
+#               slowest executable's flamegraph (compiled alone) and the ranking
 #   diff-hex-constants.svg, diff-hex-constants-base.svg, diff-hex-constants.md
 #               `compile-perf diff` of hex-constants as text against bytecode, three
 #               runs each (`record --repeat 3`): the stacks of both sides coloured by
@@ -167,6 +170,36 @@ with open(out, "w") as f:
 EOF
 ((keep)) || rm -f "$tmp"/text/run-*/perf.data "$tmp"/bytecode/run-*/perf.data
 
+# Executables: many-dispatches --scale small dumped and compiled executable
+# by executable (`compile-perf executables`): the slowest one's flamegraph,
+# and the ranking.
+log "executables: many-dispatches --scale small, each executable alone"
+python3 scripts/workloads.py many-dispatches --scale small --out "$tmp/dispatches.mlir"
+code=0
+(cd "$tmp" && "$bin" executables -o executables -- iree-compile --iree-hal-target-device=local \
+  --iree-hal-local-target-device-backends=llvm-cpu --iree-llvmcpu-target-cpu=generic \
+  dispatches.mlir -o dispatches.vmfb > executables.table) || code=$?
+[[ $code = 0 ]] || die "compile-perf executables exited with $code"
+python3 - "$tmp/executables" "$out" <<'EOF'
+import json, shutil, sys
+run, out = sys.argv[1:]
+ranking = json.load(open(f"{run}/executables.json"))
+slowest = ranking["executables"][0]
+shutil.copy(f"{run}/{slowest['flamegraph']}", f"{out}/executables-slowest.svg")
+totals = ranking["totals"]
+with open(f"{out}/executables.md", "w") as f:
+    f.write("# executables: many-dispatches, one executable at a time\n\n")
+    f.write(f"![{slowest['name']} compiled alone](executables-slowest.svg)\n\n")
+    f.write("`python3 scripts/workloads.py many-dispatches --scale small`, then `compile-perf executables "
+            "-- iree-compile … dispatches.mlir -o dispatches.vmfb`: the full compile dumps its "
+            f"{totals['count']} executables, and each is compiled alone with `--compile-mode=hal-executable` "
+            f"under perf. The picture is the slowest one's flamegraph (`{slowest['name']}`, "
+            f"{slowest['wall_seconds']:.2f} s, entry point `{', '.join(slowest['entry_points'])}`), the "
+            "native compiler process only; below, the ranking as the command prints it.\n\n")
+    f.write("```\n" + open(f"{run}/executables.txt").read() + "```\n")
+EOF
+((keep)) || rm -f "$tmp"/executables/full/perf.data "$tmp"/executables/executables/*/perf.data
+
 # The index, with figures taken from the reports just made.
 log "writing flamegraphs/README.md"
 python3 - "$tmp" "$out/README.md" <<'EOF'
@@ -312,6 +345,24 @@ if os.path.exists(diff_table):
         "[diff-hex-constants.svg](diff-hex-constants.svg).",
         "",
         "[![text's stacks coloured by the change to bytecode](diff-hex-constants-base.svg)](diff-hex-constants-base.svg)",
+    ]
+
+ranking = os.path.join(tmp, "executables", "executables.json")
+if os.path.exists(ranking):
+    ranking = json.load(open(ranking))
+    slowest, totals = ranking["executables"][0], ranking["totals"]
+    lines += [
+        "",
+        "## Which executable: one at a time",
+        "",
+        f"`compile-perf executables` on `many-dispatches --scale small`: its {totals['count']} executables "
+        f"compiled one by one took {totals['wall_seconds']:.1f} s together (median "
+        f"{totals['median_wall_seconds']:.2f} s); the slowest, `{slowest['name']}` "
+        f"({slowest['wall_seconds']:.2f} s), compiled alone, is below: serialization "
+        "(`SerializeAllExecutablesPass`: LLVM's optimizer and code generator) is most of it. "
+        "The ranking is in [executables.md](executables.md).",
+        "",
+        "[![the slowest executable compiled alone](executables-slowest.svg)](executables-slowest.svg)",
     ]
 
 lines += [
