@@ -18,8 +18,8 @@ use crate::cache::Cache;
 use crate::defaults;
 use crate::error::{EXIT_EXECUTABLES_FAILED, Error};
 use crate::executables::{
-    EXECUTABLES_DIR, ExecutableRun, ExecutablesManifest, FULL_COMPILE_DIR, SOURCES_DIR,
-    dumped_sources, full_compile_command, record_executables,
+    EXECUTABLES_DIR, ExecutableRun, ExecutableSource, ExecutablesManifest, FULL_COMPILE_DIR,
+    SOURCES_DIR, dumped_sources, full_compile_command, record_executables,
 };
 use crate::output::{Output, write_output};
 use crate::perfdata::Input;
@@ -100,51 +100,9 @@ pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, E
     };
     manifest.save(dir)?;
 
-    eprintln!(
-        "compile-perf: the full compile, dumping its executables into {}",
-        sources_dir.display()
-    );
-    let full = record(&RecordOptions {
-        command: full_command,
-        output_dir: dir.join(FULL_COMPILE_DIR),
-        force: false,
-        ..settings.clone()
-    })?;
-    manifest
-        .outputs
-        .extend([FULL_COMPILE_DIR.to_owned(), SOURCES_DIR.to_owned()]);
-    let full_exit = full.run.exit;
-    if let Some(exit) = full_exit.filter(|exit| exit.shell_code() != 0) {
-        manifest.notes.push(format!(
-            "the full compile failed (exit {}); the executables it dumped are compiled all the same",
-            exit.shell_code()
-        ));
-    }
-    let sources = dumped_sources(&sources_dir).map_err(|source| Error::Open {
-        path: sources_dir.clone(),
-        source,
-    })?;
-    if full.run.interrupted {
-        manifest
-            .notes
-            .push("stopped by Ctrl-C during the full compile".to_owned());
-        manifest.save(dir)?;
+    let Some((full, sources)) = dump(full_command, &settings, &mut manifest)? else {
         return Ok(130);
-    }
-    if sources.is_empty() {
-        manifest
-            .notes
-            .push("the full compile dumped no executables".to_owned());
-        manifest.save(dir)?;
-        return Err(Error::NoExecutables {
-            dir: sources_dir,
-            outcome: full_exit.map_or_else(
-                || "its exit was not measured".to_owned(),
-                |exit| format!("it exited {}", exit.shell_code()),
-            ),
-        });
-    }
-
+    };
     eprintln!(
         "compile-perf: {} executables, compiled one by one ({} at a time, {} s timeout each)",
         sources.len(),
@@ -206,6 +164,63 @@ pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, E
     } else {
         0
     })
+}
+
+/// Records the full compile into `DIR/full` while it dumps its executables
+/// into `DIR/sources`, and reads the dumped sources. `None` after Ctrl-C;
+/// an error when nothing was dumped.
+fn dump(
+    full_command: Vec<OsString>,
+    settings: &RecordOptions,
+    manifest: &mut ExecutablesManifest,
+) -> Result<Option<(Recorded, Vec<ExecutableSource>)>, Error> {
+    let dir = &settings.output_dir;
+    let sources_dir = dir.join(SOURCES_DIR);
+    eprintln!(
+        "compile-perf: the full compile, dumping its executables into {}",
+        sources_dir.display()
+    );
+    let full = record(&RecordOptions {
+        command: full_command,
+        output_dir: dir.join(FULL_COMPILE_DIR),
+        force: false,
+        ..settings.clone()
+    })?;
+    manifest
+        .outputs
+        .extend([FULL_COMPILE_DIR.to_owned(), SOURCES_DIR.to_owned()]);
+    let full_exit = full.run.exit;
+    if let Some(exit) = full_exit.filter(|exit| exit.shell_code() != 0) {
+        manifest.notes.push(format!(
+            "the full compile failed (exit {}); the executables it dumped are compiled all the same",
+            exit.shell_code()
+        ));
+    }
+    let sources = dumped_sources(&sources_dir).map_err(|source| Error::Open {
+        path: sources_dir.clone(),
+        source,
+    })?;
+    if full.run.interrupted {
+        manifest
+            .notes
+            .push("stopped by Ctrl-C during the full compile".to_owned());
+        manifest.save(dir)?;
+        return Ok(None);
+    }
+    if sources.is_empty() {
+        manifest
+            .notes
+            .push("the full compile dumped no executables".to_owned());
+        manifest.save(dir)?;
+        return Err(Error::NoExecutables {
+            dir: sources_dir,
+            outcome: full_exit.map_or_else(
+                || "its exit was not measured".to_owned(),
+                |exit| format!("it exited {}", exit.shell_code()),
+            ),
+        });
+    }
+    Ok(Some((full, sources)))
 }
 
 /// The ranking with its totals and outliers; `executables` slowest first.
