@@ -59,6 +59,11 @@ pub(super) struct RecordArgs {
     /// the runs together, with the spread of each category's share.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: Option<u32>,
+    /// Add `--mlir-timing --mlir-timing-display=tree --mlir-output-format=json`
+    /// to the iree-compile command and keep its pass timers as
+    /// DIR/mlir-timing.json, which `report --by pass` joins with the samples.
+    #[arg(long)]
+    pub mlir_timing: bool,
     #[command(flatten)]
     pub rules: RulesFileArg,
     /// The command to record, after `--`.
@@ -116,6 +121,10 @@ pub(super) struct MeasureArgs {
     /// Where to write the result (JSON).
     #[arg(long, value_name = "FILE")]
     pub into: PathBuf,
+    /// Keep MLIR's timing report (the lines from `[` to `]` on the
+    /// command's stderr) in FILE instead of passing it through.
+    #[arg(long, value_name = "FILE")]
+    pub mlir_timing_into: Option<PathBuf>,
     /// The command to run, after `--`.
     #[arg(last = true, required = true)]
     pub command: Vec<OsString>,

@@ -76,6 +76,7 @@ impl Cli {
                     memory: args.memory,
                     alloc_min_bytes: args.alloc.then_some(args.alloc_min_bytes),
                     repeat: args.repeat,
+                    mlir_timing: args.mlir_timing,
                 }),
                 None,
                 args.rules.file,
@@ -127,6 +128,7 @@ impl Cli {
                 Action::Measure(MeasureOptions {
                     command: args.command,
                     into: args.into,
+                    mlir_timing_into: args.mlir_timing_into,
                 }),
                 None,
                 None,

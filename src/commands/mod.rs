@@ -28,8 +28,10 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 
 use crate::attribute::rss::RssJoin;
+use crate::attribute::timers::TimerJoin;
 use crate::attribute::{Attribution, Classes};
 use crate::error::{EXIT_TRUNCATED, Error};
+use crate::mlir_timing::{TIMING_FILE, Timers};
 use crate::output::{Output, write_output};
 use crate::perfdata::{Input, InputEnd};
 use crate::profile::{LoadOptions, Profile, SampleFilter};
@@ -297,6 +299,44 @@ fn rss_join(
             None,
             Some(format!(
                 "{}: the recording has no samples of the process it follows",
+                file.display()
+            )),
+        ),
+    }
+}
+
+/// MLIR's pass timers (`mlir-timing.json` beside the recording, in a run
+/// directory of `record --mlir-timing`) joined with the passes on the
+/// stacks; and a notice when there is such a file that cannot be read.
+fn timer_join(load: &LoadOptions, classes: &Classes<'_>) -> (Option<TimerJoin>, Option<String>) {
+    let Input::Path(path) = &load.input else {
+        return (None, None);
+    };
+    let Some(file) = path.parent().map(|dir| dir.join(TIMING_FILE)) else {
+        return (None, None);
+    };
+    let text = match std::fs::read_to_string(&file) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return (None, None),
+        Err(error) => {
+            return (
+                None,
+                Some(format!("{} cannot be read: {error}", file.display())),
+            );
+        }
+    };
+    match Timers::parse(&text) {
+        Ok(timers) => (
+            Some(crate::attribute::timers::join(
+                classes.passes.names(),
+                &timers,
+            )),
+            None,
+        ),
+        Err(error) => (
+            None,
+            Some(format!(
+                "{} is not MLIR's timing report: {error}",
                 file.display()
             )),
         ),
