@@ -190,6 +190,30 @@ impl Passes {
         }
     }
 
+    /// The pass frames on a stack given leaf first, outermost first, as they
+    /// nest: a pass inside itself (a nested pipeline inside a pipeline
+    /// adaptor) is there twice; the frames of one run of a pass (its
+    /// `runOnOperation()` calling its `runOnOperationAsync()`) once. A pass
+    /// frame counts only under a pass-manager frame.
+    pub(crate) fn nesting(&self, leaf_first: &[SymbolId], into: &mut Vec<PassId>) {
+        into.clear();
+        let mut managed = false;
+        let mut since_pass = false;
+        for symbol in leaf_first.iter().rev() {
+            match self.roles[symbol.index()] {
+                Role::Adaptor => {
+                    managed = true;
+                    since_pass = true;
+                }
+                Role::Pass(id) if managed && (since_pass || into.last() != Some(&id)) => {
+                    into.push(id);
+                    since_pass = false;
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// Where a stack given leaf first is cut for attribution: just outward of
     /// the innermost thread-pool task runner. A thread waiting for its own
     /// parallel work runs other, unrelated tasks on top of its stack; the

@@ -295,6 +295,12 @@ pub(super) struct FlamegraphArgs {
     /// below it, and their callers below them.
     #[arg(long)]
     pub inverted: bool,
+    /// Draw only MLIR pass frames (nested as they run) and the places
+    /// outside passes, each pass coloured by its main category, with its
+    /// self samples' categories in the tooltip; the pass manager's own
+    /// frames and every other function are left out.
+    #[arg(long, conflicts_with_all = ["category", "pass", "inverted"])]
+    pub passes_only: bool,
     /// Leave out frames narrower than this percentage of the picture's width
     /// (inferno's test: 0.1 leaves out frames under 1/1000 of the samples).
     #[arg(long, value_name = "PERCENT", default_value_t = defaults::MIN_WIDTH_PERCENT)]

@@ -56,6 +56,7 @@ impl Cli {
                     category: args.category,
                     pass: args.pass,
                     inverted: args.inverted,
+                    passes_only: args.passes_only,
                     min_width: args.min_width,
                     folded_out: args.folded_out,
                 }),
