@@ -120,23 +120,29 @@ fn preflight(options: &RecordOptions) -> Result<String, RecordError> {
     Ok(perf_version)
 }
 
+/// The command as it runs: with `--mlir-timing`, with MLIR's timing flags.
+fn command_to_run(options: &RecordOptions) -> Result<Vec<OsString>, RecordError> {
+    if options.mlir_timing {
+        with_timing_flags(&options.command)
+            .map_err(|reason| RecordError::MlirTimingCommand { reason })
+    } else {
+        Ok(options.command.clone())
+    }
+}
+
 /// For `record --repeat`: the checks of [`record`], then the series'
 /// directory made, replaced or refused as `--force` says.
 pub(crate) fn prepare_series(options: &RecordOptions) -> Result<(), RecordError> {
+    command_to_run(options)?;
     preflight(options)?;
     prepare_dir(&options.output_dir, options.force)
 }
 
 /// Records `options.command` under perf into `options.output_dir`.
 pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
+    let command_run = command_to_run(options)?;
     let perf_version = preflight(options)?;
     let dir = &options.output_dir;
-    let command_run = if options.mlir_timing {
-        with_timing_flags(&options.command)
-            .map_err(|reason| RecordError::MlirTimingCommand { reason })?
-    } else {
-        options.command.clone()
-    };
     // The probes first: when they cannot be added, no run directory is made.
     let alloc_probes = options
         .alloc_min_bytes

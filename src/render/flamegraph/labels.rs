@@ -134,7 +134,9 @@ mod tests {
         );
         let extra = HashMap::from([("Canonicalizer".to_owned(), "; self: a&b 50%".to_owned())]);
         let out = String::from_utf8(extend_tooltips(svg.as_bytes().to_vec(), &extra)).unwrap();
-        assert!(out.contains("<title>Canonicalizer (24 samples, 3.04%); self: a&amp;b 50%</title>"));
+        assert!(
+            out.contains("<title>Canonicalizer (24 samples, 3.04%); self: a&amp;b 50%</title>")
+        );
         assert!(out.contains("<title>CSE (4 samples, 0.5%)</title>"));
     }
 }
