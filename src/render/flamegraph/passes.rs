@@ -12,7 +12,7 @@
 use hashbrown::HashMap;
 use inferno::flamegraph::color::{PaletteMap, parse_hex_color};
 
-use super::color::Share;
+use super::color::{NEUTRAL_COLOR, Share};
 use super::svg::{legend_entries, subtitle, title};
 use super::{Picture, PictureOptions};
 use crate::attribute::{Attribution, Classes, PassId, RowKey, facts, percent};
@@ -101,7 +101,8 @@ pub(crate) fn passes_picture(
         }
         tooltips.insert(frame_name, tooltip(classes, &split.own));
     }
-    palette.insert("", parse_hex_color("#bdbdbd").expect("a valid colour"));
+    // inferno's root frame ("all") has the empty name.
+    palette.insert("", parse_hex_color(NEUTRAL_COLOR).expect("a valid colour"));
     let mut shares: Vec<(CategoryId, u64)> = all_own.into_iter().collect();
     shares.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
     let shares: Vec<Share> = shares
