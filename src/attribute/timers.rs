@@ -2,12 +2,14 @@
 //! stacks: which timer is which pass, and the timers no stack shows.
 //!
 //! Timers are named by the pass's `getName()`, stacks by the class whose
-//! `runOnOperation()` runs. A timer is a stack pass's when its name is the
-//! class's name (`ApplyPatternsPass`), or ends in `::` and the class's name
+//! `runOnOperation()` runs. A timer is a stack pass's when the binary
+//! declares it so (the class derives from the tablegen'd
+//! `impl::<timer>Base<class>`, see `symbolize/pass_names.rs`); failing
+//! that, when its name is the class's name (`ApplyPatternsPass`), or ends
+//! in `::` and the class's name
 //! (`mlir::iree_compiler::detail::OpPipelineAdaptorPass`), or, failing
-//! both, is the class's name and `Pass` (the timer `CanonicalizerPass` of
-//! the class `Canonicalizer`, which implements the tablegen'd
-//! `CanonicalizerPassBase`). Pipelines (`'func.func' Pipeline`) and
+//! both, is the class's name and `Pass` (`CanonicalizerPass` of the class
+//! `Canonicalizer`). Pipelines (`'func.func' Pipeline`) and
 //! analyses (`(A) DominanceInfo`) have no frame of their own on the stacks:
 //! a nested pipeline runs under the pass manager's adaptor frames, which do
 //! not say which op it runs on.
@@ -39,8 +41,24 @@ pub(crate) struct TimerJoin {
     pub total_wall_seconds: Option<f64>,
 }
 
-/// Joins `timers` with the passes named `pass_names` (indexed by [`PassId`]).
-pub(crate) fn join(pass_names: &[String], timers: &Timers) -> TimerJoin {
+/// How a timer name is matched with a class, in order.
+#[derive(Clone, Copy)]
+enum Rule {
+    /// The binary declares the class's timer name.
+    Declared,
+    /// The same name, or the timer's name after its last `::`.
+    SameName,
+    /// The class's name with `Pass` added.
+    PassAdded,
+}
+
+/// Joins `timers` with the passes named `pass_names` (indexed by [`PassId`]);
+/// `declared` holds `(class, timer name)` pairs the binaries declare.
+pub(crate) fn join(
+    pass_names: &[String],
+    declared: &[(String, String)],
+    timers: &Timers,
+) -> TimerJoin {
     let index: HashMap<&str, PassId> = pass_names
         .iter()
         .enumerate()
@@ -48,18 +66,28 @@ pub(crate) fn join(pass_names: &[String], timers: &Timers) -> TimerJoin {
         .collect();
     let mut passes: HashMap<PassId, PassTimer> = HashMap::new();
     let mut matched = vec![false; timers.names.len()];
-    let rules: [fn(&str) -> Option<&str>; 2] = [
-        |name| Some(name.rsplit("::").next().unwrap_or(name)),
-        |name| name.strip_suffix("Pass"),
-    ];
-    // The exact rule first for every timer, so that a class named like a
-    // timer is never taken by another timer with `Pass` added.
-    for rule in rules {
+    // The timer name a binary declares for a class, by timer name.
+    let declared_class: HashMap<&str, &str> = declared
+        .iter()
+        .filter(|(class, _)| index.contains_key(class.as_str()))
+        .map(|(class, timer)| (timer.as_str(), class.as_str()))
+        .collect();
+    // Each rule for every timer before the next rule, so that a class
+    // named like a timer is never taken by another timer with `Pass` added.
+    let pass_by = |rule: Rule, name: &str| -> Option<PassId> {
+        let class = match rule {
+            Rule::Declared => declared_class.get(name).copied(),
+            Rule::SameName => name.rsplit("::").next(),
+            Rule::PassAdded => name.strip_suffix("Pass"),
+        }?;
+        index.get(class).copied()
+    };
+    for rule in [Rule::Declared, Rule::SameName, Rule::PassAdded] {
         for (timer, done) in timers.names.iter().zip(&mut matched) {
             if *done || timer.kind != TimerKind::Pass {
                 continue;
             }
-            let Some(&pass) = rule(&timer.name).and_then(|class| index.get(class)) else {
+            let Some(pass) = pass_by(rule, &timer.name) else {
                 continue;
             };
             if passes.contains_key(&pass) {
@@ -133,7 +161,7 @@ mod tests {
             ],
             total_wall_seconds: Some(3.0),
         };
-        let joined = join(&names, &timers);
+        let joined = join(&names, &[], &timers);
         let wall = |at: usize| joined.passes.get(&PassId::new(at)).map(|t| t.wall_seconds);
         assert_eq!(wall(0), Some(0.5));
         assert_eq!(wall(1), Some(0.25));
@@ -156,8 +184,37 @@ mod tests {
             ],
             total_wall_seconds: None,
         };
-        let joined = join(&names, &timers);
+        let joined = join(&names, &[], &timers);
         assert_eq!(joined.passes[&PassId::new(0)].name, "Foo");
+        assert_eq!(joined.timer_only.len(), 1);
+        assert_eq!(joined.timer_only[0].name, "FooPass");
+    }
+
+    #[test]
+    fn a_declared_name_comes_first() {
+        let names = vec!["LowerToLoops".to_owned(), "Foo".to_owned()];
+        let declared = [
+            (
+                "LowerToLoops".to_owned(),
+                "ConvertLinalgToLoopsPass".to_owned(),
+            ),
+            ("Foo".to_owned(), "BarPass".to_owned()),
+            ("NotOnStacks".to_owned(), "FooPass".to_owned()),
+        ];
+        let timers = Timers {
+            names: vec![
+                timer("ConvertLinalgToLoopsPass", TimerKind::Pass, 1.0),
+                timer("FooPass", TimerKind::Pass, 2.0),
+                timer("BarPass", TimerKind::Pass, 3.0),
+            ],
+            total_wall_seconds: None,
+        };
+        let joined = join(&names, &declared, &timers);
+        assert_eq!(
+            joined.passes[&PassId::new(0)].name,
+            "ConvertLinalgToLoopsPass"
+        );
+        assert_eq!(joined.passes[&PassId::new(1)].name, "BarPass");
         assert_eq!(joined.timer_only.len(), 1);
         assert_eq!(joined.timer_only[0].name, "FooPass");
     }

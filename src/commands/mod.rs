@@ -30,6 +30,7 @@ use clap::ValueEnum;
 use crate::attribute::rss::RssJoin;
 use crate::attribute::timers::TimerJoin;
 use crate::attribute::{Attribution, Classes};
+use crate::binary::DsoId;
 use crate::error::{EXIT_TRUNCATED, Error};
 use crate::mlir_timing::{TIMING_FILE, Timers};
 use crate::output::{Output, write_output};
@@ -42,6 +43,7 @@ use crate::report::summary::{self, Summary};
 use crate::report::table::TextFormat;
 use crate::rss::{MEMORY_FILE, RssSeries};
 use crate::rules::RuleTable;
+use crate::symbolize::SymbolId;
 
 /// What to do, resolved from the command line: the settings every command
 /// shares, and the command with its own.
@@ -308,7 +310,11 @@ fn rss_join(
 /// MLIR's pass timers (`mlir-timing.json` beside the recording, in a run
 /// directory of `record --mlir-timing`) joined with the passes on the
 /// stacks; and a notice when there is such a file that cannot be read.
-fn timer_join(load: &LoadOptions, classes: &Classes<'_>) -> (Option<TimerJoin>, Option<String>) {
+fn timer_join(
+    load: &LoadOptions,
+    profile: &Profile,
+    classes: &Classes<'_>,
+) -> (Option<TimerJoin>, Option<String>) {
     let Input::Path(path) = &load.input else {
         return (None, None);
     };
@@ -329,6 +335,7 @@ fn timer_join(load: &LoadOptions, classes: &Classes<'_>) -> (Option<TimerJoin>, 
         Ok(timers) => (
             Some(crate::attribute::timers::join(
                 classes.passes.names(),
+                &declared_pass_names(profile, classes),
                 &timers,
             )),
             None,
@@ -341,6 +348,22 @@ fn timer_join(load: &LoadOptions, classes: &Classes<'_>) -> (Option<TimerJoin>, 
             )),
         ),
     }
+}
+
+/// `(class, timer name)` of the pass classes the binaries with pass frames
+/// declare (see `symbolize::declared_pass_names`).
+fn declared_pass_names(profile: &Profile, classes: &Classes<'_>) -> Vec<(String, String)> {
+    let mut dsos: Vec<DsoId> = (0..profile.symbols.symbols.len())
+        .map(SymbolId::new)
+        .filter(|&symbol| classes.passes.pass_of(symbol).is_some())
+        .map(|symbol| profile.symbols.get(symbol).dso)
+        .collect();
+    dsos.sort_unstable();
+    dsos.dedup();
+    dsos.into_iter()
+        .filter_map(|dso| profile.store.get(dso).image.clone())
+        .flat_map(|image| crate::symbolize::declared_pass_names(&image))
+        .collect()
 }
 
 /// What `run.json` beside the recording says, when the recording is in a

@@ -135,7 +135,7 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
         let mut breakdown = breakdown(&profile, &classes, breakdown_options);
         let (rss, rss_notice) = rss_join(load_options(config), &profile, &classes, filter);
         let (timers, timer_notice) = match options.grouping {
-            Grouping::Pass => timer_join(load_options(config), &classes),
+            Grouping::Pass => timer_join(load_options(config), &profile, &classes),
             _ => (None, None),
         };
         let mut report_notices = notices(&profile, run.as_ref());
