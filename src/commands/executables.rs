@@ -83,6 +83,7 @@ pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, E
         memory: false,
         alloc_min_bytes: None,
         repeat: None,
+        mlir_timing: false,
     };
     prepare_series(&RecordOptions {
         command: full_command.clone(),

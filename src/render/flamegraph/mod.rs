@@ -7,14 +7,17 @@
 //! As in inferno's own `flamegraph/`: this file selects the stacks and
 //! draws the picture, `merge.rs` cuts stacks (where inferno stops drawing,
 //! at a pass), `color.rs` makes the category palette, and `svg.rs` the
-//! title, subtitle and legend.
+//! title, subtitle and legend. `passes.rs` draws the passes alone
+//! (`--passes-only`).
 
 mod color;
 pub(crate) mod diff;
 mod labels;
 mod merge;
+mod passes;
 mod svg;
 
+use hashbrown::HashMap;
 use inferno::flamegraph::color::PaletteMap;
 use inferno::flamegraph::{Direction, Options};
 
@@ -24,6 +27,7 @@ use crate::profile::{Profile, SampleFilter};
 use crate::rules::{CategoryId, RuleTable};
 use color::{category_shares, palette};
 use merge::{cut_at_pass, cut_narrow_frames};
+pub(crate) use passes::passes_picture;
 use svg::{IMAGE_WIDTH, LegendEntry, add_legend, legend_entries, subtitle, title};
 
 /// What to draw.
@@ -36,6 +40,8 @@ pub(crate) struct PictureOptions {
     pub pass: Option<PassId>,
     /// An icicle of leaf callers: leaves on top, their callers below.
     pub inverted: bool,
+    /// Only pass frames and the places outside passes (`passes.rs`).
+    pub passes_only: bool,
     /// Frames narrower than this, in percent of the width, are left out.
     pub min_width: f64,
     /// Keep the folded lines of every stack drawn, uncut, in [`Rendered`].
@@ -70,6 +76,7 @@ impl Drawable<'_> {
     pub(crate) fn suits(&self, options: &PictureOptions) -> bool {
         options.category.is_none()
             && options.pass.is_none()
+            && !options.passes_only
             && options.inverted == self.inverted
             && options.min_width == self.min_width
     }
@@ -218,6 +225,8 @@ pub(crate) struct Picture {
     folded: Vec<String>,
     /// What a frame's count is: samples, or bytes with `--alloc`.
     count_name: &'static str,
+    /// Text added to the tooltips of frames of these names.
+    tooltips: HashMap<String, String>,
 }
 
 /// The picture of `drawable`, which must hold the stacks `options` selects,
@@ -250,6 +259,7 @@ pub(crate) fn picture_of(
         legend: legend_entries(table, &self_shares),
         folded,
         count_name: profile.unit,
+        tooltips: HashMap::new(),
     })
 }
 
@@ -278,7 +288,11 @@ impl Picture {
         )?;
         Ok(Rendered {
             folded: self.folded,
-            svg: add_legend(labels::shorten_labels(svg), &self.legend, "category legend"),
+            svg: add_legend(
+                labels::shorten_labels(labels::extend_tooltips(svg, &self.tooltips)),
+                &self.legend,
+                "category legend",
+            ),
         })
     }
 }
