@@ -79,8 +79,8 @@ pub(super) struct ExecutablesArgs {
     /// Replace the run directory if it exists.
     #[arg(long)]
     pub force: bool,
-    /// Seconds one executable's compile may take; then it is stopped (as
-    /// Ctrl-C stops it), and what was recorded is kept.
+    /// Seconds one executable's compile may take; then it is stopped
+    /// (SIGTERM, SIGKILL 5 s later), and what was recorded is kept.
     #[arg(long, value_name = "SECS", default_value_t = defaults::EXECUTABLE_TIMEOUT_SECONDS,
           value_parser = parse_seconds)]
     pub timeout: f64,
