@@ -227,6 +227,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_command_past_its_timeout_is_terminated_with_its_process_group() {
+        let into =
+            std::env::temp_dir().join(format!("compile-perf-measure-{}", std::process::id()));
+        // The shell's child `sleep` is in the group too: the wrapper waits
+        // for the pipe of stderr, which it holds open, to close.
+        let command: Vec<OsString> = ["sh", "-c", "sleep 60; true"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        let code =
+            measure(&command, &into, None, Some(Duration::from_millis(100))).expect("sh runs");
+        let measured = read_measured(&into).expect("the result is written");
+        let _ = std::fs::remove_file(&into);
+        assert!(measured.timed_out);
+        assert_eq!(measured.exit.signal, Some(libc::SIGTERM));
+        assert_eq!(code, 128 + libc::SIGTERM);
+        assert!(measured.wall_seconds.is_some_and(|wall| wall >= 0.1));
+    }
+
+    #[test]
     fn stderr_passes_through_whole_and_its_head_and_tail_are_kept() {
         let text: String = (1..=25).map(|n| format!("line {n}\n")).collect();
         let mut copy = Vec::new();
