@@ -4,8 +4,9 @@
 //! LLVM expands into a large function) is dumped and compiled executable
 //! by executable, twice: the ranking, its JSON contract, the flamegraphs,
 //! the slowest executable across the two runs, and the executables' codegen
-//! against the full compile's. A tiny timeout, a compile that dumps
-//! nothing, and a missing compiler have their defined exit codes.
+//! against the full compile's. Two jobs at a time rank every executable
+//! once. A tiny timeout, a compile that dumps nothing, and a missing
+//! compiler have their defined exit codes.
 
 mod common;
 
@@ -342,4 +343,38 @@ fn a_missing_compiler_exits_24() {
     run.expect_code(24, "executables with a compiler that is not there");
     assert!(run.stderr.contains("command not found"), "{}", run.stderr);
     assert!(!dir.exists(), "nothing is made before the checks pass");
+}
+
+#[test]
+fn two_jobs_at_a_time_rank_every_executable_once() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let scratch = TempDir::new("executables-jobs");
+    let model = workload_at_scale(&scratch, "many-dispatches", "small");
+    let dir = scratch.join("run");
+    executables(&dir, &["--jobs", "2"], &model, &[]).expect_code(0, "executables --jobs 2");
+    let json = ranking(&dir);
+    assert_eq!(json["jobs"], 2);
+    let entries = json["executables"].as_array().expect("executables");
+    let mut names: Vec<&str> = entries.iter().filter_map(|e| e["name"].as_str()).collect();
+    names.sort_unstable();
+    let mut dumped: Vec<String> = std::fs::read_dir(dir.join("sources"))
+        .expect("the sources are kept")
+        .filter_map(|entry| entry.ok())
+        .map(|entry| {
+            entry
+                .file_name()
+                .to_string_lossy()
+                .trim_start_matches("module_")
+                .trim_end_matches(".mlir")
+                .to_owned()
+        })
+        .collect();
+    dumped.sort_unstable();
+    assert_eq!(names, dumped, "each dumped executable is ranked once");
+    for entry in entries {
+        check_entry(&dir, entry);
+    }
 }
