@@ -350,8 +350,9 @@ fn read_records(
                 let cached = (source.cache_key())
                     .is_some_and(|key| options.cache.contains(Kind::Binary, &key));
                 if !cached {
+                    let cache = options.cache.clone();
                     kernel_symbols = Some(std::thread::spawn(move || {
-                        KernelSymbols::load(&source.recorded)
+                        KernelSymbols::load(&source.recorded, &cache)
                     }));
                 }
             }
