@@ -7,15 +7,18 @@
 //! As in inferno's own `flamegraph/`: this file selects the stacks and
 //! draws the picture, `merge.rs` cuts stacks (where inferno stops drawing,
 //! at a pass), `color.rs` makes the category palette, and `svg.rs` the
-//! title, subtitle and legend.
+//! title, subtitle and legend. `passes.rs` draws the passes alone
+//! (`--passes-only`).
 
 mod color;
 pub(crate) mod diff;
 mod labels;
 mod merge;
+mod passes;
 mod svg;
 mod tokens;
 
+use hashbrown::HashMap;
 use inferno::flamegraph::color::PaletteMap;
 use inferno::flamegraph::{Direction, Options};
 
@@ -25,6 +28,7 @@ use crate::profile::{Profile, SampleFilter};
 use crate::rules::{CategoryId, RuleTable};
 use color::{category_shares, palette};
 use merge::{cut_at_pass, cut_narrow_frames};
+pub(crate) use passes::passes_picture;
 use svg::{IMAGE_WIDTH, LegendEntry, add_legend, legend_entries, subtitle, title};
 use tokens::FrameNames;
 
@@ -38,6 +42,8 @@ pub(crate) struct PictureOptions {
     pub pass: Option<PassId>,
     /// An icicle of leaf callers: leaves on top, their callers below.
     pub inverted: bool,
+    /// Only pass frames and the places outside passes (`passes.rs`).
+    pub passes_only: bool,
     /// Frames narrower than this, in percent of the width, are left out.
     pub min_width: f64,
     /// Keep the folded lines of every stack drawn, uncut, in [`Rendered`].
@@ -74,6 +80,7 @@ impl Drawable<'_> {
     pub(crate) fn suits(&self, options: &PictureOptions) -> bool {
         options.category.is_none()
             && options.pass.is_none()
+            && !options.passes_only
             && options.inverted == self.inverted
             && options.min_width == self.min_width
     }
@@ -220,7 +227,9 @@ fn category_frame(table: &RuleTable, category: CategoryId) -> String {
 /// drawn on a thread of its own while the run goes on.
 pub(crate) struct Picture {
     lines: Vec<String>,
-    names: FrameNames,
+    /// The names the lines' tokens stand for; `None` when the lines carry
+    /// the names themselves (`--passes-only`: a few short frames a stack).
+    names: Option<FrameNames>,
     /// Colours by token.
     palette: PaletteMap,
     title: String,
@@ -231,6 +240,8 @@ pub(crate) struct Picture {
     folded: Vec<String>,
     /// What a frame's count is: samples, or bytes with `--alloc`.
     count_name: &'static str,
+    /// Text added to the tooltips of frames of these names.
+    tooltips: HashMap<String, String>,
 }
 
 /// The picture of `drawable`, which must hold the stacks `options` selects,
@@ -260,7 +271,7 @@ pub(crate) fn picture_of(
     };
     Some(Picture {
         lines,
-        names,
+        names: Some(names),
         palette,
         title: title(profile, options, classes),
         subtitle: subtitle(table, &self_shares, options.run_facts.as_deref()),
@@ -269,6 +280,7 @@ pub(crate) fn picture_of(
         legend: legend_entries(table, &self_shares),
         folded,
         count_name: profile.unit,
+        tooltips: HashMap::new(),
     })
 }
 
@@ -300,10 +312,17 @@ impl Picture {
             self.lines.iter().map(String::as_str),
             &mut svg,
         )?;
-        let svg = self.names.restore(svg, char_width_percent);
+        let svg = match &self.names {
+            Some(names) => names.restore(svg, char_width_percent),
+            None => labels::shorten_labels(svg),
+        };
         Ok(Rendered {
             folded: self.folded,
-            svg: add_legend(svg, &self.legend, "category legend"),
+            svg: add_legend(
+                labels::extend_tooltips(svg, &self.tooltips),
+                &self.legend,
+                "category legend",
+            ),
         })
     }
 }
