@@ -140,13 +140,13 @@ pub(crate) struct KernelSource {
 }
 
 impl KernelSource {
-    fn load(&self) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
+    fn load(&self, cache: &Cache) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
         let started = self.started.lock().map(|mut slot| slot.take());
         match started {
             Ok(Some(loading)) => loading
                 .join()
                 .unwrap_or(Err(KernelSymbolsUnavailable::Unverifiable)),
-            _ => KernelSymbols::load(&self.recorded),
+            _ => KernelSymbols::load(&self.recorded, cache),
         }
     }
 
@@ -203,7 +203,7 @@ pub(crate) fn symbolize(
                 &lookups,
                 |_| "[kernel]".to_owned(),
                 |missing, _| {
-                    let loaded = kernel.load();
+                    let loaded = kernel.load(cache);
                     let chains = resolve_kernel(missing.iter().copied(), &loaded);
                     let keep = loaded.is_ok();
                     let _ = kernel_unavailable.set(loaded.err());

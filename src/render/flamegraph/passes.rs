@@ -120,6 +120,7 @@ pub(crate) fn passes_picture(
             Vec::new()
         },
         lines,
+        names: None,
         palette,
         title: format!("{} — passes", title(profile, options, classes)),
         subtitle: subtitle(table, &shares, options.run_facts.as_deref()),
