@@ -9,6 +9,7 @@
 //! runs the command through `compile-perf measure`, a small wrapper that
 //! reports the peak RSS of the compile, not of perf.
 
+mod artifacts;
 mod checks;
 pub(crate) mod measure;
 mod probes;
@@ -166,6 +167,7 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
         perf: None,
         outputs: vec![RUN_RECORDING.to_owned(), "run.json".to_owned()],
         notes: Vec::new(),
+        artifacts: Vec::new(),
     };
     write_run_json(dir, &run)?;
 
@@ -218,6 +220,7 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
 
     let interrupted = interrupt_flag();
     let started = Instant::now();
+    let started_at = SystemTime::now();
     let status = Command::new("perf")
         .args(&perf_args)
         .status()
@@ -245,6 +248,8 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
         ),
     }
     let _ = std::fs::remove_file(&measure_file);
+    let named = artifacts::named_outputs(&options.command[1..]);
+    run.artifacts = artifacts::artifacts(&named, started_at, &mut run.notes);
     if run.interrupted {
         run.notes.push(format!(
             "stopped by Ctrl-C after {wall:.1} s: the profile covers the compile up to then"

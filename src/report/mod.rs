@@ -2,6 +2,7 @@
 //! the summary printed on stderr. Data goes to the writer it is given;
 //! diagnostics only to the summary.
 
+pub(crate) mod artifacts;
 pub(crate) mod breakdown;
 pub(crate) mod collapse;
 pub(crate) mod diff;

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::artifact::{Artifact, outputs};
 use crate::attribute::{percent, runs::seconds_per_sample};
 use crate::profile::{Profile, SampleFilter};
 use crate::report::summary::LOST_SAMPLES_PREFIX;
@@ -32,6 +33,9 @@ pub(crate) struct RunFacts {
     /// The input files named on the command line.
     #[serde(default)]
     pub inputs: Vec<RunInput>,
+    /// The files the compile wrote (`record` since artifacts were noted).
+    #[serde(default)]
+    pub artifacts: Vec<Artifact>,
 }
 
 /// An input file named on the command line.
@@ -150,6 +154,14 @@ impl RunFacts {
         self.notes
             .iter()
             .any(|note| note.starts_with(LOST_SAMPLES_PREFIX))
+    }
+
+    /// The bytes of the compile's outputs (not its dumps); `None` when
+    /// `run.json` lists none.
+    pub(crate) fn artifact_bytes(&self) -> Option<u64> {
+        outputs(&self.artifacts)
+            .map(|artifact| artifact.bytes)
+            .reduce(|a, b| a + b)
     }
 
     /// True when the command ended with a non-zero code or a signal.

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::{Breakdown, JSON_TOP, attribution_name, grouping_name};
 use crate::attribute::{Detail, Grouping, RowKey, RowTotals, percent};
-use crate::report::round2;
+use crate::report::{artifacts, round2};
 
 impl Breakdown<'_> {
     /// The JSON document.
@@ -77,6 +77,10 @@ impl Breakdown<'_> {
             run: self.run.clone(),
             notices: self.notices.clone(),
             rows,
+            artifacts: self
+                .run
+                .as_ref()
+                .map_or_else(Vec::new, |run| artifacts::to_json(&run.artifacts)),
         }
     }
 
@@ -161,6 +165,9 @@ pub(crate) struct ReportJson {
     /// pass`): one entry per row.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rows: Vec<RowJson>,
+    /// The compile's outputs by kind of member, when `run.json` lists them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub artifacts: Vec<crate::report::artifacts::ArtifactJson>,
 }
 
 #[derive(Debug, Serialize)]
