@@ -177,11 +177,6 @@ impl Artifact {
         members.truncate(n);
         members
     }
-
-    /// The file's name, without its directory.
-    pub(crate) fn file_name(&self) -> &str {
-        self.path.rsplit('/').next().unwrap_or(&self.path)
-    }
 }
 
 /// The compile's outputs (not its dumps) among `artifacts`.
@@ -295,7 +290,6 @@ mod tests {
             .map(|member| member.name.as_str())
             .collect();
         assert_eq!(largest, ["b_embedded_elf_x86_64.so"]);
-        assert_eq!(artifact.file_name(), "model.vmfb");
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub(crate) mod diff;
 pub(crate) mod memory;
 pub(crate) mod repeat;
 pub(crate) mod rules;
+pub(crate) mod run_diff;
 pub(crate) mod run_facts;
 pub(crate) mod summary;
 pub(crate) mod table;

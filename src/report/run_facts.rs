@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::artifact::{Artifact, outputs};
+use crate::artifact::Artifact;
 use crate::attribute::{percent, runs::seconds_per_sample};
 use crate::profile::{Profile, SampleFilter};
 use crate::report::summary::LOST_SAMPLES_PREFIX;
@@ -154,14 +154,6 @@ impl RunFacts {
         self.notes
             .iter()
             .any(|note| note.starts_with(LOST_SAMPLES_PREFIX))
-    }
-
-    /// The bytes of the compile's outputs (not its dumps); `None` when
-    /// `run.json` lists none.
-    pub(crate) fn artifact_bytes(&self) -> Option<u64> {
-        outputs(&self.artifacts)
-            .map(|artifact| artifact.bytes)
-            .reduce(|a, b| a + b)
     }
 
     /// True when the command ended with a non-zero code or a signal.

@@ -1,0 +1,291 @@
+//! How `diff` writes the runs' facts side by side, above the rows: wall
+//! time, CPU time, peak RSS and artifact bytes (medians and ranges, with
+//! the change), the outputs' bytes by kind of member, the members that
+//! changed, were added or removed; their JSON (`run`, `artifacts`); and the
+//! lines of a failed gate's summary about them.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::table::{Cell, Column, Ink, Table, TextFormat, write_table};
+use crate::attribute::run_diff::{
+    GATE_RUNS, Measure, MeasureDiff, MemberDiff, RunDiff, RunFailure, Spread,
+};
+
+/// Members listed in the text table; JSON lists them all.
+const TEXT_MEMBERS: usize = 20;
+
+/// Writes the tables of the runs' facts, when the runs said any.
+pub(crate) fn write_text(
+    run: &RunDiff,
+    format: TextFormat,
+    colors: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    if run.is_empty() {
+        return Ok(());
+    }
+    write_table(&measure_table(run), format, colors, out)?;
+    if !run.kinds.is_empty() {
+        writeln!(out)?;
+        write_table(&kind_table(run), format, colors, out)?;
+    }
+    let changed: Vec<&MemberDiff> = run
+        .members
+        .iter()
+        .filter(|member| member.base_bytes != member.new_bytes)
+        .collect();
+    if !changed.is_empty() {
+        writeln!(out)?;
+        write_table(&member_table(&changed), format, colors, out)?;
+        let count = |test: fn(&MemberDiff) -> bool| run.members.iter().filter(|m| test(m)).count();
+        let more = changed.len().saturating_sub(TEXT_MEMBERS);
+        writeln!(
+            out,
+            "{}members: {} added, {} removed, {} changed, {} unchanged{}",
+            if format == TextFormat::Markdown {
+                "\n"
+            } else {
+                ""
+            },
+            count(|m| m.base_bytes.is_none()),
+            count(|m| m.new_bytes.is_none()),
+            count(|m| m.base_bytes.is_some()
+                && m.new_bytes.is_some()
+                && m.base_bytes != m.new_bytes),
+            count(|m| m.base_bytes == m.new_bytes),
+            if more > 0 {
+                format!(" ({more} more changed in --format json)")
+            } else {
+                String::new()
+            }
+        )?;
+    }
+    writeln!(out)
+}
+
+/// A value of `measure` as the table shows it.
+fn shown(measure: Measure, value: f64) -> String {
+    match measure {
+        Measure::Wall | Measure::Cpu => format!("{value:.2} s"),
+        Measure::PeakRss => format!("{:.1} MiB", value / f64::from(1 << 20)),
+        Measure::ArtifactBytes => format!("{value:.0}"),
+    }
+}
+
+/// The median, and the range when there are several runs.
+fn spread_text(measure: Measure, spread: Option<&Spread>) -> String {
+    match spread {
+        None => "—".to_owned(),
+        Some(spread) if spread.runs.len() > 1 && spread.min() < spread.max() => format!(
+            "{} ({}–{})",
+            shown(measure, spread.median),
+            shown(measure, spread.min()),
+            shown(measure, spread.max())
+        ),
+        Some(spread) => shown(measure, spread.median),
+    }
+}
+
+/// `+12.3%`, red or blue when it counts.
+fn change_cell(delta_percent: Option<f64>, counts: bool) -> Cell {
+    let Some(delta) = delta_percent else {
+        return String::new().into();
+    };
+    Cell {
+        text: format!("{delta:+.1}%"),
+        color: None,
+        ink: (counts && delta != 0.0).then_some(if delta > 0.0 { Ink::Red } else { Ink::Blue }),
+    }
+}
+
+fn spread_words(measured: &MeasureDiff) -> String {
+    match measured.beyond_spread {
+        Some(true) => "beyond the runs' spread".to_owned(),
+        Some(false) => {
+            let runs = |spread: &Option<Spread>| spread.as_ref().map_or(0, |s| s.runs.len());
+            if runs(&measured.base).min(runs(&measured.new)) < GATE_RUNS {
+                format!("needs {GATE_RUNS} runs a side to judge")
+            } else {
+                "within the runs' spread".to_owned()
+            }
+        }
+        None => String::new(),
+    }
+}
+
+fn measure_table(run: &RunDiff) -> Table {
+    Table {
+        columns: vec![
+            Column::left("run"),
+            Column::right("base"),
+            Column::right("new"),
+            Column::right("change"),
+            Column::left("noise"),
+        ],
+        rows: run
+            .measures
+            .iter()
+            .map(|measured| {
+                let measure = measured.measure;
+                vec![
+                    measure.label().to_owned().into(),
+                    spread_text(measure, measured.base.as_ref()).into(),
+                    spread_text(measure, measured.new.as_ref()).into(),
+                    change_cell(measured.delta_percent, measured.counts()),
+                    spread_words(measured).into(),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// The change from `base` to `new` bytes, in percent; `None` from nothing.
+fn bytes_change(base: f64, new: f64) -> Option<f64> {
+    (base > 0.0).then(|| (new / base - 1.0) * 100.0)
+}
+
+fn kind_table(run: &RunDiff) -> Table {
+    Table {
+        columns: vec![
+            Column::left("artifact kind"),
+            Column::right("base bytes"),
+            Column::right("new bytes"),
+            Column::right("change"),
+        ],
+        rows: run
+            .kinds
+            .iter()
+            .map(|kind| {
+                vec![
+                    kind.kind.name().to_owned().into(),
+                    format!("{:.0}", kind.base_bytes).into(),
+                    format!("{:.0}", kind.new_bytes).into(),
+                    match bytes_change(kind.base_bytes, kind.new_bytes) {
+                        Some(delta) => change_cell(Some(delta), true),
+                        None => "new".to_owned().into(),
+                    },
+                ]
+            })
+            .collect(),
+    }
+}
+
+fn member_table(changed: &[&MemberDiff]) -> Table {
+    let bytes = |value: Option<f64>| value.map_or_else(|| "—".to_owned(), |b| format!("{b:.0}"));
+    Table {
+        columns: vec![
+            Column::left("member"),
+            Column::left("kind"),
+            Column::right("base bytes"),
+            Column::right("new bytes"),
+            Column::right("change"),
+        ],
+        rows: changed
+            .iter()
+            .take(TEXT_MEMBERS)
+            .map(|member| {
+                let change = match (member.base_bytes, member.new_bytes) {
+                    (None, _) => "added".to_owned().into(),
+                    (_, None) => "removed".to_owned().into(),
+                    (Some(base), Some(new)) => change_cell(bytes_change(base, new), true),
+                };
+                vec![
+                    member.name.clone().into(),
+                    member.kind.name().to_owned().into(),
+                    bytes(member.base_bytes).into(),
+                    bytes(member.new_bytes).into(),
+                    change,
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// One measure in JSON.
+#[derive(Debug, Serialize)]
+pub(crate) struct MeasureJson {
+    /// The medians of the runs.
+    base: Option<f64>,
+    new: Option<f64>,
+    delta_percent: Option<f64>,
+    base_runs: Vec<f64>,
+    new_runs: Vec<f64>,
+    /// For times and RSS: every run of one side beyond every run of the
+    /// other, with enough runs a side.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    beyond_spread: Option<bool>,
+}
+
+/// One member in JSON.
+#[derive(Debug, Serialize)]
+pub(crate) struct MemberJson {
+    name: String,
+    kind: &'static str,
+    base_bytes: Option<f64>,
+    new_bytes: Option<f64>,
+}
+
+/// The `run` object: each measure either side has, by its JSON name.
+pub(crate) fn run_json(run: &RunDiff) -> serde_json::Map<String, serde_json::Value> {
+    run.measures
+        .iter()
+        .map(|measured| {
+            let median = |spread: &Option<Spread>| spread.as_ref().map(|s| s.median);
+            let runs =
+                |spread: &Option<Spread>| spread.as_ref().map_or(Vec::new(), |s| s.runs.clone());
+            let json = MeasureJson {
+                base: median(&measured.base),
+                new: median(&measured.new),
+                delta_percent: measured.delta_percent,
+                base_runs: runs(&measured.base),
+                new_runs: runs(&measured.new),
+                beyond_spread: measured.beyond_spread,
+            };
+            (
+                measured.measure.json_name().to_owned(),
+                serde_json::to_value(json).expect("a measure serializes"),
+            )
+        })
+        .collect()
+}
+
+/// The `artifacts` list: every member, the largest change first.
+pub(crate) fn artifacts_json(run: &RunDiff) -> Vec<MemberJson> {
+    run.members
+        .iter()
+        .map(|member| MemberJson {
+            name: member.name.clone(),
+            kind: member.kind.name(),
+            base_bytes: member.base_bytes,
+            new_bytes: member.new_bytes,
+        })
+        .collect()
+}
+
+/// The failed gate's table of run facts, in Markdown.
+pub(crate) fn write_failures(failures: &[RunFailure], out: &mut dyn Write) -> std::io::Result<()> {
+    let table = Table {
+        columns: vec![
+            Column::left("run"),
+            Column::right("base"),
+            Column::right("new"),
+            Column::right("change"),
+            Column::right("limit"),
+        ],
+        rows: failures
+            .iter()
+            .map(|failure| {
+                vec![
+                    failure.measure.label().to_owned().into(),
+                    shown(failure.measure, failure.base).into(),
+                    shown(failure.measure, failure.new).into(),
+                    format!("{:+.2}%", failure.delta_percent).into(),
+                    format!("{}%", failure.limit_percent).into(),
+                ]
+            })
+            .collect(),
+    };
+    write_table(&table, TextFormat::Markdown, false, out)
+}
