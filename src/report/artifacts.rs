@@ -220,7 +220,7 @@ mod tests {
         assert!(rows.contains(&vec![
             "executable",
             "79176",
-            "88.6%",
+            "88.5%",
             "1",
             "d_linked_embedded_elf_x86_64.so",
             "(79176)"
