@@ -141,8 +141,8 @@ impl MeasureDiff {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct KindDiff {
     pub kind: MemberKind,
-    pub base_bytes: f64,
-    pub new_bytes: f64,
+    pub base_bytes: u64,
+    pub new_bytes: u64,
 }
 
 /// One member matched across the sides; a side without it has `None`.
@@ -151,14 +151,14 @@ pub(crate) struct MemberDiff {
     /// Its name; an executable's dispatch name, without the target's suffix.
     pub name: String,
     pub kind: MemberKind,
-    pub base_bytes: Option<f64>,
-    pub new_bytes: Option<f64>,
+    pub base_bytes: Option<u64>,
+    pub new_bytes: Option<u64>,
 }
 
 impl MemberDiff {
     /// The change in bytes; a side without it counts 0.
-    pub(crate) fn delta(&self) -> f64 {
-        self.new_bytes.unwrap_or(0.0) - self.base_bytes.unwrap_or(0.0)
+    pub(crate) fn delta(&self) -> i128 {
+        i128::from(self.new_bytes.unwrap_or(0)) - i128::from(self.base_bytes.unwrap_or(0))
     }
 }
 
@@ -216,7 +216,7 @@ pub(crate) fn run_diff(base: &[RunMeasures], new: &[RunMeasures]) -> RunDiff {
         })
         .collect();
     let (base_members, new_members) = (side_members(base), side_members(new));
-    let mut kinds: BTreeMap<MemberKind, (f64, f64)> = BTreeMap::new();
+    let mut kinds: BTreeMap<MemberKind, (u64, u64)> = BTreeMap::new();
     for (kind, bytes) in &base_members.by_kind {
         kinds.entry(*kind).or_default().0 = *bytes;
     }
@@ -231,11 +231,7 @@ pub(crate) fn run_diff(base: &[RunMeasures], new: &[RunMeasures]) -> RunDiff {
             new_bytes,
         })
         .collect();
-    kinds.sort_by(|a, b| {
-        b.base_bytes
-            .max(b.new_bytes)
-            .total_cmp(&a.base_bytes.max(a.new_bytes))
-    });
+    kinds.sort_by_key(|kind| std::cmp::Reverse(kind.base_bytes.max(kind.new_bytes)));
     let mut keys: Vec<&(MemberKind, String)> = base_members
         .bytes
         .keys()
@@ -252,12 +248,7 @@ pub(crate) fn run_diff(base: &[RunMeasures], new: &[RunMeasures]) -> RunDiff {
             new_bytes: new_members.bytes.get(key).copied(),
         })
         .collect();
-    members.sort_by(|a, b| {
-        b.delta()
-            .abs()
-            .total_cmp(&a.delta().abs())
-            .then_with(|| a.name.cmp(&b.name))
-    });
+    members.sort_by(|a, b| (b.delta().abs(), &a.name).cmp(&(a.delta().abs(), &b.name)));
     RunDiff {
         measures,
         kinds,
@@ -269,8 +260,8 @@ pub(crate) fn run_diff(base: &[RunMeasures], new: &[RunMeasures]) -> RunDiff {
 /// and of each kind over the runs with an archive (a run without one of
 /// the kind has 0 bytes of it).
 struct SideMembers {
-    bytes: BTreeMap<(MemberKind, String), f64>,
-    by_kind: BTreeMap<MemberKind, f64>,
+    bytes: BTreeMap<(MemberKind, String), u64>,
+    by_kind: BTreeMap<MemberKind, u64>,
 }
 
 fn side_members(runs: &[RunMeasures]) -> SideMembers {
@@ -304,7 +295,7 @@ fn side_members(runs: &[RunMeasures]) -> SideMembers {
     SideMembers {
         bytes: per_member
             .into_iter()
-            .map(|(key, values)| (key, median(&values)))
+            .map(|(key, values)| (key, median(&values).round() as u64))
             .collect(),
         by_kind: kinds
             .into_iter()
@@ -313,7 +304,7 @@ fn side_members(runs: &[RunMeasures]) -> SideMembers {
                     .iter()
                     .map(|run| run.get(&kind).copied().unwrap_or(0) as f64)
                     .collect();
-                (kind, median(&values))
+                (kind, median(&values).round() as u64)
             })
             .collect(),
     }
@@ -414,7 +405,7 @@ mod tests {
     #[test]
     fn members_match_by_name_and_are_added_or_removed() {
         let compared = run_diff(&[run(2.0, 140, &LINKED)], &[run(6.0, 144, &SEPARATE)]);
-        let members: Vec<(&str, Option<f64>, Option<f64>)> = compared
+        let members: Vec<(&str, Option<u64>, Option<u64>)> = compared
             .members
             .iter()
             .map(|member| (member.name.as_str(), member.base_bytes, member.new_bytes))
@@ -422,10 +413,10 @@ mod tests {
         assert_eq!(
             members,
             [
-                ("d_linked", Some(79176.0), None),
-                ("main_dispatch_0", None, Some(17536.0)),
-                ("main_dispatch_1", None, Some(16312.0)),
-                ("module.fb", Some(9788.0), Some(12412.0)),
+                ("d_linked", Some(79176), None),
+                ("main_dispatch_0", None, Some(17536)),
+                ("main_dispatch_1", None, Some(16312)),
+                ("module.fb", Some(9788), Some(12412)),
             ]
         );
         let executables = &compared.kinds[0];
@@ -435,7 +426,7 @@ mod tests {
                 executables.base_bytes,
                 executables.new_bytes
             ),
-            (MemberKind::Executable, 79176.0, 33848.0)
+            (MemberKind::Executable, 79176, 33848)
         );
         let size = measure(&compared, Measure::ArtifactBytes);
         assert_eq!(size.delta_percent, Some(-47.95));
@@ -481,7 +472,7 @@ mod tests {
         assert_eq!(wall.beyond_spread, Some(false));
         assert!(run_failures(&compared, &limits).is_empty());
         // The same members on both sides: no kind or member changed, size passes.
-        assert!(compared.members.iter().all(|member| member.delta() == 0.0));
+        assert!(compared.members.iter().all(|member| member.delta() == 0));
         assert!(run_failures(&compared, &[(Measure::ArtifactBytes, 0.0)]).is_empty());
     }
 

@@ -65,12 +65,22 @@ pub(crate) fn write_text(
     writeln!(out)
 }
 
+/// A value of `measure` as the table shows it, without its unit.
+fn number(measure: Measure, value: f64) -> String {
+    match measure {
+        Measure::Wall | Measure::Cpu => format!("{value:.2}"),
+        Measure::PeakRss => format!("{:.1}", value / f64::from(1 << 20)),
+        Measure::ArtifactBytes => format!("{value:.0}"),
+    }
+}
+
 /// A value of `measure` as the table shows it.
 fn shown(measure: Measure, value: f64) -> String {
+    let number = number(measure, value);
     match measure {
-        Measure::Wall | Measure::Cpu => format!("{value:.2} s"),
-        Measure::PeakRss => format!("{:.1} MiB", value / f64::from(1 << 20)),
-        Measure::ArtifactBytes => format!("{value:.0}"),
+        Measure::Wall | Measure::Cpu => format!("{number} s"),
+        Measure::PeakRss => format!("{number} MiB"),
+        Measure::ArtifactBytes => number,
     }
 }
 
@@ -81,11 +91,24 @@ fn spread_text(measure: Measure, spread: Option<&Spread>) -> String {
         Some(spread) if spread.runs.len() > 1 && spread.min() < spread.max() => format!(
             "{} ({}–{})",
             shown(measure, spread.median),
-            shown(measure, spread.min()),
-            shown(measure, spread.max())
+            number(measure, spread.min()),
+            number(measure, spread.max())
         ),
         Some(spread) => shown(measure, spread.median),
     }
+}
+
+/// A value of `measure` in JSON: bytes whole, seconds to the millisecond.
+fn json_value(measure: Measure, value: f64) -> serde_json::Value {
+    match measure {
+        Measure::Wall | Measure::Cpu => ((value * 1000.0).round() / 1000.0).into(),
+        Measure::PeakRss | Measure::ArtifactBytes => (value.round() as u64).into(),
+    }
+}
+
+/// The change from `base` to `new` bytes, in percent; `None` from nothing.
+fn bytes_change(base: u64, new: u64) -> Option<f64> {
+    (base > 0).then(|| (new as f64 / base as f64 - 1.0) * 100.0)
 }
 
 /// `+12.3%`, red or blue when it counts.
@@ -141,11 +164,6 @@ fn measure_table(run: &RunDiff) -> Table {
     }
 }
 
-/// The change from `base` to `new` bytes, in percent; `None` from nothing.
-fn bytes_change(base: f64, new: f64) -> Option<f64> {
-    (base > 0.0).then(|| (new / base - 1.0) * 100.0)
-}
-
 fn kind_table(run: &RunDiff) -> Table {
     Table {
         columns: vec![
@@ -160,8 +178,8 @@ fn kind_table(run: &RunDiff) -> Table {
             .map(|kind| {
                 vec![
                     kind.kind.name().to_owned().into(),
-                    format!("{:.0}", kind.base_bytes).into(),
-                    format!("{:.0}", kind.new_bytes).into(),
+                    kind.base_bytes.to_string().into(),
+                    kind.new_bytes.to_string().into(),
                     match bytes_change(kind.base_bytes, kind.new_bytes) {
                         Some(delta) => change_cell(Some(delta), true),
                         None => "new".to_owned().into(),
@@ -173,7 +191,7 @@ fn kind_table(run: &RunDiff) -> Table {
 }
 
 fn member_table(changed: &[&MemberDiff]) -> Table {
-    let bytes = |value: Option<f64>| value.map_or_else(|| "—".to_owned(), |b| format!("{b:.0}"));
+    let bytes = |value: Option<u64>| value.map_or_else(|| "—".to_owned(), |b| b.to_string());
     Table {
         columns: vec![
             Column::left("member"),
@@ -207,11 +225,11 @@ fn member_table(changed: &[&MemberDiff]) -> Table {
 #[derive(Debug, Serialize)]
 pub(crate) struct MeasureJson {
     /// The medians of the runs.
-    base: Option<f64>,
-    new: Option<f64>,
+    base: Option<serde_json::Value>,
+    new: Option<serde_json::Value>,
     delta_percent: Option<f64>,
-    base_runs: Vec<f64>,
-    new_runs: Vec<f64>,
+    base_runs: Vec<serde_json::Value>,
+    new_runs: Vec<serde_json::Value>,
     /// For times and RSS: every run of one side beyond every run of the
     /// other, with enough runs a side.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -223,8 +241,8 @@ pub(crate) struct MeasureJson {
 pub(crate) struct MemberJson {
     name: String,
     kind: &'static str,
-    base_bytes: Option<f64>,
-    new_bytes: Option<f64>,
+    base_bytes: Option<u64>,
+    new_bytes: Option<u64>,
 }
 
 /// The `run` object: each measure either side has, by its JSON name.
@@ -232,9 +250,17 @@ pub(crate) fn run_json(run: &RunDiff) -> serde_json::Map<String, serde_json::Val
     run.measures
         .iter()
         .map(|measured| {
-            let median = |spread: &Option<Spread>| spread.as_ref().map(|s| s.median);
-            let runs =
-                |spread: &Option<Spread>| spread.as_ref().map_or(Vec::new(), |s| s.runs.clone());
+            let measure = measured.measure;
+            let median =
+                |spread: &Option<Spread>| spread.as_ref().map(|s| json_value(measure, s.median));
+            let runs = |spread: &Option<Spread>| {
+                spread.as_ref().map_or_else(Vec::new, |s| {
+                    s.runs
+                        .iter()
+                        .map(|&value| json_value(measure, value))
+                        .collect()
+                })
+            };
             let json = MeasureJson {
                 base: median(&measured.base),
                 new: median(&measured.new),
