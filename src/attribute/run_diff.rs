@@ -482,7 +482,7 @@ mod tests {
             cpu_seconds: Some(1.5),
             ..RunMeasures::default()
         };
-        let compared = run_diff(std::slice::from_ref(&bare), &[bare.clone()]);
+        let compared = run_diff(std::slice::from_ref(&bare), std::slice::from_ref(&bare));
         let measures: Vec<Measure> = compared.measures.iter().map(|m| m.measure).collect();
         assert_eq!(measures, [Measure::Cpu]);
         assert!(compared.kinds.is_empty() && compared.members.is_empty());
