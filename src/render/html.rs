@@ -245,8 +245,9 @@ fn write_artifacts(html: &mut String, artifacts: &[Artifact]) {
             continue;
         }
         html.push_str(
-            "<table class=\"rows\">\n<thead><tr><th>kind</th><th>bytes</th><th>share</th>\
-             <th>members</th><th>largest members</th></tr></thead>\n<tbody>\n",
+            "<table class=\"rows artifacts sortable\">\n<thead><tr><th data-type=\"text\">kind</th>\
+             <th data-type=\"number\">bytes</th><th data-type=\"number\">share</th>\
+             <th data-type=\"number\">members</th><th data-type=\"text\">largest members</th></tr></thead>\n<tbody>\n",
         );
         for total in artifact.by_kind() {
             let largest = artifact
@@ -300,6 +301,7 @@ th,td{padding:.2em .6em;text-align:left;vertical-align:top;border-bottom:1px sol
 table.rows td:nth-child(n+2):nth-child(-n+5){text-align:right;font-variant-numeric:tabular-nums}\
 table.rows th{cursor:pointer;background:#f3f3f3;position:sticky;top:0}\
 td.top{color:#555;max-width:40em;overflow-wrap:anywhere}\
+table.artifacts td:nth-child(5){text-align:left}\
 .swatch{display:inline-block;width:.9em;height:.9em;margin-right:.4em;vertical-align:-.1em;border:1px solid #8888}\
 iframe.flamegraph{width:1210px;border:1px solid #ccc}\
 .timeline svg{max-width:100%;height:auto}";

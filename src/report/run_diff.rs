@@ -315,3 +315,104 @@ pub(crate) fn write_failures(failures: &[RunFailure], out: &mut dyn Write) -> st
     };
     write_table(&table, TextFormat::Markdown, false, out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::artifact::{Artifact, ArtifactRole, Member, MemberKind};
+    use crate::attribute::run_diff::{RunMeasures, run_diff};
+
+    fn run(wall: f64, members: &[(&str, u64)]) -> RunMeasures {
+        let entries: Vec<Member> = members
+            .iter()
+            .map(|&(name, bytes)| Member {
+                name: name.to_owned(),
+                bytes,
+                kind: MemberKind::of(name),
+            })
+            .collect();
+        RunMeasures {
+            wall_seconds: Some(wall),
+            cpu_seconds: None,
+            peak_rss_bytes: Some(100 << 20),
+            artifacts: vec![Artifact {
+                path: "out.vmfb".to_owned(),
+                bytes: entries.iter().map(|member| member.bytes).sum(),
+                sha256: None,
+                role: ArtifactRole::Output,
+                entries: Some(entries),
+                note: None,
+            }],
+        }
+    }
+
+    #[test]
+    fn the_runs_facts_show_medians_ranges_kinds_and_members() {
+        let linked = [("module.fb", 100), ("m_linked_embedded_elf_x86_64.so", 800)];
+        let separate = [
+            ("module.fb", 120),
+            ("main_dispatch_0_embedded_elf_x86_64.so", 500),
+            ("main_dispatch_1_embedded_elf_x86_64.so", 500),
+        ];
+        let base: Vec<RunMeasures> = [2.0, 2.2, 2.1].map(|wall| run(wall, &linked)).into();
+        let new: Vec<RunMeasures> = [3.0, 3.3, 3.1].map(|wall| run(wall, &separate)).into();
+        let compared = run_diff(&base, &new);
+        let mut text = Vec::new();
+        write_text(&compared, TextFormat::Table, false, &mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        let words = |start: &str| -> Vec<String> {
+            let line = text.lines().find(|line| line.starts_with(start)).unwrap();
+            line.split_whitespace().map(str::to_owned).collect()
+        };
+        assert_eq!(
+            words("wall time"),
+            [
+                "wall",
+                "time",
+                "2.10",
+                "s",
+                "(2.00–2.20)",
+                "3.10",
+                "s",
+                "(3.00–3.30)",
+                "+47.6%",
+                "beyond",
+                "the",
+                "runs'",
+                "spread"
+            ]
+        );
+        assert_eq!(
+            words("peak RSS")[2..],
+            [
+                "100.0", "MiB", "100.0", "MiB", "+0.0%", "within", "the", "runs'", "spread"
+            ]
+        );
+        assert_eq!(words("artifact bytes")[2..], ["900", "1120", "+24.4%"]);
+        assert_eq!(words("executable"), ["executable", "800", "1000", "+25.0%"]);
+        assert_eq!(
+            words("m_linked"),
+            ["m_linked", "executable", "800", "—", "removed"]
+        );
+        assert_eq!(
+            words("main_dispatch_0"),
+            ["main_dispatch_0", "executable", "—", "500", "added"]
+        );
+        assert!(
+            text.contains("\nmembers: 2 added, 1 removed, 1 changed, 0 unchanged\n"),
+            "{text}"
+        );
+        let json = serde_json::Value::Object(run_json(&compared));
+        assert_eq!(json["artifact_bytes"]["base"], 900);
+        assert_eq!(
+            json["wall_seconds"]["new_runs"],
+            serde_json::json!([3.0, 3.3, 3.1])
+        );
+        assert_eq!(json["wall_seconds"]["beyond_spread"], true);
+        let members = serde_json::to_value(artifacts_json(&compared)).unwrap();
+        assert_eq!(
+            members[0],
+            serde_json::json!({"name": "m_linked", "kind": "executable", "base_bytes": 800, "new_bytes": null})
+        );
+    }
+}
