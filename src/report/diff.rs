@@ -253,7 +253,7 @@ pub(crate) fn to_json<'a>(diff: &'a Diff, scope: &Scope) -> DiffJson<'a> {
     }
 }
 
-/// The Markdown summary of a failed gate: the shares, then the run facts,
+/// The Markdown summary of a failed gate: the run facts, then the shares,
 /// that grew beyond their limits.
 pub(crate) fn write_failures(
     failures: &[Failure],
@@ -261,16 +261,20 @@ pub(crate) fn write_failures(
     diff: &Diff,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
-    let count = failures.len() + run_failures.len();
-    let what = match (failures.is_empty(), run_failures.is_empty()) {
-        (false, true) => "share",
-        (true, false) => "run fact",
-        _ => "share or run fact",
+    let counted = |count: usize, what: &str| {
+        (count > 0).then(|| format!("{count} {what}{}", if count == 1 { "" } else { "s" }))
     };
+    let what: Vec<String> = [
+        counted(failures.len(), "share"),
+        counted(run_failures.len(), "run fact"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     writeln!(
         out,
-        "### compile-perf diff: {count} {what}{} grew beyond the limit",
-        if count == 1 { "" } else { "s" }
+        "### compile-perf diff: {} grew beyond the limit",
+        what.join(" and ")
     )?;
     writeln!(out)?;
     writeln!(out, "- base: {}", diff.base.name)?;
