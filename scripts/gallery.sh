@@ -9,6 +9,10 @@
 #   NAME.md     `compile-perf report perf.data --compiler --format markdown`, with the
 #               wall time and peak RSS from run.json
 #   f32-literals-inverted.svg   the icicle of leaf callers of the APFloat workload
+#   many-dispatches-passes.svg  `compile-perf flamegraph --passes-only --compiler` of the
+#               many-dispatches run (recorded with --mlir-timing): the passes alone
+#   many-dispatches-passes.md   its `report --by pass --compiler --format markdown`: the
+#               passes' samples beside iree-compile's own pass timers
 #   f32-literals.html           that run's report.html: the self-contained HTML report
 #   const-eval-timeline.svg     `compile-perf timeline --compiler` of the const-eval run:
 #               categories over time with the compiler's RSS (memory.json) and its peak
@@ -72,7 +76,10 @@ for name in "${names[@]}"; do
   python3 scripts/workloads.py "$name" --out "$tmp/$input"
   log "$name: recording iree-compile"
   code=0
-  (cd "$tmp" && "$bin" record -o "$name" -- iree-compile --iree-hal-target-device=local \
+  # many-dispatches also keeps iree-compile's pass timers, for the pass picture.
+  timing=()
+  [ "$name" = many-dispatches ] && timing=(--mlir-timing)
+  (cd "$tmp" && "$bin" record "${timing[@]}" -o "$name" -- iree-compile --iree-hal-target-device=local \
     --iree-hal-local-target-device-backends=llvm-cpu --iree-llvmcpu-target-cpu=generic \
     "$input" -o "$name.vmfb" > "$name.table") || code=$?
   # 10 and 11: done, with a warning about a binary (printed above).
@@ -106,6 +113,20 @@ EOF
     "$bin" flamegraph "$run/perf.data" --compiler --inverted --min-width 0.5 -q \
       -o "$out/$name-inverted.svg"
     cp "$run/report.html" "$out/$name.html"
+  fi
+  if [ "$name" = many-dispatches ]; then
+    "$bin" flamegraph "$run" --compiler --passes-only -q -o "$out/$name-passes.svg"
+    "$bin" report "$run" --compiler --by pass --format markdown -q -o "$tmp/$name.passes.md"
+    "$bin" report "$run" --compiler --by pass --format json -q -o "$tmp/$name.passes.json"
+    {
+      printf '# many-dispatches: passes, samples and timers\n\n'
+      printf '![the passes alone](%s-passes.svg)\n\n' "$name"
+      printf 'Recorded with `compile-perf record --mlir-timing`; the picture is `compile-perf flamegraph '
+      printf -- '--compiler --passes-only`, the table `compile-perf report --compiler --by pass --format markdown`: '
+      printf 'each pass'"'"'s samples beside the wall seconds of its iree-compile timers (`timer s`), their CPU '
+      printf 'seconds and the ratio, then the timers with no pass frame on the stacks.\n\n'
+      cat "$tmp/$name.passes.md"
+    } > "$out/$name-passes.md"
   fi
   if [ "$name" = const-eval ]; then
     "$bin" timeline "$run" --compiler -q -o "$out/$name-timeline.svg"
@@ -267,6 +288,22 @@ if os.path.exists(passes_json):
               "(`report --by pass`, a pipeline's growth includes its nested passes'): "
               + ", ".join(f"{p['name']} +{mib(p['rss_growth_bytes'])}" for p in grown) + ".",
               "", "[![const-eval timeline with RSS](const-eval-timeline.svg)](const-eval-timeline.svg)"]
+passes_json = os.path.join(tmp, "many-dispatches.passes.json")
+if os.path.exists(passes_json):
+    rep = json.load(open(passes_json))
+    timed = [p for p in rep["passes"] if p["timer_wall_seconds"] is not None]
+    top = sorted(timed, key=lambda p: -p["inclusive_samples"])[:3]
+    lines += ["", "## The passes alone: many-dispatches", "",
+              "[many-dispatches-passes.svg](many-dispatches-passes.svg) is `compile-perf flamegraph --compiler "
+              "--passes-only` of the many-dispatches run: only MLIR pass frames, nested as they ran, and the "
+              "places outside passes; each pass in the colour of its main category, its self samples' "
+              "categories in the tooltip. The run was recorded with `--mlir-timing`; "
+              "[many-dispatches-passes.md](many-dispatches-passes.md) is its `report --by pass`, with "
+              f"{len(timed)} passes joined with iree-compile's timers and {len(rep.get('timer_only', []))} "
+              "timers with no pass frame. The widest: "
+              + ", ".join(f"{p['name']} {p['cpu_seconds']:.2f} CPU s against {p['timer_wall_seconds']:.2f} s "
+                          "of its timers" for p in top) + ".",
+              "", "[![many-dispatches passes](many-dispatches-passes.svg)](many-dispatches-passes.svg)"]
 lines += ["", "*Other, self* is the share of the compiler's samples in functions no rule names: what the "
           "rule table misses. Other counts no inclusive share beyond that (see the README's Categories)."]
 

@@ -282,6 +282,12 @@ pub enum RecordError {
         /// What perf probe said.
         detail: String,
     },
+    /// `record --mlir-timing` was given a command it cannot add its flags to.
+    #[error("record --mlir-timing: {reason}")]
+    MlirTimingCommand {
+        /// Why (not iree-compile, or a timing flag it contradicts).
+        reason: String,
+    },
 }
 
 impl RecordError {
@@ -296,6 +302,7 @@ impl RecordError {
             RecordError::PerfFailed { .. } => 25,
             RecordError::ForceRefused { .. } => 26,
             RecordError::ProbeFailed { .. } => 27,
+            RecordError::MlirTimingCommand { .. } => 2,
         }
     }
 }

@@ -7,6 +7,8 @@
 //! A stack that did not reach its thread root gets a `[truncated]` frame
 //! below its outermost known frame, so it is visible, not hidden.
 
+use std::borrow::Cow;
+
 use hashbrown::HashMap;
 use rayon::prelude::*;
 
@@ -66,13 +68,18 @@ pub(crate) fn line(profile: &Profile, stack: &FoldedStack<'_>) -> String {
     line
 }
 
-/// `;` separates frames, so a name must not contain one.
-fn push_frame(line: &mut String, name: &str) {
+/// `name` as a frame of a folded line: `;` separates frames, so a name
+/// must not contain one.
+pub(crate) fn frame_name(name: &str) -> Cow<'_, str> {
     if name.contains(';') {
-        line.push_str(&name.replace(';', ":"));
+        name.replace(';', ":").into()
     } else {
-        line.push_str(name);
+        name.into()
     }
+}
+
+fn push_frame(line: &mut String, name: &str) {
+    line.push_str(&frame_name(name));
 }
 
 /// Sorts stacks by their frames' names (thread first), as their folded

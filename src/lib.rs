@@ -28,6 +28,7 @@ pub mod error;
 mod export;
 mod fold;
 mod index;
+mod mlir_timing;
 mod output;
 pub mod perfdata;
 mod process;

@@ -452,3 +452,69 @@ fn bad_flamegraph_requests_fail_cleanly_and_leave_no_file() {
         .collect();
     assert!(leftovers.is_empty(), "no partial files are left behind");
 }
+
+/// `report --by pass` of a run directory with a `mlir-timing.json`: a file
+/// that is not MLIR's timing report is a notice, not a failure; a report's
+/// timers that no pass on the stacks has are listed, not dropped (the
+/// fixture's fake compiler has no MLIR passes).
+#[test]
+fn mlir_timing_beside_the_recording_is_joined_or_named_as_unreadable() {
+    let dir = common::TempDir::new("report-mlir-timing");
+    std::fs::copy(fixture("fake-dwarf.perf.data"), dir.join("perf.data")).unwrap();
+    let report = |format: &str| {
+        Command::new(bin())
+            .args([
+                "report", "--by", "pass", "--format", format, "-q", "--symfs",
+            ])
+            .arg(fixture("fakecompiler"))
+            .arg(dir.join("perf.data"))
+            .output()
+            .expect("compile-perf runs")
+    };
+    std::fs::write(dir.join("mlir-timing.json"), "[\n{\"oops\"").unwrap();
+    let text = success(report("table"));
+    assert!(
+        text.contains("mlir-timing.json is not MLIR's timing report"),
+        "{text}"
+    );
+    std::fs::write(
+        dir.join("mlir-timing.json"),
+        concat!(
+            "[\n",
+            "{\"user\": {\"duration\": 0.5}, \"wall\": {\"duration\": 0.25}, \"name\": \"'func.func' Pipeline\", \"passes\": [\n",
+            "  {\"user\": {\"duration\": 0.5}, \"wall\": {\"duration\": 0.125}, \"name\": \"CSEPass\", \"passes\": [\n",
+            "  {}]},\n",
+            "{}]},\n",
+            "{\"user\": {\"duration\": 1.0}, \"wall\": {\"duration\": 0.75}, \"name\": \"Total\"}\n",
+            "]\n"
+        ),
+    )
+    .unwrap();
+    let json: Value = serde_json::from_str(&success(report("json"))).unwrap();
+    assert_eq!(json["mlir_timing_total_wall_seconds"], 0.75);
+    let only: Vec<(&str, &str, f64)> = json["timer_only"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|timer| {
+            (
+                timer["name"].as_str().unwrap(),
+                timer["kind"].as_str().unwrap(),
+                timer["timer_wall_seconds"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        only,
+        [
+            ("'func.func' Pipeline", "pipeline", 0.25),
+            ("CSEPass", "pass", 0.125)
+        ]
+    );
+    let csv = success(report("csv"));
+    assert!(
+        csv.contains("timer with no pass frame on the stacks,kind,timers,timer s"),
+        "{csv}"
+    );
+    assert!(csv.contains("CSEPass,pass,1,0.125"), "{csv}");
+}

@@ -6,7 +6,8 @@
 //! `classes.rs` categorizes (every symbol once, with the rule table) and
 //! says what each sample is; `pass.rs` finds MLIR passes and phases on the
 //! stacks; `rows.rs` groups samples into report rows; `time_slices.rs`
-//! splits them over time; `pass_spans.rs` finds the time spans of passes
+//! splits them over time; `timers.rs` joins MLIR's pass timers with the
+//! passes on the stacks; `pass_spans.rs` finds the time spans of passes
 //! and `rss.rs` joins them with the resident set over time. For `diff` and
 //! `record --repeat`: `runs.rs` reduces each run to rows keyed across runs,
 //! `diff.rs` sets two sides' rows side by side and judges them with
@@ -22,6 +23,7 @@ pub(crate) mod run_diff;
 pub(crate) mod runs;
 pub(crate) mod significance;
 mod time_slices;
+pub(crate) mod timers;
 
 pub(crate) use classes::{Attribution, Classes, facts};
 pub(crate) use pass::{PassId, Phase};

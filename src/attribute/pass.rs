@@ -190,6 +190,30 @@ impl Passes {
         }
     }
 
+    /// The pass frames on a stack given leaf first, outermost first, as they
+    /// nest: a pass inside itself (a nested pipeline inside a pipeline
+    /// adaptor) is there twice; the frames of one run of a pass (its
+    /// `runOnOperation()` calling its `runOnOperationAsync()`) once. A pass
+    /// frame counts only under a pass-manager frame.
+    pub(crate) fn nesting(&self, leaf_first: &[SymbolId], into: &mut Vec<PassId>) {
+        into.clear();
+        let mut managed = false;
+        let mut since_pass = false;
+        for symbol in leaf_first.iter().rev() {
+            match self.roles[symbol.index()] {
+                Role::Adaptor => {
+                    managed = true;
+                    since_pass = true;
+                }
+                Role::Pass(id) if managed && (since_pass || into.last() != Some(&id)) => {
+                    into.push(id);
+                    since_pass = false;
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// Where a stack given leaf first is cut for attribution: just outward of
     /// the innermost thread-pool task runner. A thread waiting for its own
     /// parallel work runs other, unrelated tasks on top of its stack; the
@@ -346,6 +370,42 @@ mod tests {
         for (function, class) in cases {
             assert_eq!(pass_class(function), class, "{function}");
         }
+    }
+
+    #[test]
+    fn nesting_keeps_a_pass_inside_itself_and_one_run_once() {
+        // Symbols 0..5: main, the adaptor, pass 0's runOnOperation and
+        // runOnOperationAsync, pass 1, a leaf.
+        let passes = Passes {
+            roles: vec![
+                Role::Plain,
+                Role::Adaptor,
+                Role::Pass(PassId::new(0)),
+                Role::Pass(PassId::new(0)),
+                Role::Pass(PassId::new(1)),
+                Role::Plain,
+            ],
+            names: vec!["OpPipelineAdaptorPass".to_owned(), "Inner".to_owned()],
+            phases: vec![None, None],
+        };
+        let root_first = [0, 1, 2, 3, 1, 4, 1, 2, 3, 1, 4, 5];
+        let leaf_first: Vec<SymbolId> = root_first
+            .iter()
+            .rev()
+            .map(|&at| SymbolId::new(at))
+            .collect();
+        let (mut nesting, mut on_stack) = (Vec::new(), Vec::new());
+        passes.nesting(&leaf_first, &mut nesting);
+        passes.on_stack(&leaf_first, &mut on_stack);
+        let ids = |ids: &[usize]| ids.iter().map(|&at| PassId::new(at)).collect::<Vec<_>>();
+        assert_eq!(nesting, ids(&[0, 1, 0, 1]));
+        assert_eq!(on_stack, ids(&[0, 1]));
+        // Outside the pass manager a pass frame does not count.
+        passes.nesting(
+            &[SymbolId::new(5), SymbolId::new(2), SymbolId::new(0)],
+            &mut nesting,
+        );
+        assert!(nesting.is_empty());
     }
 
     #[test]

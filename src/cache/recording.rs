@@ -99,6 +99,8 @@ pub(crate) struct RecordingEntry {
     pub dsos: Vec<CachedDso>,
     /// The kernel text address the recording states.
     pub kernel_text_address: Option<u64>,
+    /// The kernel's build id, as the header or its mapping record states it.
+    pub kernel_build_id: Option<Vec<u8>>,
     pub processes: Vec<CachedProcess>,
     pub threads: Vec<CachedThread>,
     /// Unique frames: binary index and lookup address.

@@ -59,6 +59,11 @@ pub(super) struct RecordArgs {
     /// the runs together, with the spread of each category's share.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: Option<u32>,
+    /// Add `--mlir-timing --mlir-timing-display=tree --mlir-output-format=json`
+    /// to the iree-compile command and keep its pass timers as
+    /// DIR/mlir-timing.json, which `report --by pass` joins with the samples.
+    #[arg(long)]
+    pub mlir_timing: bool,
     #[command(flatten)]
     pub rules: RulesFileArg,
     /// The command to record, after `--`.
@@ -116,6 +121,10 @@ pub(super) struct MeasureArgs {
     /// Where to write the result (JSON).
     #[arg(long, value_name = "FILE")]
     pub into: PathBuf,
+    /// Keep MLIR's timing report (the lines from `[` to `]` on the
+    /// command's stderr) in FILE instead of passing it through.
+    #[arg(long, value_name = "FILE")]
+    pub mlir_timing_into: Option<PathBuf>,
     /// The command to run, after `--`.
     #[arg(last = true, required = true)]
     pub command: Vec<OsString>,
@@ -286,6 +295,12 @@ pub(super) struct FlamegraphArgs {
     /// below it, and their callers below them.
     #[arg(long)]
     pub inverted: bool,
+    /// Draw only MLIR pass frames (nested as they run) and the places
+    /// outside passes, each pass coloured by its main category, with its
+    /// self samples' categories in the tooltip; the pass manager's own
+    /// frames and every other function are left out.
+    #[arg(long, conflicts_with_all = ["category", "pass", "inverted"])]
+    pub passes_only: bool,
     /// Leave out frames narrower than this percentage of the picture's width
     /// (inferno's test: 0.1 leaves out frames under 1/1000 of the samples).
     #[arg(long, value_name = "PERCENT", default_value_t = defaults::MIN_WIDTH_PERCENT)]

@@ -56,6 +56,7 @@ impl Cli {
                     category: args.category,
                     pass: args.pass,
                     inverted: args.inverted,
+                    passes_only: args.passes_only,
                     min_width: args.min_width,
                     folded_out: args.folded_out,
                 }),
@@ -76,6 +77,7 @@ impl Cli {
                     memory: args.memory,
                     alloc_min_bytes: args.alloc.then_some(args.alloc_min_bytes),
                     repeat: args.repeat,
+                    mlir_timing: args.mlir_timing,
                 }),
                 None,
                 args.rules.file,
@@ -127,6 +129,7 @@ impl Cli {
                 Action::Measure(MeasureOptions {
                     command: args.command,
                     into: args.into,
+                    mlir_timing_into: args.mlir_timing_into,
                 }),
                 None,
                 None,

@@ -12,7 +12,9 @@ use crate::defaults;
 use crate::error::Error;
 use crate::output::{Output, write_output};
 use crate::profile::{Profile, SampleFilter};
-use crate::render::flamegraph::{Drawable, Picture, PictureOptions, picture, picture_of};
+use crate::render::flamegraph::{
+    Drawable, Picture, PictureOptions, passes_picture, picture, picture_of,
+};
 use crate::render::html::{self, HtmlPage};
 use crate::render::timeline_svg;
 use crate::report::breakdown::scope_words;
@@ -26,6 +28,8 @@ pub(super) struct FlamegraphRequest {
     /// An MLIR pass name, as `report --by pass` prints it.
     pub(super) pass: Option<String>,
     pub(super) inverted: bool,
+    /// Only pass frames and the places outside passes.
+    pub(super) passes_only: bool,
     pub(super) min_width: f64,
     pub(super) folded_out: Option<PathBuf>,
     /// The run's facts (from `run.json`), shown under the title.
@@ -40,6 +44,7 @@ impl FlamegraphRequest {
             category: None,
             pass: None,
             inverted,
+            passes_only: false,
             min_width,
             folded_out: None,
             run_facts: None,
@@ -86,12 +91,14 @@ pub(super) fn flamegraph_picture(
         category,
         pass,
         inverted: request.inverted,
+        passes_only: request.passes_only,
         min_width: request.min_width,
         keep_folded: request.folded_out.is_some(),
         filter: filter.clone(),
         run_facts: request.run_facts.clone(),
     };
     match prepared {
+        _ if options.passes_only => passes_picture(profile, classes, &options),
         Some(drawable) if drawable.suits(&options) => {
             picture_of(profile, classes, &options, drawable)
         }

@@ -1,5 +1,6 @@
 //! `compile-perf flamegraph`: the category-coloured flamegraph, whole or
-//! cut to a category or a pass, upright or as an icicle.
+//! cut to a category or a pass, upright or as an icicle; or of the passes
+//! alone (`--passes-only`).
 
 use std::path::PathBuf;
 
@@ -17,6 +18,8 @@ pub(crate) struct FlamegraphOptions {
     pub(crate) category: Option<String>,
     pub(crate) pass: Option<String>,
     pub(crate) inverted: bool,
+    /// Only pass frames and the places outside passes.
+    pub(crate) passes_only: bool,
     /// Default is [`defaults::MIN_WIDTH_PERCENT`].
     pub(crate) min_width: f64,
     pub(crate) folded_out: Option<PathBuf>,
@@ -31,11 +34,15 @@ pub(crate) fn run(config: &Config, options: &FlamegraphOptions) -> Result<u8, Er
         category: options.category.clone(),
         pass: options.pass.clone(),
         inverted: options.inverted,
+        passes_only: options.passes_only,
         min_width: options.min_width,
         folded_out: options.folded_out.clone(),
         run_facts: run.as_ref().map(RunFacts::short_line),
     };
-    let drawn_whole = options.category.is_none() && options.pass.is_none() && !options.inverted;
+    let drawn_whole = options.category.is_none()
+        && options.pass.is_none()
+        && !options.inverted
+        && !options.passes_only;
     // The whole picture's stacks need no categories: they are made while
     // the symbols are classified.
     let (classes, prepared) = rayon::join(

@@ -11,16 +11,20 @@ use crate::error::Error;
 pub(crate) struct MeasureOptions {
     pub(crate) command: Vec<OsString>,
     pub(crate) into: PathBuf,
+    /// Where to keep MLIR's timing report, taken out of the stderr.
+    pub(crate) mlir_timing_into: Option<PathBuf>,
 }
 
 /// Runs the command; its exit code is the result.
 pub(crate) fn run(options: &MeasureOptions) -> Result<u8, Error> {
-    let code =
-        crate::recorder::measure::measure(&options.command, &options.into).map_err(|source| {
-            Error::Output {
-                target: options.into.display().to_string(),
-                source,
-            }
-        })?;
+    let code = crate::recorder::measure::measure(
+        &options.command,
+        &options.into,
+        options.mlir_timing_into.as_deref(),
+    )
+    .map_err(|source| Error::Output {
+        target: options.into.display().to_string(),
+        source,
+    })?;
     Ok(u8::try_from(code).unwrap_or(1))
 }

@@ -28,8 +28,11 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 
 use crate::attribute::rss::RssJoin;
+use crate::attribute::timers::TimerJoin;
 use crate::attribute::{Attribution, Classes};
+use crate::binary::DsoId;
 use crate::error::{EXIT_TRUNCATED, Error};
+use crate::mlir_timing::{TIMING_FILE, Timers};
 use crate::output::{Output, write_output};
 use crate::perfdata::{Input, InputEnd};
 use crate::profile::{LoadOptions, Profile, SampleFilter};
@@ -40,6 +43,7 @@ use crate::report::summary::{self, Summary};
 use crate::report::table::TextFormat;
 use crate::rss::{MEMORY_FILE, RssSeries};
 use crate::rules::RuleTable;
+use crate::symbolize::SymbolId;
 
 /// What to do, resolved from the command line: the settings every command
 /// shares, and the command with its own.
@@ -301,6 +305,65 @@ fn rss_join(
             )),
         ),
     }
+}
+
+/// MLIR's pass timers (`mlir-timing.json` beside the recording, in a run
+/// directory of `record --mlir-timing`) joined with the passes on the
+/// stacks; and a notice when there is such a file that cannot be read.
+fn timer_join(
+    load: &LoadOptions,
+    profile: &Profile,
+    classes: &Classes<'_>,
+) -> (Option<TimerJoin>, Option<String>) {
+    let Input::Path(path) = &load.input else {
+        return (None, None);
+    };
+    let Some(file) = path.parent().map(|dir| dir.join(TIMING_FILE)) else {
+        return (None, None);
+    };
+    let text = match std::fs::read_to_string(&file) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return (None, None),
+        Err(error) => {
+            return (
+                None,
+                Some(format!("{} cannot be read: {error}", file.display())),
+            );
+        }
+    };
+    match Timers::parse(&text) {
+        Ok(timers) => (
+            Some(crate::attribute::timers::join(
+                classes.passes.names(),
+                &declared_pass_names(profile, classes),
+                &timers,
+            )),
+            None,
+        ),
+        Err(error) => (
+            None,
+            Some(format!(
+                "{} is not MLIR's timing report: {error}",
+                file.display()
+            )),
+        ),
+    }
+}
+
+/// `(class, timer name)` of the pass classes the binaries with pass frames
+/// declare (see `symbolize::declared_pass_names`).
+fn declared_pass_names(profile: &Profile, classes: &Classes<'_>) -> Vec<(String, String)> {
+    let mut dsos: Vec<DsoId> = (0..profile.symbols.symbols.len())
+        .map(SymbolId::new)
+        .filter(|&symbol| classes.passes.pass_of(symbol).is_some())
+        .map(|symbol| profile.symbols.get(symbol).dso)
+        .collect();
+    dsos.sort_unstable();
+    dsos.dedup();
+    dsos.into_iter()
+        .filter_map(|dso| profile.store.get(dso).image.clone())
+        .flat_map(|image| crate::symbolize::declared_pass_names(&image))
+        .collect()
 }
 
 /// What `run.json` beside the recording says, when the recording is in a

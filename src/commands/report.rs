@@ -14,7 +14,7 @@ use super::draw::{
 };
 use super::{
     ColorChoice, Config, ReportFormat, finish, load_options, memory_section, rss_join,
-    rules_and_profile, run_facts, write_report,
+    rules_and_profile, run_facts, timer_join, write_report,
 };
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
@@ -134,9 +134,15 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
         };
         let mut breakdown = breakdown(&profile, &classes, breakdown_options);
         let (rss, rss_notice) = rss_join(load_options(config), &profile, &classes, filter);
+        let (timers, timer_notice) = match options.grouping {
+            Grouping::Pass => timer_join(load_options(config), &profile, &classes),
+            _ => (None, None),
+        };
         let mut report_notices = notices(&profile, run.as_ref());
         report_notices.extend(rss_notice);
+        report_notices.extend(timer_notice);
         breakdown.set_run(run.clone(), report_notices);
+        breakdown.set_timers(timers);
         breakdown.set_rss(rss);
         let memory = memory_section(
             load_options(config),

@@ -59,6 +59,7 @@ pub(super) struct Parts<'a> {
     pub event_index: usize,
     pub store: &'a Store,
     pub kernel_text_address: Option<u64>,
+    pub kernel_build_id: Option<&'a [u8]>,
     pub processes: &'a Processes,
     pub stacks: &'a StackTable,
     pub counts: &'a IngestCounts,
@@ -104,6 +105,7 @@ pub(super) fn to_entry(identity: Identity, parts: &Parts<'_>) -> RecordingEntry 
         event_index: parts.event_index as u32,
         dsos,
         kernel_text_address: parts.kernel_text_address,
+        kernel_build_id: parts.kernel_build_id.map(<[u8]>::to_vec),
         processes,
         threads,
         frames: (parts.stacks.frames.iter())
@@ -132,6 +134,7 @@ pub(super) struct Restored {
     pub stacks: StackTable,
     pub counts: IngestCounts,
     pub kernel_text_address: Option<u64>,
+    pub kernel_build_id: Option<Vec<u8>>,
 }
 
 /// The reading kept in `entry`, with its binaries found again in `store`
@@ -224,6 +227,7 @@ pub(super) fn restore(entry: RecordingEntry, store: &mut Store) -> Result<Restor
         stacks: StackTable::from_parts(frames, nodes, timeline),
         counts,
         kernel_text_address: entry.kernel_text_address,
+        kernel_build_id: entry.kernel_build_id,
     })
 }
 

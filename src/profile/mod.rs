@@ -227,14 +227,21 @@ fn new_store(info: &RecordingInfo, options: &LoadOptions) -> Store {
     )
 }
 
-/// The kernel the recording was made on, as far as it says.
-fn recorded_kernel(info: &RecordingInfo, text_address: Option<u64>) -> RecordedKernel {
+/// The kernel the recording was made on, as far as it says: its build id
+/// from the header's table, else from its mapping record (where
+/// `--buildid-mmap` puts it, leaving the table empty).
+fn recorded_kernel(
+    info: &RecordingInfo,
+    text_address: Option<u64>,
+    mapped_build_id: Option<Vec<u8>>,
+) -> RecordedKernel {
     RecordedKernel {
         build_id: info
             .build_ids
             .iter()
             .find(|entry| entry.path == "[kernel.kallsyms]")
-            .map(|entry| entry.build_id.clone()),
+            .map(|entry| entry.build_id.clone())
+            .or(mapped_build_id),
         release: info.os_release.clone(),
         text_address,
     }
@@ -252,7 +259,11 @@ fn finish_load(
 ) -> Profile {
     let cache = &reading.options.cache;
     let kernel = KernelSource {
-        recorded: recorded_kernel(&info, restored.kernel_text_address),
+        recorded: recorded_kernel(
+            &info,
+            restored.kernel_text_address,
+            restored.kernel_build_id,
+        ),
         started: Mutex::new(kernel_loading),
     };
     let symbols = symbolize(&restored.stacks.frames, &store, &kernel, cache);
@@ -305,7 +316,7 @@ fn read_records(
     let mut unwinders = Unwinders::default();
     let mut stacks = StackTable::default();
     let mut counts = IngestCounts::default();
-    let mut kernel = recorded_kernel(&recording.info, None);
+    let mut kernel = recorded_kernel(&recording.info, None, None);
     // /proc/kallsyms takes tens of milliseconds to read; it loads on the other
     // core while the recording streams, from the first kernel frame on,
     // unless the cache has the kernel's names.
@@ -339,8 +350,9 @@ fn read_records(
                 let cached = (source.cache_key())
                     .is_some_and(|key| options.cache.contains(Kind::Binary, &key));
                 if !cached {
+                    let cache = options.cache.clone();
                     kernel_symbols = Some(std::thread::spawn(move || {
-                        KernelSymbols::load(&source.recorded)
+                        KernelSymbols::load(&source.recorded, &cache)
                     }));
                 }
             }
@@ -373,6 +385,9 @@ fn read_records(
             if mapping.is_kernel {
                 if path.starts_with("[kernel.kallsyms]") {
                     kernel.text_address = Some(mapping.file_offset);
+                    if kernel.build_id.is_none() {
+                        kernel.build_id = mapping.build_id.clone();
+                    }
                 }
                 return;
             }
@@ -396,6 +411,7 @@ fn read_records(
             event_index,
             store: &store,
             kernel_text_address: kernel.text_address,
+            kernel_build_id: kernel.build_id.as_deref(),
             processes: &processes,
             stacks: &stacks,
             counts: &counts,
@@ -408,6 +424,7 @@ fn read_records(
         stacks,
         counts,
         kernel_text_address: kernel.text_address,
+        kernel_build_id: kernel.build_id,
     };
     Ok(finish_load(
         reading,

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::rss_sampler;
 use super::run_json::CommandExit;
+use crate::mlir_timing::ReportLines;
 use crate::rss::RssSeries;
 
 /// The file the `measure` wrapper writes its result to, in the run directory.
@@ -53,8 +54,15 @@ const STDERR_TAIL_LINES: usize = 12;
 const STDERR_LINE_BYTES: usize = 400;
 
 /// `compile-perf measure`: runs `command`, samples its RSS, waits, and
-/// writes its exit status, peak RSS and RSS series to `into`. Returns the shell exit code of the command.
-pub(crate) fn measure(command: &[OsString], into: &Path) -> std::io::Result<i32> {
+/// writes its exit status, peak RSS and RSS series to `into`; with
+/// `timing_into`, MLIR's timing report, taken out of the stderr, goes
+/// there (when the command printed one). Returns the shell exit code of
+/// the command.
+pub(crate) fn measure(
+    command: &[OsString],
+    into: &Path,
+    timing_into: Option<&Path>,
+) -> std::io::Result<i32> {
     let (program, args) = command
         .split_first()
         .ok_or_else(|| std::io::Error::other("no command to run"))?;
@@ -68,12 +76,16 @@ pub(crate) fn measure(command: &[OsString], into: &Path) -> std::io::Result<i32>
     let sampler = i32::try_from(child.id()).ok().and_then(|pid| {
         rss_sampler::start(pid, Duration::from_millis(crate::defaults::RSS_INTERVAL_MS)).ok()
     });
+    let mut timing_report = timing_into.map(|_| Vec::new());
     let stderr = child
         .stderr
         .take()
-        .map(|stderr| pass_through(stderr, &mut std::io::stderr()))
+        .map(|stderr| pass_through(stderr, &mut std::io::stderr(), timing_report.as_mut()))
         .unwrap_or_default();
     let status = child.wait()?;
+    if let (Some(path), Some(report)) = (timing_into, timing_report.filter(|r| !r.is_empty())) {
+        crate::output::write_file(path, |out| out.write_all(&report))?;
+    }
     let measured = Measured {
         exit: CommandExit::from_status(status),
         peak_rss_bytes: children_peak_rss(),
@@ -87,13 +99,26 @@ pub(crate) fn measure(command: &[OsString], into: &Path) -> std::io::Result<i32>
 
 /// Copies `from` to `to` line by line as it comes, and keeps the first and
 /// the last lines. A failing `to` (a closed terminal) does not stop the copy:
-/// the command must never block on a full pipe.
-fn pass_through(from: impl Read, to: &mut dyn Write) -> StderrExcerpt {
+/// the command must never block on a full pipe. With `timing_report`,
+/// MLIR's timing report goes there instead of `to` and the excerpt.
+fn pass_through(
+    from: impl Read,
+    to: &mut dyn Write,
+    mut timing_report: Option<&mut Vec<u8>>,
+) -> StderrExcerpt {
+    let mut report_lines = ReportLines::default();
     let mut excerpt = StderrExcerpt::default();
     let mut tail = VecDeque::with_capacity(STDERR_TAIL_LINES);
     let mut reader = BufReader::new(from);
     let mut line = Vec::new();
     while reader.read_until(b'\n', &mut line).unwrap_or(0) > 0 {
+        if let Some(report) = timing_report.as_deref_mut() {
+            if report_lines.take(&line) {
+                report.extend_from_slice(&line);
+                line.clear();
+                continue;
+            }
+        }
         let _ = to.write_all(&line).and_then(|()| to.flush());
         let text = String::from_utf8_lossy(&line[..line.len().min(STDERR_LINE_BYTES)])
             .trim_end()
@@ -137,7 +162,7 @@ mod tests {
     fn stderr_passes_through_whole_and_its_head_and_tail_are_kept() {
         let text: String = (1..=25).map(|n| format!("line {n}\n")).collect();
         let mut copy = Vec::new();
-        let excerpt = pass_through(text.as_bytes(), &mut copy);
+        let excerpt = pass_through(text.as_bytes(), &mut copy, None);
         assert_eq!(copy, text.as_bytes());
         assert_eq!(excerpt.lines, 25);
         assert_eq!(excerpt.head, ["line 1", "line 2", "line 3"]);
@@ -147,10 +172,21 @@ mod tests {
     }
 
     #[test]
+    fn the_timing_report_is_taken_out_of_the_stderr() {
+        let text = "warning: w\n[\n{\"name\": \"Total\"}\n]\nerror: e\n";
+        let (mut copy, mut report) = (Vec::new(), Vec::new());
+        let excerpt = pass_through(text.as_bytes(), &mut copy, Some(&mut report));
+        assert_eq!(copy, b"warning: w\nerror: e\n");
+        assert_eq!(report, b"[\n{\"name\": \"Total\"}\n]\n");
+        assert_eq!(excerpt.head, ["warning: w", "error: e"]);
+        assert_eq!(excerpt.lines, 2);
+    }
+
+    #[test]
     fn a_last_line_without_newline_and_long_lines_are_kept_cut() {
         let long = "x".repeat(STDERR_LINE_BYTES * 2);
         let text = format!("{long}\nerror: no newline");
-        let excerpt = pass_through(text.as_bytes(), &mut Vec::new());
+        let excerpt = pass_through(text.as_bytes(), &mut Vec::new(), None);
         assert_eq!(
             excerpt.head,
             vec![

@@ -26,6 +26,7 @@ use std::time::{Instant, SystemTime};
 use serde::Serialize;
 
 pub(crate) use crate::error::RecordError;
+use crate::mlir_timing::{TIMING_FILE, Timers, with_timing_flags};
 use crate::perfdata::RUN_RECORDING;
 use crate::rss::{MEMORY_FILE, RssSeries};
 
@@ -82,6 +83,9 @@ pub(crate) struct RecordOptions {
     /// Record the command this many times, into `run-1` … `run-N` of the
     /// output directory. Default is once, into the directory itself.
     pub repeat: Option<u32>,
+    /// Add MLIR's timing flags to the iree-compile command and keep its
+    /// pass timers as `mlir-timing.json`. Default is off.
+    pub mlir_timing: bool,
 }
 
 /// A finished recording, ready to be reported on.
@@ -117,15 +121,27 @@ fn preflight(options: &RecordOptions) -> Result<String, RecordError> {
     Ok(perf_version)
 }
 
+/// The command as it runs: with `--mlir-timing`, with MLIR's timing flags.
+fn command_to_run(options: &RecordOptions) -> Result<Vec<OsString>, RecordError> {
+    if options.mlir_timing {
+        with_timing_flags(&options.command)
+            .map_err(|reason| RecordError::MlirTimingCommand { reason })
+    } else {
+        Ok(options.command.clone())
+    }
+}
+
 /// For `record --repeat`: the checks of [`record`], then the series'
 /// directory made, replaced or refused as `--force` says.
 pub(crate) fn prepare_series(options: &RecordOptions) -> Result<(), RecordError> {
+    command_to_run(options)?;
     preflight(options)?;
     prepare_dir(&options.output_dir, options.force)
 }
 
 /// Records `options.command` under perf into `options.output_dir`.
 pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
+    let command_run = command_to_run(options)?;
     let perf_version = preflight(options)?;
     let dir = &options.output_dir;
     // The probes first: when they cannot be added, no run directory is made.
@@ -135,8 +151,7 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
         .transpose()?;
     prepare_dir(dir, options.force)?;
 
-    let command: Vec<String> = options
-        .command
+    let command: Vec<String> = command_run
         .iter()
         .map(|arg| arg.to_string_lossy().into_owned())
         .collect();
@@ -161,8 +176,8 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
         exit: None,
         peak_rss_bytes: None,
         stderr: StderrExcerpt::default(),
-        iree_compile_version: iree_compile_version(&options.command),
-        inputs: input_files(&options.command[1..]),
+        iree_compile_version: iree_compile_version(&command_run),
+        inputs: input_files(&command_run[1..]),
         host: host(),
         perf: None,
         outputs: vec![RUN_RECORDING.to_owned(), "run.json".to_owned()],
@@ -214,9 +229,13 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
         "measure".into(),
         "--into".into(),
         measure_file.clone().into(),
-        "--".into(),
     ]);
-    perf_args.extend(options.command.iter().cloned());
+    let timing_file = dir.join(TIMING_FILE);
+    if options.mlir_timing {
+        perf_args.extend(["--mlir-timing-into".into(), timing_file.clone().into()]);
+    }
+    perf_args.push("--".into());
+    perf_args.extend(command_run.iter().cloned());
 
     let interrupted = interrupt_flag();
     let started = Instant::now();
@@ -248,6 +267,23 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
         ),
     }
     let _ = std::fs::remove_file(&measure_file);
+    if options.mlir_timing {
+        match std::fs::read_to_string(&timing_file) {
+            Ok(text) => {
+                run.outputs.push(TIMING_FILE.to_owned());
+                if let Err(error) = Timers::parse(&text) {
+                    run.notes.push(format!(
+                        "{TIMING_FILE} is not MLIR's timing report ({error}): it holds the lines \
+                         from `[` to `]` of the compile's stderr"
+                    ));
+                }
+            }
+            Err(_) => run.notes.push(format!(
+                "--mlir-timing: iree-compile printed no timing report, so there is no \
+                 {TIMING_FILE} (it prints one when the compile ends)"
+            )),
+        }
+    }
     let named = artifacts::named_outputs(&options.command[1..]);
     run.artifacts = artifacts::artifacts(&named, started_at, &mut run.notes);
     if run.interrupted {

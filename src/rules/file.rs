@@ -50,11 +50,14 @@ struct RuleEntry {
 /// Refused, at the line and column of the mistake: a category id that is
 /// empty or defined twice in the file, a rule with nothing to match on (no
 /// `symbol`, `dso` or `space`: it would take every sample), an unknown
-/// category, a bad regex or colour.
+/// category, a bad regex or colour. Patterns are made by `pattern`:
+/// [`NamePattern::new`] checks them now, [`NamePattern::known_good`] (for
+/// the built-in table) when first matched.
 pub(super) fn parse_table(
     text: &str,
     origin: &str,
     base: Option<RuleTable>,
+    pattern: fn(&str) -> Result<NamePattern, regex::Error>,
 ) -> Result<RuleTable, RulesError> {
     let error_at = |span: Option<Range<usize>>, message: String| {
         let (line, column) = line_and_column(text, span.map_or(0, |span| span.start));
@@ -166,12 +169,12 @@ pub(super) fn parse_table(
             ));
         }
         let compile =
-            |pattern: &Option<Spanned<String>>| -> Result<Option<NamePattern>, RulesError> {
-                pattern
+            |written: &Option<Spanned<String>>| -> Result<Option<NamePattern>, RulesError> {
+                written
                     .as_ref()
-                    .map(|pattern| {
-                        NamePattern::new(pattern.get_ref()).map_err(|error| {
-                            error_at(Some(pattern.span()), format!("bad regex: {error}"))
+                    .map(|written| {
+                        pattern(written.get_ref()).map_err(|error| {
+                            error_at(Some(written.span()), format!("bad regex: {error}"))
                         })
                     })
                     .transpose()

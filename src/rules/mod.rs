@@ -94,7 +94,10 @@ impl RuleTable {
         static BUILTIN: OnceLock<RuleTable> = OnceLock::new();
         BUILTIN
             .get_or_init(|| {
-                let mut table = file::parse_table(BUILTIN_RULES, "built-in rules.toml", None)
+                let mut table =
+                    file::parse_table(BUILTIN_RULES, "built-in rules.toml", None, |pattern| {
+                        Ok(NamePattern::known_good(pattern))
+                    })
                     .expect("the built-in rules.toml is valid; a unit test parses it");
                 table.fingerprint = xxh3_64(BUILTIN_RULES.as_bytes());
                 table
@@ -107,7 +110,7 @@ impl RuleTable {
         let builtin = RuleTable::builtin();
         let mut hashed = builtin.fingerprint.to_le_bytes().to_vec();
         hashed.extend_from_slice(text.as_bytes());
-        let mut table = file::parse_table(text, origin, Some(builtin))?;
+        let mut table = file::parse_table(text, origin, Some(builtin), NamePattern::new)?;
         table.fingerprint = xxh3_64(&hashed);
         Ok(table)
     }

@@ -1,15 +1,20 @@
 //! Kernel symbols: the copy of kallsyms perf keeps in its build-id cache for
-//! the recorded kernel, else `/proc/kallsyms` when the running kernel is the
-//! recorded one.
+//! the recorded kernel, else compile-perf's own copy in its cache, else
+//! `/proc/kallsyms` when the running kernel is the recorded one (and then
+//! compile-perf keeps a copy: `record` runs perf with `--buildid-mmap`,
+//! which turns perf's build-id cache off, so perf makes none).
 //!
-//! The cache copy is named by the recorded kernel's build id, so it is the
-//! right kernel by construction, and reads in a millisecond where
+//! Both copies are named by the recorded kernel's build id, so they are the
+//! right kernel by construction, and read in a millisecond where
 //! `/proc/kallsyms` costs tens. The running kernel's build id comes from
 //! `/sys/kernel/notes`. KASLR is undone with the `_text` address perf wrote
 //! into its kernel mapping record.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+
+use crate::binary::hex;
+use crate::cache::{Cache, Kind};
 
 /// `NT_GNU_BUILD_ID`.
 const NT_GNU_BUILD_ID: u32 = 3;
@@ -48,13 +53,24 @@ impl KernelSymbols {
     /// kernel is the same.
     pub(crate) fn load(
         recorded: &RecordedKernel,
+        cache: &Cache,
     ) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
-        let cached = recorded
+        let perf_copy = recorded
             .build_id
             .as_deref()
-            .and_then(|build_id| std::fs::read(cached_kallsyms_path(build_id)?).ok())
-            .and_then(|text| Self::parse(text, recorded.text_address).ok());
-        if let Some(symbols) = cached {
+            .and_then(|build_id| std::fs::read(cached_kallsyms_path(build_id)?).ok());
+        let cache_key = recorded
+            .build_id
+            .as_deref()
+            .map(|build_id| format!("kallsyms-{}", hex(build_id)));
+        let own_copy = || {
+            let key = cache_key.as_deref()?;
+            cache
+                .read::<String>(Kind::Binary, key)
+                .map(String::into_bytes)
+        };
+        let copy = perf_copy.or_else(own_copy);
+        if let Some(symbols) = copy.and_then(|text| Self::parse(text, recorded.text_address).ok()) {
             return Ok(symbols);
         }
         let running_id = std::fs::read("/sys/kernel/notes")
@@ -73,7 +89,11 @@ impl KernelSymbols {
             return Err(KernelSymbolsUnavailable::OtherKernel);
         }
         let text = std::fs::read("/proc/kallsyms").map_err(|_| KernelSymbolsUnavailable::Hidden)?;
-        Self::parse(text, recorded.text_address)
+        let symbols = Self::parse(text, recorded.text_address)?;
+        if let (Some(key), Ok(text)) = (cache_key, std::str::from_utf8(&symbols.text)) {
+            cache.write(Kind::Binary, &key, &text);
+        }
+        Ok(symbols)
     }
 
     /// Parses kallsyms text; `recorded_text` is `_text` at recording time.

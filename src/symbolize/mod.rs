@@ -1,6 +1,7 @@
 //! Names every unique frame once: symbol tables of the binaries, inline
 //! frames from DWARF, kernel symbols, demangling, and `lib.so+0x…` for what
-//! cannot be resolved.
+//! cannot be resolved. `pass_names.rs` reads the names MLIR's pass timers
+//! give a binary's pass classes.
 //!
 //! Frames resolve to interned [`SymbolId`]s, so later stages compare and
 //! count integers, not strings.
@@ -9,6 +10,7 @@ mod demangle;
 mod inline;
 mod kernel;
 mod memo;
+mod pass_names;
 mod symtab;
 
 use std::sync::{Mutex, OnceLock};
@@ -19,6 +21,7 @@ use rayon::prelude::*;
 
 pub(crate) use demangle::demangle;
 pub(crate) use kernel::{KernelSymbols, KernelSymbolsUnavailable, RecordedKernel};
+pub(crate) use pass_names::declared_pass_names;
 
 use crate::binary::{DsoId, DsoKind, Store, hex};
 use crate::cache::{BinaryEntry, Cache};
@@ -137,13 +140,13 @@ pub(crate) struct KernelSource {
 }
 
 impl KernelSource {
-    fn load(&self) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
+    fn load(&self, cache: &Cache) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
         let started = self.started.lock().map(|mut slot| slot.take());
         match started {
             Ok(Some(loading)) => loading
                 .join()
                 .unwrap_or(Err(KernelSymbolsUnavailable::Unverifiable)),
-            _ => KernelSymbols::load(&self.recorded),
+            _ => KernelSymbols::load(&self.recorded, cache),
         }
     }
 
@@ -200,7 +203,7 @@ pub(crate) fn symbolize(
                 &lookups,
                 |_| "[kernel]".to_owned(),
                 |missing, _| {
-                    let loaded = kernel.load();
+                    let loaded = kernel.load(cache);
                     let chains = resolve_kernel(missing.iter().copied(), &loaded);
                     let keep = loaded.is_ok();
                     let _ = kernel_unavailable.set(loaded.err());

@@ -12,7 +12,7 @@ use crate::profile::Profile;
 use crate::rules::CategoryId;
 
 /// Colour of frames that are not functions: thread roots and `[truncated]`.
-const NEUTRAL_COLOR: &str = "#bdbdbd";
+pub(super) const NEUTRAL_COLOR: &str = "#bdbdbd";
 
 /// inferno colours frames by name: every function's name gets its
 /// category's colour (dimmed outside `--category`); thread roots, the

@@ -3,6 +3,7 @@
 //! again from the frame's full name (its tooltip, left whole) by
 //! [`short_name::fit`] in the same room.
 
+use hashbrown::HashMap;
 use quick_xml::escape::unescape;
 
 use super::super::xml_escape;
@@ -29,6 +30,38 @@ pub(crate) fn shorten_labels(svg: Vec<u8>) -> Vec<u8> {
         let (frame, after) = from_frame.split_at(end);
         out.push_str(&relabel(frame).unwrap_or_else(|| frame.to_owned()));
         rest = after;
+    }
+    out.push_str(rest);
+    out.into_bytes()
+}
+
+/// The SVG with `extra` text added to the tooltip of every frame whose
+/// name (the tooltip without its counts) is a key of `extra`.
+pub(crate) fn extend_tooltips(svg: Vec<u8>, extra: &HashMap<String, String>) -> Vec<u8> {
+    if extra.is_empty() {
+        return svg;
+    }
+    let text = match String::from_utf8(svg) {
+        Ok(text) => text,
+        Err(error) => return error.into_bytes(),
+    };
+    let open = "<g><title>";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find(open) {
+        let from_title = at + open.len();
+        let Some(length) = rest[from_title..].find("</title>") else {
+            break;
+        };
+        let title_end = from_title + length;
+        out.push_str(&rest[..title_end]);
+        let added = unescape(&rest[from_title..title_end])
+            .ok()
+            .and_then(|title| extra.get(without_counts(&title)));
+        if let Some(added) = added {
+            out.push_str(&xml_escape(added));
+        }
+        rest = &rest[title_end..];
     }
     out.push_str(rest);
     out.into_bytes()
@@ -91,5 +124,19 @@ mod tests {
         // Tooltips keep the full name.
         assert!(out.contains("<title>bool llvm::function_ref&lt;bool"));
         assert_eq!(out.matches("<g>").count(), 3);
+    }
+
+    #[test]
+    fn tooltips_of_named_frames_get_their_text() {
+        let svg = concat!(
+            "<svg><g><title>Canonicalizer (24 samples, 3.04%)</title><rect/></g>",
+            "<g><title>CSE (4 samples, 0.5%)</title><rect/></g></svg>",
+        );
+        let extra = HashMap::from([("Canonicalizer".to_owned(), "; self: a&b 50%".to_owned())]);
+        let out = String::from_utf8(extend_tooltips(svg.as_bytes().to_vec(), &extra)).unwrap();
+        assert!(
+            out.contains("<title>Canonicalizer (24 samples, 3.04%); self: a&amp;b 50%</title>")
+        );
+        assert!(out.contains("<title>CSE (4 samples, 0.5%)</title>"));
     }
 }

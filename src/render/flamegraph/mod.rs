@@ -7,14 +7,18 @@
 //! As in inferno's own `flamegraph/`: this file selects the stacks and
 //! draws the picture, `merge.rs` cuts stacks (where inferno stops drawing,
 //! at a pass), `color.rs` makes the category palette, and `svg.rs` the
-//! title, subtitle and legend.
+//! title, subtitle and legend. `passes.rs` draws the passes alone
+//! (`--passes-only`).
 
 mod color;
 pub(crate) mod diff;
 mod labels;
 mod merge;
+mod passes;
 mod svg;
+mod tokens;
 
+use hashbrown::HashMap;
 use inferno::flamegraph::color::PaletteMap;
 use inferno::flamegraph::{Direction, Options};
 
@@ -24,7 +28,9 @@ use crate::profile::{Profile, SampleFilter};
 use crate::rules::{CategoryId, RuleTable};
 use color::{category_shares, palette};
 use merge::{cut_at_pass, cut_narrow_frames};
+pub(crate) use passes::passes_picture;
 use svg::{IMAGE_WIDTH, LegendEntry, add_legend, legend_entries, subtitle, title};
+use tokens::FrameNames;
 
 /// What to draw.
 #[derive(Clone, Debug)]
@@ -36,6 +42,8 @@ pub(crate) struct PictureOptions {
     pub pass: Option<PassId>,
     /// An icicle of leaf callers: leaves on top, their callers below.
     pub inverted: bool,
+    /// Only pass frames and the places outside passes (`passes.rs`).
+    pub passes_only: bool,
     /// Frames narrower than this, in percent of the width, are left out.
     pub min_width: f64,
     /// Keep the folded lines of every stack drawn, uncut, in [`Rendered`].
@@ -56,9 +64,11 @@ pub(crate) struct Rendered {
 pub(crate) struct Drawable<'a> {
     /// Every stack selected, merged: shares and colours are counted on these.
     stacks: Vec<(FoldedStack<'a>, u64)>,
-    /// What inferno reads: the stacks cut where inferno stops drawing them,
-    /// as folded lines in byte order.
+    /// What inferno reads: the stacks cut where inferno stops drawing them
+    /// (an icicle's are not cut: inferno cuts it from the leaves), as folded
+    /// lines of tokens in byte order, and the names the tokens stand for.
     lines: Vec<String>,
+    names: FrameNames,
     /// The narrowest frame drawn, in percent of the width, and whether the
     /// picture is an icicle: what the cut depends on.
     min_width: f64,
@@ -70,6 +80,7 @@ impl Drawable<'_> {
     pub(crate) fn suits(&self, options: &PictureOptions) -> bool {
         options.category.is_none()
             && options.pass.is_none()
+            && !options.passes_only
             && options.inverted == self.inverted
             && options.min_width == self.min_width
     }
@@ -83,34 +94,66 @@ pub(crate) fn all_stacks<'a>(
     filter: &SampleFilter,
     min_width: f64,
 ) -> Drawable<'a> {
-    drawable(profile, fold(profile, filter), min_width, false)
+    straight(profile, fold(profile, filter), min_width)
 }
 
-fn drawable<'a>(
+/// `stacks` for a flamegraph (not an icicle), cut where inferno stops
+/// drawing.
+fn straight<'a>(
     profile: &'a Profile,
     mut stacks: Vec<(FoldedStack<'a>, u64)>,
     min_width: f64,
-    inverted: bool,
 ) -> Drawable<'a> {
     sort_by_names(profile, &mut stacks);
-    // An icicle is cut by inferno from the leaves; it reads every line.
-    let lines = if inverted {
-        byte_ordered_lines(profile, &stacks)
-    } else {
-        byte_ordered_lines(profile, &cut_narrow_frames(profile, &stacks, min_width))
-    };
+    let cut = cut_narrow_frames(profile, &stacks, min_width);
+    let names = FrameNames::new(profile, &cut, &[]);
     Drawable {
+        lines: names.lines(&cut),
+        names,
         stacks,
-        lines,
         min_width,
-        inverted,
+        inverted: false,
     }
 }
 
-/// The folded lines of `stacks` in byte order, which inferno needs, so that
-/// inferno need not sort again. Two lines are compared from the first frame
-/// where their stacks differ: the bytes before it are the same (the same
-/// frames), and a deep stack's line is many kilobytes.
+/// An icicle's stacks: each under its leaf's category, so that the hot part
+/// of the compiler reads as one wide bar with its functions below it
+/// (inferno draws the line's last frame on top).
+fn icicle<'a>(
+    profile: &'a Profile,
+    classes: &Classes<'_>,
+    mut stacks: Vec<(FoldedStack<'a>, u64)>,
+    min_width: f64,
+) -> Drawable<'a> {
+    sort_by_names(profile, &mut stacks);
+    let table = classes.table;
+    let category_frames: Vec<String> = (0..table.categories.len())
+        .map(|index| category_frame(table, CategoryId::new(index)))
+        .collect();
+    let names = FrameNames::new(profile, &stacks, &category_frames);
+    let mut lines: Vec<String> = stacks
+        .iter()
+        .map(|(stack, count)| {
+            let category = stack
+                .leaf
+                .map_or(table.other(), |leaf| classes.category_of(leaf));
+            names.line(stack, *count, Some(&category_frames[category.index()]))
+        })
+        .collect();
+    lines.sort_unstable();
+    Drawable {
+        stacks,
+        lines,
+        names,
+        min_width,
+        inverted: true,
+    }
+}
+
+/// The folded lines of `stacks` in byte order, as `--folded-out` writes
+/// them. Two lines are compared from the first frame where their stacks
+/// differ: the bytes before it are the same (the same frames), and a deep
+/// stack's line is many kilobytes.
 fn byte_ordered_lines(profile: &Profile, stacks: &[(FoldedStack<'_>, u64)]) -> Vec<String> {
     let lines = counted_lines(profile, stacks);
     let mut order: Vec<usize> = (0..lines.len()).collect();
@@ -167,10 +210,11 @@ pub(crate) fn picture(
     if let Some(pass) = options.pass {
         stacks = cut_at_pass(stacks, classes, pass);
     }
-    let mut drawable = drawable(profile, stacks, options.min_width, options.inverted);
-    if options.inverted {
-        drawable.lines = category_first_lines(profile, classes, &drawable.stacks);
-    }
+    let drawable = if options.inverted {
+        icicle(profile, classes, stacks, options.min_width)
+    } else {
+        straight(profile, stacks, options.min_width)
+    };
     picture_of(profile, classes, options, drawable)
 }
 
@@ -179,36 +223,14 @@ fn category_frame(table: &RuleTable, category: CategoryId) -> String {
     format!("[{}]", table.category(category).name)
 }
 
-/// An icicle's lines: each stack under its leaf's category, so that the hot
-/// part of the compiler reads as one wide bar with its functions below it
-/// (inferno draws the line's last frame on top), in byte order.
-fn category_first_lines(
-    profile: &Profile,
-    classes: &Classes<'_>,
-    stacks: &[(FoldedStack<'_>, u64)],
-) -> Vec<String> {
-    let mut lines: Vec<String> = stacks
-        .iter()
-        .zip(counted_lines(profile, stacks))
-        .map(|((stack, count), line)| {
-            let category = stack
-                .leaf
-                .map_or(classes.table.other(), |leaf| classes.category_of(leaf));
-            let frames = line.strip_suffix(&format!(" {count}")).unwrap_or(&line);
-            format!(
-                "{frames};{} {count}",
-                category_frame(classes.table, category)
-            )
-        })
-        .collect();
-    lines.sort();
-    lines
-}
-
 /// Everything inferno needs for one flamegraph, owned, so that it can be
 /// drawn on a thread of its own while the run goes on.
 pub(crate) struct Picture {
     lines: Vec<String>,
+    /// The names the lines' tokens stand for; `None` when the lines carry
+    /// the names themselves (`--passes-only`: a few short frames a stack).
+    names: Option<FrameNames>,
+    /// Colours by token.
     palette: PaletteMap,
     title: String,
     subtitle: String,
@@ -218,6 +240,8 @@ pub(crate) struct Picture {
     folded: Vec<String>,
     /// What a frame's count is: samples, or bytes with `--alloc`.
     count_name: &'static str,
+    /// Text added to the tooltips of frames of these names.
+    tooltips: HashMap<String, String>,
 }
 
 /// The picture of `drawable`, which must hold the stacks `options` selects,
@@ -228,12 +252,17 @@ pub(crate) fn picture_of(
     options: &PictureOptions,
     drawable: Drawable<'_>,
 ) -> Option<Picture> {
-    let Drawable { stacks, lines, .. } = drawable;
+    let Drawable {
+        stacks,
+        lines,
+        names,
+        ..
+    } = drawable;
     if stacks.is_empty() {
         return None;
     }
     let table = classes.table;
-    let palette = palette(profile, classes, options, &stacks);
+    let palette = names.palette(&palette(profile, classes, options, &stacks));
     let self_shares = category_shares(&stacks, &classes.categories, classes.table.other());
     let folded = if options.keep_folded {
         byte_ordered_lines(profile, &stacks)
@@ -242,6 +271,7 @@ pub(crate) fn picture_of(
     };
     Some(Picture {
         lines,
+        names: Some(names),
         palette,
         title: title(profile, options, classes),
         subtitle: subtitle(table, &self_shares, options.run_facts.as_deref()),
@@ -250,6 +280,7 @@ pub(crate) fn picture_of(
         legend: legend_entries(table, &self_shares),
         folded,
         count_name: profile.unit,
+        tooltips: HashMap::new(),
     })
 }
 
@@ -270,15 +301,28 @@ impl Picture {
         } else {
             inferno_options.no_sort = true;
         }
+        // One character's width in percent of the picture, as inferno
+        // reckons it when it fits a label in a frame.
+        let char_width_percent =
+            100.0 * inferno_options.font_size as f64 * inferno_options.font_width
+                / IMAGE_WIDTH as f64;
         let mut svg = Vec::new();
         inferno::flamegraph::from_lines(
             &mut inferno_options,
             self.lines.iter().map(String::as_str),
             &mut svg,
         )?;
+        let svg = match &self.names {
+            Some(names) => names.restore(svg, char_width_percent),
+            None => labels::shorten_labels(svg),
+        };
         Ok(Rendered {
             folded: self.folded,
-            svg: add_legend(labels::shorten_labels(svg), &self.legend, "category legend"),
+            svg: add_legend(
+                labels::extend_tooltips(svg, &self.tooltips),
+                &self.legend,
+                "category legend",
+            ),
         })
     }
 }

@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::{Breakdown, JSON_TOP, attribution_name, grouping_name};
 use crate::attribute::{Detail, Grouping, RowKey, RowTotals, percent};
+use crate::mlir_timing::TimerKind;
 use crate::report::{artifacts, round2};
 
 impl Breakdown<'_> {
@@ -76,6 +77,22 @@ impl Breakdown<'_> {
             memory: None,
             run: self.run.clone(),
             notices: self.notices.clone(),
+            timer_only: self.timers.as_ref().map(|timers| {
+                timers
+                    .timer_only
+                    .iter()
+                    .map(|timer| TimerOnlyJson {
+                        name: timer.name.clone(),
+                        kind: timer.kind,
+                        timer_wall_seconds: round4(timer.wall_seconds),
+                        timers: timer.timers,
+                    })
+                    .collect()
+            }),
+            mlir_timing_total_wall_seconds: self
+                .timers
+                .as_ref()
+                .and_then(|timers| timers.total_wall_seconds),
             rows,
             artifacts: self
                 .run
@@ -96,7 +113,16 @@ impl Breakdown<'_> {
                 .and_then(|rss| rss.passes.get(&pass).copied()),
             _ => None,
         };
+        let timer = self.timer_of(key);
+        let cpu_seconds = self.cpu_seconds(row.inclusive_samples);
         PassJson {
+            timer_name: timer.map(|timer| timer.name.clone()),
+            timer_wall_seconds: timer.map(|timer| round4(timer.wall_seconds)),
+            cpu_seconds: cpu_seconds.map(round4),
+            cpu_per_wall: timer
+                .zip(cpu_seconds)
+                .filter(|(timer, _)| timer.wall_seconds > 0.0)
+                .map(|(timer, cpu)| round2(cpu / timer.wall_seconds)),
             rss_start_bytes: rss.map(|rss| rss.start_bytes),
             rss_growth_bytes: rss.map(|rss| rss.growth_bytes),
             rss_max_bytes: rss.map(|rss| rss.max_bytes),
@@ -165,9 +191,28 @@ pub(crate) struct ReportJson {
     /// pass`): one entry per row.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rows: Vec<RowJson>,
+    /// With `--by pass` and a `mlir-timing.json`: MLIR's timers of no pass
+    /// on the stacks (passes no sample ran in, pipelines, analyses).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timer_only: Option<Vec<TimerOnlyJson>>,
+    /// With a `mlir-timing.json`: its `Total` timer, the pass manager's wall time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mlir_timing_total_wall_seconds: Option<f64>,
     /// The compile's outputs by kind of member, when `run.json` lists them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub artifacts: Vec<crate::report::artifacts::ArtifactJson>,
+}
+
+/// A timer of `mlir-timing.json` that no pass on the stacks has.
+#[derive(Debug, Serialize)]
+pub(crate) struct TimerOnlyJson {
+    pub name: String,
+    pub kind: TimerKind,
+    /// The wall seconds of its timers, summed (a timer inside one of the
+    /// same name is left out: its time is in the outer one's).
+    pub timer_wall_seconds: f64,
+    /// How many timers of this name the tree has.
+    pub timers: u32,
 }
 
 #[derive(Debug, Serialize)]
@@ -181,6 +226,18 @@ pub(crate) struct PassJson {
     pub inclusive_percent_of_pass_manager: f64,
     /// The pass's self samples split by category.
     pub categories: Vec<PassCategoryJson>,
+    /// The inclusive samples as CPU seconds (samples × the sampling
+    /// period); null when the event does not count time.
+    pub cpu_seconds: Option<f64>,
+    /// From `mlir-timing.json`: the wall seconds of the pass's timers,
+    /// summed; null when the pass has no timer (or the run no timings).
+    pub timer_wall_seconds: Option<f64>,
+    /// The timer's name, when it differs from the pass's or to show it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timer_name: Option<String>,
+    /// `cpu_seconds / timer_wall_seconds`: above 1, parallel work; below 1,
+    /// waiting or time off the CPU.
+    pub cpu_per_wall: Option<f64>,
     /// With a `memory.json`: the compiler's RSS when the pass first started,
     /// its growth over the pass's spans, and its highest during them.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -245,4 +302,9 @@ pub(crate) struct RowJson {
 pub(crate) struct DetailJson {
     pub name: String,
     pub self_samples: u64,
+}
+
+/// Seconds to four decimals, as MLIR prints its timers.
+fn round4(seconds: f64) -> f64 {
+    (seconds * 1e4).round() / 1e4
 }

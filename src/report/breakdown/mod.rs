@@ -8,6 +8,8 @@ mod json;
 mod text;
 
 use crate::attribute::rss::RssJoin;
+use crate::attribute::runs::seconds_per_sample;
+use crate::attribute::timers::{PassTimer, TimerJoin};
 use crate::attribute::{
     Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, UnwindStats, Utilization,
     timeline, unwind_stats,
@@ -49,6 +51,9 @@ pub(crate) struct Breakdown<'a> {
     /// The compiler's RSS over time joined with the passes, when the run
     /// directory has a `memory.json`.
     rss: Option<RssJoin>,
+    /// MLIR's pass timers joined with the passes, when the run directory
+    /// has a `mlir-timing.json` and the rows are passes.
+    timers: Option<TimerJoin>,
 }
 
 /// Groups the profile's samples as `options` say.
@@ -89,6 +94,7 @@ pub(crate) fn breakdown<'a>(
         run: None,
         notices: Vec::new(),
         rss: None,
+        timers: None,
     }
 }
 
@@ -102,6 +108,24 @@ impl Breakdown<'_> {
     /// Adds the RSS joined with the passes.
     pub(crate) fn set_rss(&mut self, rss: Option<RssJoin>) {
         self.rss = rss;
+    }
+
+    /// Adds MLIR's pass timers joined with the passes.
+    pub(crate) fn set_timers(&mut self, timers: Option<TimerJoin>) {
+        self.timers = timers;
+    }
+
+    /// The timer of a pass row, when the run has timers and the pass one.
+    fn timer_of(&self, key: RowKey) -> Option<&PassTimer> {
+        match key {
+            RowKey::Pass(pass) => self.timers.as_ref()?.passes.get(&pass),
+            _ => None,
+        }
+    }
+
+    /// CPU seconds of `samples`, when the event counts time.
+    fn cpu_seconds(&self, samples: u64) -> Option<f64> {
+        seconds_per_sample(self.profile).map(|seconds| seconds * samples as f64)
     }
 
     /// The peak of the RSS: bytes, seconds, the pass (or place) and phase.

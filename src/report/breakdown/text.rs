@@ -7,6 +7,7 @@ use hashbrown::HashMap;
 
 use super::{Breakdown, TEXT_TOP, attribution_name, grouping_name, mebibytes, scope_words};
 use crate::attribute::{Grouping, RowKey, percent};
+use crate::mlir_timing::TimerKind;
 use crate::report::artifacts;
 use crate::report::table::{Cell, Column, Table, TextFormat, write_table};
 use crate::short_name;
@@ -88,6 +89,7 @@ impl Breakdown<'_> {
         let by_pass = grouping == Grouping::Pass;
         let with_pass = matches!(grouping, Grouping::Thread | Grouping::Process);
         let with_rss = by_pass && self.rss.is_some();
+        let with_timers = by_pass && self.timers.is_some();
         let samples = self.samples();
         let in_pass_manager = self.grouped.in_pass_manager;
         let shown_rows = self.shown_symbol_rows(top_width);
@@ -130,6 +132,9 @@ impl Breakdown<'_> {
                         _ => String::new().into(),
                     });
                 }
+                if with_timers {
+                    cells.extend(self.timer_cells(key, row.inclusive_samples));
+                }
                 if with_rss {
                     let figures = match key {
                         RowKey::Pass(pass) => self
@@ -165,6 +170,13 @@ impl Breakdown<'_> {
         if by_pass {
             columns.push(Column::right("incl% of passes"));
         }
+        if with_timers {
+            columns.extend([
+                Column::right("timer s"),
+                Column::right("CPU s"),
+                Column::right("CPU/timer"),
+            ]);
+        }
         if with_rss {
             columns.extend([
                 Column::right("RSS start MiB"),
@@ -177,6 +189,57 @@ impl Breakdown<'_> {
         }
         columns.push(Column::left(top_header));
         Table { columns, rows }
+    }
+
+    /// A pass row's timer seconds, CPU seconds and their ratio (blank
+    /// where there is no timer).
+    fn timer_cells(&self, key: RowKey, inclusive_samples: u64) -> [Cell; 3] {
+        let cpu = match key {
+            RowKey::Pass(_) => self.cpu_seconds(inclusive_samples),
+            _ => None,
+        };
+        let timer = self.timer_of(key).map(|timer| timer.wall_seconds);
+        let ratio = timer
+            .zip(cpu)
+            .filter(|(wall, _)| *wall > 0.0)
+            .map(|(wall, cpu)| format!("{:.2}", cpu / wall));
+        [
+            timer
+                .map_or(String::new(), |wall| format!("{wall:.3}"))
+                .into(),
+            cpu.map_or(String::new(), |cpu| format!("{cpu:.3}")).into(),
+            ratio.unwrap_or_default().into(),
+        ]
+    }
+
+    /// MLIR's timers of no pass on the stacks, as rows of their own.
+    fn timer_only_table(&self) -> Option<Table> {
+        let timers = self.timers.as_ref()?;
+        Some(Table {
+            columns: vec![
+                Column::left("timer with no pass frame on the stacks"),
+                Column::left("kind"),
+                Column::right("timers"),
+                Column::right("timer s"),
+            ],
+            rows: timers
+                .timer_only
+                .iter()
+                .map(|timer| {
+                    let kind = match timer.kind {
+                        TimerKind::Pass => "pass",
+                        TimerKind::Pipeline => "pipeline",
+                        TimerKind::Analysis => "analysis",
+                    };
+                    vec![
+                        timer.name.clone().into(),
+                        kind.to_owned().into(),
+                        timer.timers.to_string().into(),
+                        format!("{:.3}", timer.wall_seconds).into(),
+                    ]
+                })
+                .collect(),
+        })
     }
 
     /// With `--by symbol`, each symbol row's shown name: shortened as the top
@@ -213,7 +276,13 @@ impl Breakdown<'_> {
         out: &mut dyn Write,
     ) -> std::io::Result<()> {
         if format == TextFormat::Csv {
-            return write_table(&self.main_table(usize::MAX), format, false, out);
+            write_table(&self.main_table(usize::MAX), format, false, out)?;
+            // Timers with no pass frame follow as a second table.
+            if let Some(timers) = self.timer_only_table() {
+                writeln!(out)?;
+                write_table(&timers, format, false, out)?;
+            }
+            return Ok(());
         }
         let markdown = format == TextFormat::Markdown;
         for line in self.header_lines() {
@@ -225,6 +294,10 @@ impl Breakdown<'_> {
         }
         writeln!(out)?;
         write_table(&self.main_table(TEXT_SYMBOL_WIDTH), format, colors, out)?;
+        if let Some(timers) = self.timer_only_table() {
+            writeln!(out)?;
+            write_table(&timers, format, false, out)?;
+        }
         let processes = self.process_table();
         if processes.rows.len() > 1 {
             writeln!(out)?;

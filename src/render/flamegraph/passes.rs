@@ -1,0 +1,168 @@
+//! The flamegraph of the passes alone (`flamegraph --passes-only`): each
+//! sample's stack is reduced to its MLIR pass frames, outermost first, as
+//! they nest (a pass inside itself, such as IREE's pipeline adaptor
+//! inside another, is drawn inside itself); a sample outside every pass is
+//! one frame, its place (`(parsing the input)`…). The pass manager's frames
+//! (`OpToOpPassAdaptor::run`, `runPipeline`, `function_ref` callbacks) and
+//! every other function are left out. A pass has the colour of the
+//! category most of its self samples are in (of all its samples when it
+//! has none of its own), and its tooltip adds its self samples' split by
+//! category, over the whole picture.
+
+use hashbrown::HashMap;
+use inferno::flamegraph::color::{PaletteMap, parse_hex_color};
+
+use super::color::{NEUTRAL_COLOR, Share};
+use super::svg::{legend_entries, subtitle, title};
+use super::{Picture, PictureOptions};
+use crate::attribute::{Attribution, Classes, PassId, RowKey, facts, percent};
+use crate::profile::Profile;
+use crate::rules::CategoryId;
+
+/// Categories named in a pass's tooltip.
+const TOOLTIP_CATEGORIES: usize = 4;
+
+/// A frame's samples by category: those it is the innermost frame of
+/// (self), and all under it.
+#[derive(Default)]
+struct FrameCategories {
+    own: HashMap<CategoryId, u64>,
+    under: HashMap<CategoryId, u64>,
+}
+
+/// The pass-level picture of the samples `options.filter` keeps; `None`
+/// when no sample is left.
+pub(crate) fn passes_picture(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    options: &PictureOptions,
+) -> Option<Picture> {
+    let mut stacks: HashMap<Vec<RowKey>, u64> = HashMap::new();
+    let mut categories: HashMap<RowKey, FrameCategories> = HashMap::new();
+    let mut all_own: HashMap<CategoryId, u64> = HashMap::new();
+    let mut nesting: Vec<PassId> = Vec::new();
+    let mut total = 0;
+    for (key, count) in profile.samples(&options.filter) {
+        let sample = facts(profile, classes, Attribution::Leaf, key);
+        classes.passes.nesting(&sample.symbols, &mut nesting);
+        let frames: Vec<RowKey> = if nesting.is_empty() {
+            vec![sample.place]
+        } else {
+            nesting.iter().copied().map(RowKey::Pass).collect()
+        };
+        let category = sample.self_category;
+        for frame in &frames {
+            *categories
+                .entry(*frame)
+                .or_default()
+                .under
+                .entry(category)
+                .or_default() += count;
+        }
+        *categories
+            .entry(sample.place)
+            .or_default()
+            .own
+            .entry(category)
+            .or_default() += count;
+        *all_own.entry(category).or_default() += count;
+        *stacks.entry(frames).or_default() += count;
+        total += count;
+    }
+    if total == 0 {
+        return None;
+    }
+    let name = |frame: &RowKey| match frame {
+        RowKey::Pass(pass) => classes.passes.name(*pass).to_owned(),
+        RowKey::OutsidePass(place) => place.name().to_owned(),
+        _ => unreachable!("a pass picture's frames are passes and places outside them"),
+    };
+    // inferno reads the lines in byte order (it is told not to sort them).
+    let mut lines: Vec<String> = stacks
+        .iter()
+        .map(|(frames, count)| {
+            let names: Vec<String> = frames.iter().map(&name).collect();
+            format!("{} {count}", names.join(";"))
+        })
+        .collect();
+    lines.sort_unstable();
+    let table = classes.table;
+    let mut palette = PaletteMap::default();
+    let mut tooltips = HashMap::new();
+    for (frame, split) in &categories {
+        let frame_name = name(frame);
+        let main = main_category(if split.own.is_empty() {
+            &split.under
+        } else {
+            &split.own
+        });
+        if let Some(color) = parse_hex_color(&table.category(main).color) {
+            palette.insert(frame_name.clone(), color);
+        }
+        tooltips.insert(frame_name, tooltip(classes, &split.own));
+    }
+    // inferno's root frame ("all") has the empty name.
+    palette.insert("", parse_hex_color(NEUTRAL_COLOR).expect("a valid colour"));
+    let mut shares: Vec<(CategoryId, u64)> = all_own.into_iter().collect();
+    shares.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
+    let shares: Vec<Share> = shares
+        .into_iter()
+        .map(|(category, samples)| Share {
+            category,
+            self_percent: percent(samples, total),
+            inclusive_percent: percent(samples, total),
+        })
+        .collect();
+    Some(Picture {
+        folded: if options.keep_folded {
+            lines.clone()
+        } else {
+            Vec::new()
+        },
+        lines,
+        names: None,
+        palette,
+        title: format!("{} — passes", title(profile, options, classes)),
+        subtitle: subtitle(table, &shares, options.run_facts.as_deref()),
+        min_width: options.min_width,
+        inverted: false,
+        legend: legend_entries(table, &shares),
+        count_name: profile.unit,
+        tooltips,
+    })
+}
+
+/// The category with the most samples (the lower id on a tie).
+fn main_category(split: &HashMap<CategoryId, u64>) -> CategoryId {
+    split
+        .iter()
+        .max_by(|a, b| (a.1, b.0).cmp(&(b.1, a.0)))
+        .map(|(category, _)| *category)
+        .expect("a frame has samples")
+}
+
+/// `; self, all its frames: 24: rewrite 67%, ir 13%, affine 8%, …`: the
+/// split of a frame name's own samples, wherever it is drawn.
+fn tooltip(classes: &Classes<'_>, own: &HashMap<CategoryId, u64>) -> String {
+    let samples: u64 = own.values().sum();
+    if samples == 0 {
+        return "; no self samples".to_owned();
+    }
+    let mut split: Vec<(&CategoryId, &u64)> = own.iter().collect();
+    split.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
+    let mut parts: Vec<String> = split
+        .iter()
+        .take(TOOLTIP_CATEGORIES)
+        .map(|(category, count)| {
+            format!(
+                "{} {:.0}%",
+                classes.table.category(**category).id,
+                percent(**count, samples)
+            )
+        })
+        .collect();
+    if split.len() > TOOLTIP_CATEGORIES {
+        parts.push("…".to_owned());
+    }
+    format!("; self, all its frames: {samples}: {}", parts.join(", "))
+}
