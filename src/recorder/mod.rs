@@ -284,13 +284,14 @@ pub(crate) fn record(options: &RecordOptions) -> Result<Recorded, RecordError> {
             )),
         }
     }
-    let named = artifacts::named_outputs(&options.command[1..]);
-    run.artifacts = artifacts::artifacts(&named, started_at, &mut run.notes);
     if run.interrupted {
         run.notes.push(format!(
             "stopped by Ctrl-C after {wall:.1} s: the profile covers the compile up to then"
         ));
     }
+    // After the Ctrl-C note, which says why an output may be missing.
+    let named = artifacts::named_outputs(&options.command[1..]);
+    run.artifacts = artifacts::artifacts(&named, started_at, &mut run.notes);
     run.perf = Some(PerfRun {
         version: perf_version,
         command: std::iter::once("perf".to_owned())
