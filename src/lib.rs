@@ -17,6 +17,7 @@
 //! input.
 
 mod alloc;
+mod artifact;
 mod attribute;
 mod binary;
 mod cache;

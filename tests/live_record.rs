@@ -78,6 +78,22 @@ fn a_recorded_compile_leaves_a_complete_run_directory() {
     );
     assert_eq!(json["inputs"][0]["path"], input.display().to_string());
     assert_eq!(json["inputs"][0]["sha256"].as_str().unwrap().len(), 64);
+    // The compile's output, with its members.
+    let vmfb = &json["artifacts"][0];
+    assert_eq!(
+        vmfb["path"],
+        run_dir.with_extension("vmfb").display().to_string()
+    );
+    let kinds: Vec<&str> = vmfb["entries"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no members: {vmfb:#}"))
+        .iter()
+        .map(|member| member["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"module") && kinds.contains(&"executable"),
+        "{vmfb:#}"
+    );
     assert!(json["host"]["cores"].as_u64().unwrap() >= 1);
     assert!(
         json["perf"]["version"]
@@ -164,6 +180,9 @@ fn a_failing_compile_still_leaves_its_profile_and_passes_on_its_exit_code() {
     );
     let notes = json["notes"].to_string();
     assert!(notes.contains("the compile exited with code 1"), "{notes}");
+    // No output was written, and run.json says so rather than list none silently.
+    assert_eq!(json["artifacts"], serde_json::json!([]));
+    assert!(notes.contains(".vmfb was not written"), "{notes}");
     assert!(json["stderr"]["lines"].as_u64() > Some(0), "{json}");
 
     // A later report of the run directory says so too, from run.json.

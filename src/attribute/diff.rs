@@ -5,6 +5,7 @@
 
 use hashbrown::{HashMap, HashSet};
 
+use super::run_diff::{RunDiff, RunMeasures, run_diff};
 use super::runs::RunRows;
 use super::significance::{self, Count, FAMILY_ALPHA, Noise, RowRuns, Test};
 use super::{percent, round2};
@@ -14,6 +15,8 @@ pub(crate) struct Side {
     /// What was named on the command line.
     pub name: String,
     pub runs: Vec<RunRows>,
+    /// What each run's `run.json` says (of runs without one, nothing).
+    pub measures: Vec<RunMeasures>,
 }
 
 impl Side {
@@ -109,6 +112,8 @@ pub(crate) struct Diff {
     /// Sorted by the size of the change, largest first.
     pub rows: Vec<DiffRow>,
     pub judged: Judged,
+    /// The runs' facts (times, RSS, artifacts) side by side.
+    pub run: RunDiff,
 }
 
 /// Both sides' counts of each row, as the tests take them.
@@ -124,11 +129,13 @@ fn as_rows(counts: &[(Vec<Count>, Vec<Count>)]) -> Vec<RowRuns<'_>> {
 /// or a smaller limit the gate checks) are not tested.
 pub(crate) fn diff(base: Side, new: Side, threshold_pp: f64, floor_pp: f64) -> Diff {
     let (rows, judged) = judged_rows(&base, &new, threshold_pp, floor_pp);
+    let run = run_diff(&base.measures, &new.measures);
     Diff {
         base,
         new,
         rows,
         judged,
+        run,
     }
 }
 
@@ -385,6 +392,7 @@ mod tests {
         Side {
             name: "side".to_owned(),
             runs,
+            measures: Vec::new(),
         }
     }
 

@@ -19,6 +19,7 @@ mod pass;
 pub(crate) mod pass_spans;
 mod rows;
 pub(crate) mod rss;
+pub(crate) mod run_diff;
 pub(crate) mod runs;
 pub(crate) mod significance;
 mod time_slices;

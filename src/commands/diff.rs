@@ -11,7 +11,8 @@ use super::{
     ColorChoice, Config, ReportFormat, finish, load_options, load_rules, run_facts_beside,
 };
 use crate::attribute::diff::{Diff, Limits, Side, diff, failures};
-use crate::attribute::runs::run_rows;
+use crate::attribute::run_diff::{Measure, RunMeasures, run_failures};
+use crate::attribute::runs::{RunRows, run_rows};
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
 use crate::error::{EXIT_REGRESSION, Error};
@@ -21,6 +22,7 @@ use crate::profile::LoadOptions;
 use crate::render::flamegraph::diff::{DiffStacks, Drawn, Labels, draw, folded_lines};
 use crate::report::breakdown::{attribution_name, grouping_name, scope_words};
 use crate::report::diff::{Scope, to_json, write_failures, write_text};
+use crate::report::run_facts::RunFacts;
 use crate::rules::RuleTable;
 
 /// Besides `perf.data`, a directory of runs may hold `NAME.perf.data`.
@@ -47,15 +49,17 @@ pub(crate) struct DiffOptions {
 /// summaries.
 pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
     let rules = load_rules(config.rules_file.as_deref())?;
+    let (run_limits, row_limits) = split_limits(&options.limits);
     let limits = if options.grouping == Grouping::Category {
-        check_limits(&rules, &options.limits)?
+        check_limits(&rules, &row_limits)?
     } else {
-        options.limits.clone()
+        row_limits
     };
     let mut code = 0;
     // Each side's runs, and their folded stacks added up for the flamegraphs.
     let mut read_side = |path: &Path| -> Result<(Side, HashMap<String, u64>), Error> {
         let mut runs = Vec::new();
+        let mut measures = Vec::new();
         let mut stacks: HashMap<String, u64> = HashMap::new();
         for input in recordings(path)? {
             let load = LoadOptions {
@@ -65,14 +69,16 @@ pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
             let profile = crate::profile::load(&load)?;
             let run = run_facts_beside(&input);
             let classes = Classes::new(&profile, &rules);
-            runs.push(run_rows(
+            let rows = run_rows(
                 input,
                 &profile,
                 &classes,
                 options.grouping,
                 options.attribution,
                 &config.filter,
-            ));
+            );
+            measures.push(run_measures(&rows, run.as_ref()));
+            runs.push(rows);
             if options.flamegraph.is_some() {
                 for (line, count) in folded_lines(&profile, &config.filter) {
                     *stacks.entry(line).or_insert(0) += count;
@@ -83,14 +89,14 @@ pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
         let side = Side {
             name: path.display().to_string(),
             runs,
+            measures,
         };
         Ok((side, stacks))
     };
     let (base, base_stacks) = read_side(&options.base)?;
     let (new, new_stacks) = read_side(&options.new)?;
     // Rows too small to change by the smallest limit checked are not tested.
-    let floor = options
-        .limits
+    let floor = limits
         .max_increase
         .iter()
         .map(|(_, limit)| *limit)
@@ -119,12 +125,46 @@ pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
         draw_flamegraphs(&compared, &stacks, svg)?;
     }
     let failed = failures(&compared, &limits);
-    if failed.is_empty() {
+    let run_failed = run_failures(&compared.run, &run_limits);
+    if failed.is_empty() && run_failed.is_empty() {
         return Ok(code);
     }
     // The summary is a diagnostic; the exit code carries the verdict.
-    let _ = write_failures(&failed, &compared, &mut std::io::stderr().lock());
+    let _ = write_failures(
+        &failed,
+        &run_failed,
+        &compared,
+        &mut std::io::stderr().lock(),
+    );
     Ok(EXIT_REGRESSION)
+}
+
+/// What a run's `run.json` says of it, and the CPU seconds of its rows.
+fn run_measures(rows: &RunRows, run: Option<&RunFacts>) -> RunMeasures {
+    RunMeasures {
+        wall_seconds: run.and_then(|run| run.wall_seconds),
+        cpu_seconds: rows.seconds(rows.samples),
+        peak_rss_bytes: run.and_then(|run| run.peak_rss_bytes),
+        artifacts: run.map_or_else(Vec::new, |run| run.artifacts.clone()),
+    }
+}
+
+/// The limits on run facts (`--max-increase size|rss|wall=PCT`), and the
+/// limits left for the rows.
+fn split_limits(limits: &Limits) -> (Vec<(Measure, f64)>, Limits) {
+    let mut on_runs = Vec::new();
+    let mut on_rows = Vec::new();
+    for (key, limit) in &limits.max_increase {
+        match Measure::from_gate_key(key) {
+            Some(measure) => on_runs.push((measure, *limit)),
+            None => on_rows.push((key.clone(), *limit)),
+        }
+    }
+    let rows = Limits {
+        max_increase: on_rows,
+        ..limits.clone()
+    };
+    (on_runs, rows)
 }
 
 /// With `--by category`, every `--max-increase` must name a category (by

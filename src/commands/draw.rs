@@ -220,6 +220,9 @@ pub(super) fn html_report(
         flamegraphs,
         timeline,
         attribution,
+        artifacts: run
+            .facts
+            .map_or_else(Vec::new, |facts| facts.artifacts.clone()),
     };
     html::render(&page, profile, classes, filter)
 }

@@ -9,6 +9,7 @@
 //! runs the command through `compile-perf measure`, a small wrapper that
 //! reports the peak RSS of the compile, not of perf.
 
+mod artifacts;
 mod checks;
 pub(crate) mod measure;
 mod probes;
@@ -197,6 +198,7 @@ pub(crate) fn record_with_timeout(
         perf: None,
         outputs: vec![RUN_RECORDING.to_owned(), "run.json".to_owned()],
         notes: Vec::new(),
+        artifacts: Vec::new(),
     };
     write_run_json(dir, &run)?;
 
@@ -256,6 +258,7 @@ pub(crate) fn record_with_timeout(
 
     let interrupted = interrupt_flag();
     let started = Instant::now();
+    let started_at = SystemTime::now();
     let status = Command::new("perf")
         .args(&perf_args)
         .status()
@@ -315,6 +318,10 @@ pub(crate) fn record_with_timeout(
             timeout.as_secs_f64()
         ));
     }
+    // After the Ctrl-C and timeout notes, which say why an output may be
+    // missing.
+    let named = artifacts::named_outputs(&options.command[1..]);
+    run.artifacts = artifacts::artifacts(&named, started_at, &mut run.notes);
     run.perf = Some(PerfRun {
         version: perf_version,
         command: std::iter::once("perf".to_owned())

@@ -12,9 +12,10 @@ use sha2::{Digest, Sha256};
 
 use super::RecordError;
 use super::measure::StderrExcerpt;
+use crate::artifact::Artifact;
 
 /// Inputs larger than this are listed without a hash.
-const MAX_HASHED_INPUT: u64 = 4 << 30;
+pub(super) const MAX_HASHED_INPUT: u64 = 4 << 30;
 
 /// How the recorded command ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,6 +112,8 @@ pub(crate) struct RunManifest {
     pub outputs: Vec<String>,
     /// Problems met while making the outputs.
     pub notes: Vec<String>,
+    /// The files the compile wrote, found on its command line.
+    pub artifacts: Vec<Artifact>,
 }
 
 /// `run.json` of a series of runs (`record --repeat`): what ran, how many
@@ -183,7 +186,7 @@ pub(super) fn input_files(args: &[OsString]) -> Vec<InputFile> {
         .collect()
 }
 
-fn sha256_of(path: &Path) -> Option<String> {
+pub(super) fn sha256_of(path: &Path) -> Option<String> {
     let mut file = std::fs::File::open(path).ok()?;
     let mut hasher = Sha256::new();
     let mut buffer = vec![0u8; 1 << 20];

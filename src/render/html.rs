@@ -12,6 +12,7 @@
 use std::fmt::Write as _;
 
 use super::xml_escape;
+use crate::artifact::{Artifact, outputs};
 use crate::attribute::{Attribution, Classes, Detail, Grouping, RowKey, RowTotals, group, percent};
 use crate::profile::{Profile, SampleFilter};
 use crate::short_name;
@@ -37,6 +38,8 @@ pub(crate) struct HtmlPage {
     pub timeline: Option<String>,
     /// How the tables choose a sample's self category.
     pub attribution: Attribution,
+    /// The compile's outputs, as `run.json` lists them.
+    pub artifacts: Vec<Artifact>,
 }
 
 /// One table row.
@@ -93,6 +96,7 @@ pub(crate) fn render(
         samples,
     );
     write_table(&mut html, "passes", "Passes", "pass", &passes.1, samples);
+    write_artifacts(&mut html, &page.artifacts);
     for (index, (caption, svg)) in page.flamegraphs.iter().enumerate() {
         let document = svg_document(svg);
         let height = svg_height(&document).unwrap_or(FRAME_HEIGHT);
@@ -219,6 +223,52 @@ fn write_table(html: &mut String, id: &str, heading: &str, what: &str, rows: &[R
     html.push_str("</tbody>\n</table>\n");
 }
 
+/// The Artifacts section: each output's size, and its members by kind
+/// with their shares and the largest of each kind.
+fn write_artifacts(html: &mut String, artifacts: &[Artifact]) {
+    if outputs(artifacts).next().is_none() {
+        return;
+    }
+    html.push_str("<h2 id=\"artifacts\">Artifacts</h2>\n");
+    for artifact in outputs(artifacts) {
+        let _ = writeln!(
+            html,
+            "<p><code>{}</code>: {} bytes{}</p>",
+            xml_escape(&artifact.path),
+            artifact.bytes,
+            artifact
+                .note
+                .as_deref()
+                .map_or(String::new(), |note| format!("; {}", xml_escape(note)))
+        );
+        if artifact.entries.is_none() {
+            continue;
+        }
+        html.push_str(
+            "<table class=\"rows artifacts sortable\">\n<thead><tr><th data-type=\"text\">kind</th>\
+             <th data-type=\"number\">bytes</th><th data-type=\"number\">share</th>\
+             <th data-type=\"number\">members</th><th data-type=\"text\">largest members</th></tr></thead>\n<tbody>\n",
+        );
+        for total in artifact.by_kind() {
+            let largest = artifact
+                .largest_of(total.kind, TOP_DETAILS)
+                .iter()
+                .map(|member| format!("{} ({})", xml_escape(&member.name), member.bytes))
+                .collect::<Vec<_>>()
+                .join("<br>");
+            let _ = writeln!(
+                html,
+                "<tr><td>{}</td><td>{}</td><td>{:.1}%</td><td>{}</td><td class=\"top\">{largest}</td></tr>",
+                total.kind.name(),
+                total.bytes,
+                percent(total.bytes, artifact.bytes),
+                total.members,
+            );
+        }
+        html.push_str("</tbody>\n</table>\n");
+    }
+}
+
 /// An inferno SVG as the HTML document of an iframe: without the XML
 /// prolog and doctype, which an HTML parser does not take.
 fn svg_document(svg: &[u8]) -> String {
@@ -251,6 +301,7 @@ th,td{padding:.2em .6em;text-align:left;vertical-align:top;border-bottom:1px sol
 table.rows td:nth-child(n+2):nth-child(-n+5){text-align:right;font-variant-numeric:tabular-nums}\
 table.rows th{cursor:pointer;background:#f3f3f3;position:sticky;top:0}\
 td.top{color:#555;max-width:40em;overflow-wrap:anywhere}\
+table.artifacts td:nth-child(5){text-align:left}\
 .swatch{display:inline-block;width:.9em;height:.9em;margin-right:.4em;vertical-align:-.1em;border:1px solid #8888}\
 iframe.flamegraph{width:1210px;border:1px solid #ccc}\
 .timeline svg{max-width:100%;height:auto}";

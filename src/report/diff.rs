@@ -8,8 +8,10 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::round2;
+use super::run_diff::{self, MemberJson};
 use super::table::{Cell, Column, Ink, Table, TextFormat, write_table};
 use crate::attribute::diff::{Diff, DiffRow, Failure, Side};
+use crate::attribute::run_diff::RunFailure;
 
 /// Rows whose shares all read 0.0% and that did not move say nothing in a table.
 const SHOWN_PERCENT: f64 = 0.05;
@@ -47,6 +49,7 @@ pub(crate) fn write_text(
         }
     }
     writeln!(out)?;
+    run_diff::write_text(&diff.run, format, colors, out)?;
     write_table(&table, format, colors, out)
 }
 
@@ -166,6 +169,11 @@ pub(crate) struct DiffJson<'a> {
     attribution: &'static str,
     significance: String,
     threshold_pp: f64,
+    /// The runs' facts: `wall_seconds`, `cpu_seconds`, `peak_rss_bytes`,
+    /// `artifact_bytes`, each `{base, new, delta_percent, …}`.
+    run: serde_json::Map<String, serde_json::Value>,
+    /// The outputs' members matched across the sides.
+    artifacts: Vec<MemberJson>,
     rows: Vec<RowJson<'a>>,
 }
 
@@ -219,6 +227,8 @@ pub(crate) fn to_json<'a>(diff: &'a Diff, scope: &Scope) -> DiffJson<'a> {
         attribution: scope.attribution,
         significance: diff.method(),
         threshold_pp: diff.judged.threshold_pp,
+        run: run_diff::run_json(&diff.run),
+        artifacts: run_diff::artifacts_json(&diff.run),
         rows: diff
             .rows
             .iter()
@@ -243,46 +253,63 @@ pub(crate) fn to_json<'a>(diff: &'a Diff, scope: &Scope) -> DiffJson<'a> {
     }
 }
 
-/// The Markdown summary of a failed gate.
+/// The Markdown summary of a failed gate: the run facts, then the shares,
+/// that grew beyond their limits.
 pub(crate) fn write_failures(
     failures: &[Failure],
+    run_failures: &[RunFailure],
     diff: &Diff,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
+    let counted = |count: usize, what: &str| {
+        (count > 0).then(|| format!("{count} {what}{}", if count == 1 { "" } else { "s" }))
+    };
+    let what: Vec<String> = [
+        counted(failures.len(), "share"),
+        counted(run_failures.len(), "run fact"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     writeln!(
         out,
-        "### compile-perf diff: {} share{} grew beyond the limit",
-        failures.len(),
-        if failures.len() == 1 { "" } else { "s" }
+        "### compile-perf diff: {} grew beyond the limit",
+        what.join(" and ")
     )?;
     writeln!(out)?;
     writeln!(out, "- base: {}", diff.base.name)?;
     writeln!(out, "- new: {}", diff.new.name)?;
-    writeln!(out)?;
-    let table = Table {
-        columns: vec![
-            Column::left("row"),
-            Column::left("share"),
-            Column::right("base"),
-            Column::right("new"),
-            Column::right("change"),
-            Column::right("limit"),
-        ],
-        rows: failures
-            .iter()
-            .map(|failure| {
-                vec![
-                    failure.name.clone().into(),
-                    failure.measure.to_owned().into(),
-                    format!("{:.2}%", failure.base_percent).into(),
-                    format!("{:.2}%", failure.new_percent).into(),
-                    format!("{:+.2} pp", failure.delta_pp).into(),
-                    format!("{} pp", failure.limit_pp).into(),
-                ]
-            })
-            .collect(),
-    };
-    write_table(&table, TextFormat::Markdown, false, out)?;
+    if !run_failures.is_empty() {
+        writeln!(out)?;
+        run_diff::write_failures(run_failures, out)?;
+    }
+    if !failures.is_empty() {
+        writeln!(out)?;
+        let table = Table {
+            columns: vec![
+                Column::left("row"),
+                Column::left("share"),
+                Column::right("base"),
+                Column::right("new"),
+                Column::right("change"),
+                Column::right("limit"),
+            ],
+            rows: failures
+                .iter()
+                .map(|failure| {
+                    vec![
+                        failure.name.clone().into(),
+                        failure.measure.to_owned().into(),
+                        format!("{:.2}%", failure.base_percent).into(),
+                        format!("{:.2}%", failure.new_percent).into(),
+                        format!("{:+.2} pp", failure.delta_pp).into(),
+                        format!("{} pp", failure.limit_pp).into(),
+                    ]
+                })
+                .collect(),
+        };
+        write_table(&table, TextFormat::Markdown, false, out)?;
+    }
     writeln!(out)?;
     writeln!(out, "{}", diff.method())
 }

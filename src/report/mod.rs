@@ -2,6 +2,7 @@
 //! the summary printed on stderr. Data goes to the writer it is given;
 //! diagnostics only to the summary.
 
+pub(crate) mod artifacts;
 pub(crate) mod breakdown;
 pub(crate) mod collapse;
 pub(crate) mod diff;
@@ -9,6 +10,7 @@ pub(crate) mod executables;
 pub(crate) mod memory;
 pub(crate) mod repeat;
 pub(crate) mod rules;
+pub(crate) mod run_diff;
 pub(crate) mod run_facts;
 pub(crate) mod summary;
 pub(crate) mod table;

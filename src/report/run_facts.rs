@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::artifact::Artifact;
 use crate::attribute::{percent, runs::seconds_per_sample};
 use crate::profile::{Profile, SampleFilter};
 use crate::report::summary::LOST_SAMPLES_PREFIX;
@@ -32,6 +33,9 @@ pub(crate) struct RunFacts {
     /// The input files named on the command line.
     #[serde(default)]
     pub inputs: Vec<RunInput>,
+    /// The files the compile wrote (`record` since artifacts were noted).
+    #[serde(default)]
+    pub artifacts: Vec<Artifact>,
 }
 
 /// An input file named on the command line.

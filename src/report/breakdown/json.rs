@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::{Breakdown, JSON_TOP, attribution_name, grouping_name};
 use crate::attribute::{Detail, Grouping, RowKey, RowTotals, percent};
 use crate::mlir_timing::TimerKind;
-use crate::report::round2;
+use crate::report::{artifacts, round2};
 
 impl Breakdown<'_> {
     /// The JSON document.
@@ -94,6 +94,10 @@ impl Breakdown<'_> {
                 .as_ref()
                 .and_then(|timers| timers.total_wall_seconds),
             rows,
+            artifacts: self
+                .run
+                .as_ref()
+                .map_or_else(Vec::new, |run| artifacts::to_json(&run.artifacts)),
         }
     }
 
@@ -194,6 +198,9 @@ pub(crate) struct ReportJson {
     /// With a `mlir-timing.json`: its `Total` timer, the pass manager's wall time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mlir_timing_total_wall_seconds: Option<f64>,
+    /// The compile's outputs by kind of member, when `run.json` lists them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub artifacts: Vec<crate::report::artifacts::ArtifactJson>,
 }
 
 /// A timer of `mlir-timing.json` that no pass on the stacks has.

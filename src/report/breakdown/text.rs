@@ -8,6 +8,7 @@ use hashbrown::HashMap;
 use super::{Breakdown, TEXT_TOP, attribution_name, grouping_name, mebibytes, scope_words};
 use crate::attribute::{Grouping, RowKey, percent};
 use crate::mlir_timing::TimerKind;
+use crate::report::artifacts;
 use crate::report::table::{Cell, Column, Table, TextFormat, write_table};
 use crate::short_name;
 
@@ -302,7 +303,10 @@ impl Breakdown<'_> {
             writeln!(out)?;
             write_table(&processes, format, false, out)?;
         }
-        Ok(())
+        match &self.run {
+            Some(run) => artifacts::write_text(&run.artifacts, format, out),
+            None => Ok(()),
+        }
     }
 
     /// Samples per process image, with their top categories.

@@ -1,0 +1,491 @@
+//! `diff`'s run facts side by side: the wall time, CPU seconds, peak RSS
+//! and artifact bytes of each side (the median and the range of its runs),
+//! the change, and whether it stands clear of the runs' spread; the
+//! outputs' members matched across the sides (executables by dispatch
+//! name), by kind and one by one; and the gate's limits on them
+//! (`--max-increase size=PCT`, `rss=PCT`, `wall=PCT`). Plain functions over
+//! what each run's `run.json` said.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::artifact::{Artifact, MemberKind, outputs};
+
+/// Runs a side needs for a time or RSS change to count: with three against
+/// three, all of one side above all of the other happens by chance once in
+/// 20 (a one-sided permutation test at 5%).
+pub(crate) const GATE_RUNS: usize = 3;
+
+/// What one run says of itself.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RunMeasures {
+    pub wall_seconds: Option<f64>,
+    /// CPU seconds of the samples the rows cover.
+    pub cpu_seconds: Option<f64>,
+    pub peak_rss_bytes: Option<u64>,
+    pub artifacts: Vec<Artifact>,
+}
+
+/// A fact of a run compared across the sides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Measure {
+    Wall,
+    Cpu,
+    PeakRss,
+    ArtifactBytes,
+}
+
+impl Measure {
+    pub(crate) const ALL: [Measure; 4] = [
+        Measure::Wall,
+        Measure::Cpu,
+        Measure::PeakRss,
+        Measure::ArtifactBytes,
+    ];
+
+    /// Its name in JSON.
+    pub(crate) fn json_name(self) -> &'static str {
+        match self {
+            Measure::Wall => "wall_seconds",
+            Measure::Cpu => "cpu_seconds",
+            Measure::PeakRss => "peak_rss_bytes",
+            Measure::ArtifactBytes => "artifact_bytes",
+        }
+    }
+
+    /// Its name in the table.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Measure::Wall => "wall time",
+            Measure::Cpu => "CPU time",
+            Measure::PeakRss => "peak RSS",
+            Measure::ArtifactBytes => "artifact bytes",
+        }
+    }
+
+    /// The measure a `--max-increase KEY=PCT` names: `size`, `rss` or `wall`.
+    pub(crate) fn from_gate_key(key: &str) -> Option<Measure> {
+        match key {
+            "size" => Some(Measure::ArtifactBytes),
+            "rss" => Some(Measure::PeakRss),
+            "wall" => Some(Measure::Wall),
+            _ => None,
+        }
+    }
+
+    /// Whether it varies from run to run of one compile (the artifact's
+    /// bytes do not).
+    fn noisy(self) -> bool {
+        self != Measure::ArtifactBytes
+    }
+
+    fn of(self, run: &RunMeasures) -> Option<f64> {
+        match self {
+            Measure::Wall => run.wall_seconds,
+            Measure::Cpu => run.cpu_seconds,
+            Measure::PeakRss => run.peak_rss_bytes.map(|bytes| bytes as f64),
+            Measure::ArtifactBytes => outputs(&run.artifacts)
+                .map(|artifact| artifact.bytes)
+                .reduce(|a, b| a + b)
+                .map(|bytes| bytes as f64),
+        }
+    }
+}
+
+/// A measure over the runs of one side.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Spread {
+    pub median: f64,
+    /// Run by run, in the runs' order.
+    pub runs: Vec<f64>,
+}
+
+impl Spread {
+    fn of(values: Vec<f64>) -> Option<Spread> {
+        (!values.is_empty()).then(|| Spread {
+            median: median(&values),
+            runs: values,
+        })
+    }
+
+    pub(crate) fn min(&self) -> f64 {
+        self.runs.iter().copied().fold(f64::INFINITY, f64::min)
+    }
+
+    pub(crate) fn max(&self) -> f64 {
+        self.runs.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+    }
+}
+
+/// One measure, both sides.
+#[derive(Clone, Debug)]
+pub(crate) struct MeasureDiff {
+    pub measure: Measure,
+    pub base: Option<Spread>,
+    pub new: Option<Spread>,
+    /// The medians' change, in percent of BASE's.
+    pub delta_percent: Option<f64>,
+    /// For a measure that varies: every run of one side above every run of
+    /// the other (or below), with at least [`GATE_RUNS`] runs a side.
+    pub beyond_spread: Option<bool>,
+}
+
+impl MeasureDiff {
+    /// Whether the gate may count the change: the artifact's bytes always,
+    /// times and RSS only beyond the spread of several runs a side.
+    pub(crate) fn counts(&self) -> bool {
+        !self.measure.noisy() || self.beyond_spread == Some(true)
+    }
+}
+
+/// One kind of member, both sides (the medians of the runs' totals).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct KindDiff {
+    pub kind: MemberKind,
+    pub base_bytes: u64,
+    pub new_bytes: u64,
+}
+
+/// One member matched across the sides; a side without it has `None`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct MemberDiff {
+    /// Its name; an executable's dispatch name, without the target's suffix.
+    pub name: String,
+    pub kind: MemberKind,
+    pub base_bytes: Option<u64>,
+    pub new_bytes: Option<u64>,
+}
+
+impl MemberDiff {
+    /// The change in bytes; a side without it counts 0.
+    pub(crate) fn delta(&self) -> i128 {
+        i128::from(self.new_bytes.unwrap_or(0)) - i128::from(self.base_bytes.unwrap_or(0))
+    }
+}
+
+/// The run facts of two sides compared.
+#[derive(Clone, Debug)]
+pub(crate) struct RunDiff {
+    /// In the order of [`Measure::ALL`]; a measure no run has is left out.
+    pub measures: Vec<MeasureDiff>,
+    /// Largest first (by the larger side).
+    pub kinds: Vec<KindDiff>,
+    /// The largest change first.
+    pub members: Vec<MemberDiff>,
+}
+
+impl RunDiff {
+    /// Whether either side said anything of its runs.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.measures.is_empty() && self.members.is_empty()
+    }
+}
+
+/// Compares the runs of `base` with those of `new`.
+pub(crate) fn run_diff(base: &[RunMeasures], new: &[RunMeasures]) -> RunDiff {
+    let measures = Measure::ALL
+        .into_iter()
+        .filter_map(|measure| {
+            let spread = |runs: &[RunMeasures]| {
+                Spread::of(runs.iter().filter_map(|run| measure.of(run)).collect())
+            };
+            let (base, new) = (spread(base), spread(new));
+            if base.is_none() && new.is_none() {
+                return None;
+            }
+            let delta_percent = match (&base, &new) {
+                (Some(base), Some(new)) if base.median > 0.0 => {
+                    Some(super::round2((new.median / base.median - 1.0) * 100.0))
+                }
+                _ => None,
+            };
+            let beyond_spread = match (&base, &new) {
+                (Some(base), Some(new)) if measure.noisy() => Some(
+                    base.runs.len() >= GATE_RUNS
+                        && new.runs.len() >= GATE_RUNS
+                        && (new.min() > base.max() || new.max() < base.min()),
+                ),
+                _ => None,
+            };
+            Some(MeasureDiff {
+                measure,
+                base,
+                new,
+                delta_percent,
+                beyond_spread,
+            })
+        })
+        .collect();
+    let (base_members, new_members) = (side_members(base), side_members(new));
+    let mut kinds: BTreeMap<MemberKind, (u64, u64)> = BTreeMap::new();
+    for (kind, bytes) in &base_members.by_kind {
+        kinds.entry(*kind).or_default().0 = *bytes;
+    }
+    for (kind, bytes) in &new_members.by_kind {
+        kinds.entry(*kind).or_default().1 = *bytes;
+    }
+    let mut kinds: Vec<KindDiff> = kinds
+        .into_iter()
+        .map(|(kind, (base_bytes, new_bytes))| KindDiff {
+            kind,
+            base_bytes,
+            new_bytes,
+        })
+        .collect();
+    kinds.sort_by_key(|kind| std::cmp::Reverse(kind.base_bytes.max(kind.new_bytes)));
+    let mut keys: Vec<&(MemberKind, String)> = base_members
+        .bytes
+        .keys()
+        .chain(new_members.bytes.keys())
+        .collect();
+    keys.sort();
+    keys.dedup();
+    let mut members: Vec<MemberDiff> = keys
+        .into_iter()
+        .map(|key| MemberDiff {
+            name: key.1.clone(),
+            kind: key.0,
+            base_bytes: base_members.bytes.get(key).copied(),
+            new_bytes: new_members.bytes.get(key).copied(),
+        })
+        .collect();
+    members.sort_by(|a, b| (b.delta().abs(), &a.name).cmp(&(a.delta().abs(), &b.name)));
+    RunDiff {
+        measures,
+        kinds,
+        members,
+    }
+}
+
+/// A side's members: the median bytes of each over the runs that have it,
+/// and of each kind over the runs with an archive (a run without one of
+/// the kind has 0 bytes of it).
+struct SideMembers {
+    bytes: BTreeMap<(MemberKind, String), u64>,
+    by_kind: BTreeMap<MemberKind, u64>,
+}
+
+fn side_members(runs: &[RunMeasures]) -> SideMembers {
+    let mut per_member: BTreeMap<(MemberKind, String), Vec<f64>> = BTreeMap::new();
+    let mut run_kinds: Vec<BTreeMap<MemberKind, u64>> = Vec::new();
+    for run in runs {
+        let archives: Vec<_> = outputs(&run.artifacts)
+            .filter_map(|artifact| artifact.entries.as_ref())
+            .collect();
+        if archives.is_empty() {
+            continue;
+        }
+        let mut member_bytes: BTreeMap<(MemberKind, String), u64> = BTreeMap::new();
+        let mut kind_bytes: BTreeMap<MemberKind, u64> = BTreeMap::new();
+        for member in archives.into_iter().flatten() {
+            // The targets of one dispatch add up under its name.
+            *member_bytes
+                .entry((member.kind, member.match_name().to_owned()))
+                .or_default() += member.bytes;
+            *kind_bytes.entry(member.kind).or_default() += member.bytes;
+        }
+        for (key, bytes) in member_bytes {
+            per_member.entry(key).or_default().push(bytes as f64);
+        }
+        run_kinds.push(kind_bytes);
+    }
+    let kinds: BTreeSet<MemberKind> = run_kinds
+        .iter()
+        .flat_map(|run| run.keys().copied())
+        .collect();
+    SideMembers {
+        bytes: per_member
+            .into_iter()
+            .map(|(key, values)| (key, median(&values).round() as u64))
+            .collect(),
+        by_kind: kinds
+            .into_iter()
+            .map(|kind| {
+                let values: Vec<f64> = run_kinds
+                    .iter()
+                    .map(|run| run.get(&kind).copied().unwrap_or(0) as f64)
+                    .collect();
+                (kind, median(&values).round() as u64)
+            })
+            .collect(),
+    }
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let middle = sorted.len() / 2;
+    if sorted.len() % 2 == 1 {
+        sorted[middle]
+    } else {
+        (sorted[middle - 1] + sorted[middle]) / 2.0
+    }
+}
+
+/// A run fact that grew by more than its limit.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct RunFailure {
+    pub measure: Measure,
+    pub base: f64,
+    pub new: f64,
+    pub delta_percent: f64,
+    pub limit_percent: f64,
+}
+
+/// The measures of `compared` that grew by more than their limit (the last
+/// limit given for a measure holds) and count for the gate.
+pub(crate) fn run_failures(compared: &RunDiff, limits: &[(Measure, f64)]) -> Vec<RunFailure> {
+    compared
+        .measures
+        .iter()
+        .filter_map(|measured| {
+            let (_, limit) = limits
+                .iter()
+                .rev()
+                .find(|(measure, _)| *measure == measured.measure)?;
+            let delta = measured.delta_percent?;
+            (measured.counts() && delta > *limit).then(|| RunFailure {
+                measure: measured.measure,
+                base: measured.base.as_ref().map_or(0.0, |base| base.median),
+                new: measured.new.as_ref().map_or(0.0, |new| new.median),
+                delta_percent: delta,
+                limit_percent: *limit,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::artifact::{ArtifactRole, Member};
+
+    /// A run of `wall` seconds and `rss` MiB whose output holds `members`.
+    fn run(wall: f64, rss: u64, members: &[(&str, u64)]) -> RunMeasures {
+        let entries: Vec<Member> = members
+            .iter()
+            .map(|&(name, bytes)| Member {
+                name: name.to_owned(),
+                bytes,
+                kind: MemberKind::of(name),
+            })
+            .collect();
+        RunMeasures {
+            wall_seconds: Some(wall),
+            cpu_seconds: Some(wall * 0.9),
+            peak_rss_bytes: Some(rss << 20),
+            artifacts: vec![Artifact {
+                path: "out.vmfb".to_owned(),
+                bytes: entries.iter().map(|member| member.bytes).sum::<u64>() + 100,
+                sha256: None,
+                role: ArtifactRole::Output,
+                entries: Some(entries),
+                note: None,
+            }],
+        }
+    }
+
+    const LINKED: [(&str, u64); 2] = [
+        ("module.fb", 9788),
+        ("d_linked_embedded_elf_x86_64.so", 79176),
+    ];
+    const SEPARATE: [(&str, u64); 3] = [
+        ("module.fb", 12412),
+        ("main_dispatch_0_embedded_elf_x86_64.so", 17536),
+        ("main_dispatch_1_embedded_elf_x86_64.so", 16312),
+    ];
+
+    fn measure(compared: &RunDiff, measure: Measure) -> &MeasureDiff {
+        compared
+            .measures
+            .iter()
+            .find(|measured| measured.measure == measure)
+            .unwrap()
+    }
+
+    #[test]
+    fn members_match_by_name_and_are_added_or_removed() {
+        let compared = run_diff(&[run(2.0, 140, &LINKED)], &[run(6.0, 144, &SEPARATE)]);
+        let members: Vec<(&str, Option<u64>, Option<u64>)> = compared
+            .members
+            .iter()
+            .map(|member| (member.name.as_str(), member.base_bytes, member.new_bytes))
+            .collect();
+        assert_eq!(
+            members,
+            [
+                ("d_linked", Some(79176), None),
+                ("main_dispatch_0", None, Some(17536)),
+                ("main_dispatch_1", None, Some(16312)),
+                ("module.fb", Some(9788), Some(12412)),
+            ]
+        );
+        let executables = &compared.kinds[0];
+        assert_eq!(
+            (
+                executables.kind,
+                executables.base_bytes,
+                executables.new_bytes
+            ),
+            (MemberKind::Executable, 79176, 33848)
+        );
+        let size = measure(&compared, Measure::ArtifactBytes);
+        assert_eq!(size.delta_percent, Some(-47.95));
+        assert!(size.counts());
+        // One run a side: the wall time's change is shown, not judged.
+        let wall = measure(&compared, Measure::Wall);
+        assert_eq!(wall.delta_percent, Some(200.0));
+        assert_eq!(wall.beyond_spread, Some(false));
+        assert!(!wall.counts());
+    }
+
+    #[test]
+    fn times_count_only_beyond_the_spread_of_three_runs_a_side() {
+        let base: Vec<RunMeasures> = [2.0, 2.2, 2.1]
+            .iter()
+            .map(|&wall| run(wall, 140, &LINKED))
+            .collect();
+        let slower: Vec<RunMeasures> = [2.5, 2.4, 2.6]
+            .iter()
+            .map(|&wall| run(wall, 141, &LINKED))
+            .collect();
+        let overlapping: Vec<RunMeasures> = [2.15, 2.5, 2.6]
+            .iter()
+            .map(|&wall| run(wall, 140, &LINKED))
+            .collect();
+        let compared = run_diff(&base, &slower);
+        let wall = measure(&compared, Measure::Wall);
+        assert_eq!(wall.base.as_ref().unwrap().median, 2.1);
+        assert_eq!(wall.delta_percent, Some(19.05));
+        assert_eq!(wall.beyond_spread, Some(true));
+        let limits = [(Measure::Wall, 10.0), (Measure::PeakRss, 0.5)];
+        let failed: Vec<Measure> = run_failures(&compared, &limits)
+            .iter()
+            .map(|failure| failure.measure)
+            .collect();
+        assert_eq!(failed, [Measure::Wall, Measure::PeakRss]);
+        // The last limit given holds.
+        assert!(
+            run_failures(&compared, &[(Measure::Wall, 10.0), (Measure::Wall, 20.0)]).is_empty()
+        );
+        let compared = run_diff(&base, &overlapping);
+        let wall = measure(&compared, Measure::Wall);
+        assert_eq!(wall.beyond_spread, Some(false));
+        assert!(run_failures(&compared, &limits).is_empty());
+        // The same members on both sides: no kind or member changed, size passes.
+        assert!(compared.members.iter().all(|member| member.delta() == 0));
+        assert!(run_failures(&compared, &[(Measure::ArtifactBytes, 0.0)]).is_empty());
+    }
+
+    #[test]
+    fn runs_without_run_json_compare_their_cpu_time_only() {
+        let bare = RunMeasures {
+            cpu_seconds: Some(1.5),
+            ..RunMeasures::default()
+        };
+        let compared = run_diff(std::slice::from_ref(&bare), std::slice::from_ref(&bare));
+        let measures: Vec<Measure> = compared.measures.iter().map(|m| m.measure).collect();
+        assert_eq!(measures, [Measure::Cpu]);
+        assert!(compared.kinds.is_empty() && compared.members.is_empty());
+        assert_eq!(median(&[3.0, 1.0, 2.0, 10.0]), 2.5);
+    }
+}
