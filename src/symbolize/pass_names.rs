@@ -9,9 +9,8 @@
 //! Only the string table is searched (for the mangled `…Base<…>::getName()`),
 //! and only the names found are demangled.
 
-use object::read::elf::{ElfFile64, SectionHeader};
-
 use super::demangle;
+use super::symtab::symbol_strings;
 use crate::binary::ElfImage;
 
 /// The end of a mangled `…::getName() const`.
@@ -42,24 +41,6 @@ pub(crate) fn declared_pass_names(image: &ElfImage) -> Vec<(String, String)> {
     names.sort();
     names.dedup();
     names
-}
-
-/// The string table of the symbol table the symbolizer reads.
-fn symbol_strings(image: &ElfImage) -> Option<&[u8]> {
-    let elf = ElfFile64::<object::Endianness>::parse(image.data()).ok()?;
-    let endian = elf.endian();
-    let table = if elf.elf_symbol_table().is_empty() {
-        elf.elf_dynamic_symbol_table()
-    } else {
-        elf.elf_symbol_table()
-    };
-    let header = elf
-        .elf_section_table()
-        .section(table.string_section())
-        .ok()?;
-    let start = header.sh_offset(endian) as usize;
-    let end = start.checked_add(header.sh_size(endian) as usize)?;
-    image.data().get(start..end)
 }
 
 /// `(Class, Name)` of `…::NameBase<…::Class>::getName() const`.

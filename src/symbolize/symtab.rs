@@ -7,8 +7,10 @@
 //! (found through a table of buckets over the addresses), and each address
 //! then takes the nearest symbol at or before it. Names are read from the string table only for symbols that hit.
 
+use object::Endianness;
+use object::elf::FileHeader64;
 use object::elf::{STB_GLOBAL, STB_WEAK, STT_FUNC, STT_GNU_IFUNC, SymbolBind};
-use object::read::elf::{ElfFile64, SectionHeader, Sym};
+use object::read::elf::{ElfFile64, SectionHeader, Sym, SymbolTable};
 
 use crate::binary::ElfImage;
 
@@ -51,6 +53,35 @@ fn preference(candidate: &Candidate, name: &[u8]) -> (bool, u8, std::cmp::Revers
     )
 }
 
+/// The symbol table the symbolizer reads: `.symtab`, else (a stripped
+/// file) `.dynsym`.
+fn symbols_of<'f, 'data>(
+    elf: &'f ElfFile64<'data, Endianness>,
+) -> &'f SymbolTable<'data, FileHeader64<Endianness>> {
+    if elf.elf_symbol_table().is_empty() {
+        elf.elf_dynamic_symbol_table()
+    } else {
+        elf.elf_symbol_table()
+    }
+}
+
+/// The bytes of that symbol table's string table.
+fn strings_of<'a>(elf: &ElfFile64<'a, Endianness>, image: &'a ElfImage) -> Option<&'a [u8]> {
+    let header = elf
+        .elf_section_table()
+        .section(symbols_of(elf).string_section())
+        .ok()?;
+    let start = header.sh_offset(elf.endian()) as usize;
+    let end = start.checked_add(header.sh_size(elf.endian()) as usize)?;
+    image.data().get(start..end)
+}
+
+/// The string table of the symbol table the symbolizer reads.
+pub(super) fn symbol_strings(image: &ElfImage) -> Option<&[u8]> {
+    let elf = ElfFile64::<Endianness>::parse(image.data()).ok()?;
+    strings_of(&elf, image)
+}
+
 /// The function containing each of `addresses` (sorted, without duplicates),
 /// by the symbol table of `image`. `None` when the file has no function symbols.
 ///
@@ -60,20 +91,10 @@ pub(super) fn lookup_sorted<'a>(
     image: &'a ElfImage,
     addresses: &[u64],
 ) -> Option<Vec<Option<Hit<'a>>>> {
-    let elf = ElfFile64::<object::Endianness>::parse(image.data()).ok()?;
+    let elf = ElfFile64::<Endianness>::parse(image.data()).ok()?;
     let endian = elf.endian();
-    let table = if elf.elf_symbol_table().is_empty() {
-        elf.elf_dynamic_symbol_table()
-    } else {
-        elf.elf_symbol_table()
-    };
-    let strings_header = elf
-        .elf_section_table()
-        .section(table.string_section())
-        .ok()?;
-    let strings_start = strings_header.sh_offset(endian) as usize;
-    let strings_end = strings_start.checked_add(strings_header.sh_size(endian) as usize)?;
-    let strings: &'a [u8] = image.data().get(strings_start..strings_end)?;
+    let table = symbols_of(&elf);
+    let strings = strings_of(&elf, image)?;
     let name_at = |offset: u32| -> &'a [u8] {
         let tail = strings.get(offset as usize..).unwrap_or_default();
         &tail[..memchr::memchr(0, tail).unwrap_or(tail.len())]
