@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::recorder::{RecordError, RunStatus};
+use crate::recorder::{RecordError, RunStatus, named_outputs};
 
 pub(crate) use run::{ExecutableRun, record_executables};
 
@@ -35,8 +35,6 @@ const DROPPED_FLAGS: [&str; 5] = [
     "--compile-to",
     "--output-format",
 ];
-/// iree-compile's output options (`-o FILE`, `-o=FILE`, `--output-file=FILE`).
-const OUTPUT_FLAGS: [&str; 3] = ["-o", "--o", "--output-file"];
 
 /// One executable that the full compile dumped.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -141,21 +139,11 @@ pub(crate) fn executable_command(
 }
 
 /// Positions in `command` (the program at 0) of the output options and
-/// their values.
+/// their values, as `record` finds the output.
 fn output_positions(command: &[OsString]) -> Vec<usize> {
-    let mut positions = Vec::new();
-    for (index, arg) in command.iter().enumerate().skip(1) {
-        let text = arg.to_string_lossy();
-        if OUTPUT_FLAGS.contains(&&*text) {
-            positions.extend([index, index + 1]);
-        } else if OUTPUT_FLAGS
-            .iter()
-            .any(|flag| text.starts_with(&format!("{flag}=")))
-        {
-            positions.push(index);
-        }
-    }
-    positions
+    let args = command.get(1..).unwrap_or_default();
+    let at = named_outputs(args).file_option_at;
+    at.into_iter().map(|at| at + 1).collect()
 }
 
 /// The position of the input in `command`: of the arguments that are not
@@ -300,9 +288,12 @@ mod tests {
 
     #[test]
     fn the_input_is_the_positional_that_names_a_file_and_outputs_take_every_form() {
-        let command = args(&["iree-compile", "--output-file=x.vmfb", "-", "-o=y"]);
+        let command = args(&["iree-compile", "--o=x.vmfb", "-", "-o=y"]);
         assert_eq!(input_position(&command), Some(2));
         assert_eq!(output_positions(&command), vec![1, 3]);
+        let command = args(&["iree-compile", "-o", "x.vmfb", "m.mlir", "-o", "-"]);
+        assert_eq!(input_position(&command), Some(3));
+        assert_eq!(output_positions(&command), vec![1, 2, 4, 5]);
         let command = args(&["iree-compile", "model.mlir"]);
         assert_eq!(input_position(&command), Some(1));
     }

@@ -17,9 +17,12 @@ const CLOCK_SLACK: Duration = Duration::from_millis(50);
 
 /// The outputs a command line names.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub(super) struct NamedOutputs {
+pub(crate) struct NamedOutputs {
     /// `-o FILE` (the last one, as LLVM's option parser keeps it).
     pub file: Option<PathBuf>,
+    /// Where in the arguments every `-o` option and its separate value
+    /// stand (`-o -` too), for a caller that drops them.
+    pub file_option_at: Vec<usize>,
     /// The directories of `--iree-hal-dump-*-to`.
     pub dump_dirs: Vec<PathBuf>,
 }
@@ -27,10 +30,10 @@ pub(super) struct NamedOutputs {
 /// The outputs `args` (the command's arguments, without the program) name.
 /// LLVM's parser takes one or two dashes, and a value after `=` or as the
 /// next argument; `-` is stdout, and `--` ends the options.
-pub(super) fn named_outputs(args: &[OsString]) -> NamedOutputs {
+pub(crate) fn named_outputs(args: &[OsString]) -> NamedOutputs {
     let mut named = NamedOutputs::default();
-    let mut args = args.iter().map(|arg| arg.to_string_lossy());
-    while let Some(arg) = args.next() {
+    let mut args = args.iter().map(|arg| arg.to_string_lossy()).enumerate();
+    while let Some((at, arg)) = args.next() {
         if arg == "--" {
             break;
         }
@@ -46,7 +49,16 @@ pub(super) fn named_outputs(args: &[OsString]) -> NamedOutputs {
         if !is_file && !is_dump_dir {
             continue;
         }
-        let Some(value) = inline_value.or_else(|| args.next().map(|next| next.into_owned())) else {
+        if is_file {
+            named.file_option_at.push(at);
+        }
+        let Some(value) = inline_value.or_else(|| {
+            let (value_at, value) = args.next()?;
+            if is_file {
+                named.file_option_at.push(value_at);
+            }
+            Some(value.into_owned())
+        }) else {
             break;
         };
         if value.is_empty() || value == "-" {
@@ -187,6 +199,7 @@ mod tests {
              -iree-hal-dump-executable-sources-to srcs --o=out.vmfb --iree-hal-link-executables=false",
         ));
         assert_eq!(named.file, Some(PathBuf::from("out.vmfb")));
+        assert_eq!(named.file_option_at, [1, 2, 6]);
         assert_eq!(
             named.dump_dirs,
             [PathBuf::from("bins"), PathBuf::from("srcs")]
@@ -199,8 +212,10 @@ mod tests {
 
     #[test]
     fn stdout_a_missing_value_and_arguments_after_a_double_dash_name_no_output() {
-        assert_eq!(named_outputs(&args("m.mlir -o -")), NamedOutputs::default());
-        assert_eq!(named_outputs(&args("m.mlir -o")), NamedOutputs::default());
+        let stdout = named_outputs(&args("m.mlir -o -"));
+        assert_eq!((stdout.file, stdout.file_option_at), (None, vec![1, 2]));
+        let no_value = named_outputs(&args("m.mlir -o"));
+        assert_eq!((no_value.file, no_value.file_option_at), (None, vec![1]));
         assert_eq!(
             named_outputs(&args("m.mlir -- -o x.vmfb")),
             NamedOutputs::default()
@@ -226,6 +241,7 @@ mod tests {
         let named = NamedOutputs {
             file: Some(stale.clone()),
             dump_dirs: vec![dir.join("dump")],
+            ..NamedOutputs::default()
         };
         assert!(artifacts(&named, since, &mut notes).is_empty());
         assert!(notes[0].ends_with("is older than the run: the compile did not write it"));
@@ -234,6 +250,7 @@ mod tests {
         let named = NamedOutputs {
             file: Some(stale.clone()),
             dump_dirs: vec![dir.join("dump"), dir.join("missing")],
+            ..NamedOutputs::default()
         };
         let mut notes = Vec::new();
         let found = artifacts(

@@ -30,6 +30,7 @@ use crate::mlir_timing::{TIMING_FILE, Timers, with_timing_flags};
 use crate::perfdata::RUN_RECORDING;
 use crate::rss::{MEMORY_FILE, RssSeries};
 
+pub(crate) use artifacts::named_outputs;
 use checks::{check_permission, detect_event, perf_version, prepare_dir, program_exists};
 use measure::{MEASURE_FILE, StderrExcerpt, read_measured};
 pub(crate) use run_json::{CommandExit, PerfRun, RunManifest, RunStatus, SeriesManifest};
