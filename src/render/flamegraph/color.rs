@@ -6,56 +6,68 @@ use hashbrown::HashMap;
 use inferno::flamegraph::color::{Color, PaletteMap, parse_hex_color};
 
 use super::PictureOptions;
+use super::tokens::FrameNames;
 use crate::attribute::{Classes, percent};
 use crate::fold::{FoldedStack, TRUNCATED_FRAME};
-use crate::profile::Profile;
 use crate::rules::CategoryId;
 
 /// Colour of frames that are not functions: thread roots and `[truncated]`.
 pub(super) const NEUTRAL_COLOR: &str = "#bdbdbd";
 
-/// inferno colours frames by name: every function's name gets its
-/// category's colour (dimmed outside `--category`); thread roots, the
-/// `[truncated]` marker and inferno's own root are neutral.
+/// inferno colours frames by name, here their tokens: every function's
+/// frame gets its category's colour (dimmed outside `--category`); thread
+/// roots, the `[truncated]` marker and inferno's own root are neutral.
+/// Frames `names` has no token for (cut away before inferno) get none.
 pub(super) fn palette(
-    profile: &Profile,
     classes: &Classes<'_>,
     options: &PictureOptions,
     stacks: &[(FoldedStack<'_>, u64)],
+    names: &FrameNames,
 ) -> PaletteMap {
     let table = classes.table;
     let categories = &classes.categories;
     let mut palette = PaletteMap::default();
     let neutral = parse_hex_color(NEUTRAL_COLOR).expect("a valid colour");
-    // Only functions drawn get a colour; a name two binaries share (`_start`
-    // of the Python launcher and of the compiler) takes the first one drawn.
+    // A name two binaries share (`_start` of the Python launcher and of the
+    // compiler) is one token, and takes the colour of the first one drawn.
     let mut coloured = vec![false; categories.len()];
     for symbol in stacks.iter().flat_map(|(stack, _)| &stack.symbols) {
         if std::mem::replace(&mut coloured[symbol.index()], true) {
             continue;
         }
+        let Some(token) = names.symbol_token(*symbol) else {
+            continue;
+        };
         let category = categories[symbol.index()];
         let color = parse_hex_color(&table.category(category).color).unwrap_or(neutral);
         let color = match options.category {
             Some(wanted) if wanted != category => dim(color),
             _ => color,
         };
-        let name = profile.symbols.get(*symbol).name.replace(';', ":");
-        if palette.get(&name).is_none() {
-            palette.insert(name, color);
+        if palette.get(&token).is_none() {
+            palette.insert(token, color);
         }
     }
+    let mut neutral_frame = |name: &str| {
+        if let Some(token) = names.other_token(name) {
+            palette.insert(token, neutral);
+        }
+    };
     for (stack, _) in stacks {
-        palette.insert(stack.thread, neutral);
+        neutral_frame(stack.thread);
     }
+    neutral_frame(TRUNCATED_FRAME);
     // An icicle's first level: the categories, in their colours.
     if options.inverted {
         for (index, category) in table.categories.iter().enumerate() {
             let color = parse_hex_color(&category.color).unwrap_or(neutral);
-            palette.insert(super::category_frame(table, CategoryId::new(index)), color);
+            if let Some(token) =
+                names.other_token(&super::category_frame(table, CategoryId::new(index)))
+            {
+                palette.insert(token, color);
+            }
         }
     }
-    palette.insert(TRUNCATED_FRAME, neutral);
     // inferno's root frame ("all") has the empty name.
     palette.insert("", neutral);
     palette

@@ -262,7 +262,7 @@ pub(crate) fn picture_of(
         return None;
     }
     let table = classes.table;
-    let palette = names.palette(&palette(profile, classes, options, &stacks));
+    let palette = palette(classes, options, &stacks, &names);
     let self_shares = category_shares(&stacks, &classes.categories, classes.table.other());
     let folded = if options.keep_folded {
         byte_ordered_lines(profile, &stacks)

@@ -9,7 +9,6 @@
 use std::borrow::Cow;
 
 use hashbrown::HashMap;
-use inferno::flamegraph::color::PaletteMap;
 use quick_xml::escape::escape;
 
 use super::super::xml_escape;
@@ -111,6 +110,25 @@ impl FrameNames {
         self.push_token(line, rank);
     }
 
+    fn token(&self, rank: u32) -> String {
+        let mut token = String::with_capacity(1 + self.width);
+        self.push_token(&mut token, rank);
+        token
+    }
+
+    /// The token of `symbol`'s frame; `None` when no line here has it.
+    pub(super) fn symbol_token(&self, symbol: SymbolId) -> Option<String> {
+        let rank = *self.symbol_rank.get(symbol.index())?;
+        (rank != u32::MAX).then(|| self.token(rank))
+    }
+
+    /// The token of a frame that is not a symbol (a thread, the truncation
+    /// marker, one of the `extra` names); `None` when no line here has it.
+    pub(super) fn other_token(&self, name: &str) -> Option<String> {
+        let rank = *self.other_rank.get(frame_name(name).as_ref())?;
+        Some(self.token(rank))
+    }
+
     /// The folded line of `stack` in tokens, with `leaf_frame` (one of the
     /// `extra` names) on top, and its count.
     pub(super) fn line(
@@ -147,31 +165,6 @@ impl FrameNames {
             .collect();
         lines.sort_unstable();
         lines
-    }
-
-    /// `palette` (colours by frame name) with tokens for names; inferno's
-    /// root frame keeps its empty name.
-    pub(super) fn palette(&self, palette: &PaletteMap) -> PaletteMap {
-        let mut by_token = PaletteMap::default();
-        for (name, color) in palette.iter() {
-            if name.is_empty() {
-                by_token.insert(name, color);
-            } else if let Some(token) = self.token(name) {
-                by_token.insert(token, color);
-            }
-        }
-        by_token
-    }
-
-    /// The token of `name`, if it is a frame name here.
-    fn token(&self, name: &str) -> Option<String> {
-        let rank = self
-            .by_rank
-            .binary_search_by(|probe| probe.as_str().cmp(name))
-            .ok()?;
-        let mut token = String::new();
-        self.push_token(&mut token, rank as u32);
-        Some(token)
     }
 
     /// The name a token stands for.
@@ -282,7 +275,7 @@ fn attribute<'t>(text: &'t str, prefix: &str) -> Option<&'t str> {
 #[cfg(test)]
 mod tests {
     use inferno::flamegraph::Options;
-    use inferno::flamegraph::color::Color;
+    use inferno::flamegraph::color::{Color, PaletteMap};
 
     use super::*;
     use crate::render::flamegraph::labels::shorten_labels;
@@ -341,17 +334,16 @@ mod tests {
         let stacks = stacks();
         let names =
             FrameNames::from_entries(NAMES.iter().map(|&name| (name.into(), None)).collect());
-        let mut palette = PaletteMap::default();
+        let (mut palette, mut token_palette) = (PaletteMap::default(), PaletteMap::default());
         for (index, name) in NAMES.iter().enumerate() {
             let shade = 40 * index as u8;
-            palette.insert(
-                name,
-                Color {
-                    r: shade,
-                    g: 255 - shade,
-                    b: 128,
-                },
-            );
+            let color = Color {
+                r: shade,
+                g: 255 - shade,
+                b: 128,
+            };
+            token_palette.insert(names.other_token(name).unwrap(), color);
+            palette.insert(name, color);
         }
         let full_lines: Vec<String> = stacks
             .iter()
@@ -362,7 +354,7 @@ mod tests {
             .map(|(frames, count)| {
                 let tokens: Vec<String> = frames
                     .iter()
-                    .map(|name| names.token(name).unwrap())
+                    .map(|name| names.other_token(name).unwrap())
                     .collect();
                 format!("{} {count}", tokens.join(";"))
             })
@@ -375,7 +367,7 @@ mod tests {
         for min_width in [0.1, 1.0, 4.0] {
             let full = shorten_labels(inferno_svg(&full_lines, &mut palette.clone(), min_width));
             let tokens = names.restore(
-                inferno_svg(&token_lines, &mut names.palette(&palette), min_width),
+                inferno_svg(&token_lines, &mut token_palette.clone(), min_width),
                 char_width_percent,
             );
             let (full, tokens) = (
