@@ -1,65 +1,84 @@
-//! The zstd stream of a `-z` recording, and the reader's compressed
-//! records: decompressed into chunks, where their records are held in
-//! perf's order like any other.
-//!
-//! perf compresses its records as one zstd stream, flushed (not ended) at
-//! the end of each PERF_RECORD_COMPRESSED record, so one decompression
-//! context runs over all of them and a record can continue from one
-//! compressed record into the next.
+//! The reader's side of a `-z` recording: it takes the pieces of
+//! decompressed records from the [inflater](super::inflate), holds their
+//! records in perf's order like any other, keeps each piece until no
+//! pending record lies in it, and names where each record came from.
 
-use zstd_safe::{DCtx, InBuffer, OutBuffer};
+use std::collections::VecDeque;
+use std::sync::mpsc::{Receiver, Sender};
 
-use super::chunks::Chunks;
+use super::chunks::ChunkAt;
+use super::inflate::{Inflated, Inflater, zstd_data};
 use super::plausible::is_perf_type;
-use super::reader::{COMPRESSED2, Core, Stop, hold};
+use super::reader::{Core, Stop, hold};
 use super::record_header::{Next, next_header};
 use super::round_order::{Origin, Place};
 
-/// Output space asked for per step; a step writes at most this much more
-/// when the chunk has room.
-pub(super) const MIN_OUTPUT: usize = 128 << 10;
-
-/// One zstd decompression context over a recording's compressed records.
-pub(super) struct Decompressor {
-    pub(super) context: DCtx<'static>,
+/// Where the decompression runs.
+pub(super) enum Inflation {
+    /// On the reader's thread, one compressed record at a time (a stream).
+    InStep {
+        inflater: Inflater,
+        arrived: Vec<Inflated>,
+    },
+    /// On a thread of its own, ahead of the reader (a mapped file).
+    Ahead {
+        pieces: Receiver<Inflated>,
+        released: Sender<Vec<u8>>,
+    },
 }
 
-impl Decompressor {
-    pub(super) fn new() -> Decompressor {
-        Decompressor {
-            context: DCtx::create(),
-        }
+/// The decompressed pieces whose records may still be pending, numbered
+/// from 0 in stream order.
+#[derive(Default)]
+pub(super) struct Decompressed {
+    /// Each live piece, and the position of its first byte in the stream.
+    live: VecDeque<(Vec<u8>, u64)>,
+    /// The number of `live[0]`.
+    first: u64,
+    /// The position after the last piece.
+    end: u64,
+    /// Bytes decompressed so far, including the start of a record no piece
+    /// holds yet.
+    written: u64,
+}
+
+impl Decompressed {
+    /// The `len` bytes at `at`, which must still be live.
+    pub(super) fn get(&self, at: ChunkAt, len: usize) -> &[u8] {
+        let (piece, _) = &self.live[(at.chunk - self.first) as usize];
+        &piece[at.at..at.at + len]
     }
 
-    /// Decompresses more of `input` (one compressed record's zstd bytes,
-    /// of which `consumed` are done) into `out`. Returns true when the
-    /// input is used up and zstd has nothing more to give for it; parse the
-    /// records written before the next step, so that only a partial record
-    /// is left when a new chunk starts.
-    pub(super) fn step(
-        &mut self,
-        input: &[u8],
-        consumed: &mut usize,
-        out: &mut Chunks,
-    ) -> Result<bool, &'static str> {
-        let space = out.space(MIN_OUTPUT);
-        let room = space.len();
-        let mut source = InBuffer::around(input);
-        source.set_pos(*consumed);
-        let mut target = OutBuffer::around(space);
-        self.context
-            .decompress_stream(&mut target, &mut source)
-            .map_err(zstd_safe::get_error_name)?;
-        let written = target.pos();
-        *consumed = source.pos();
-        out.commit(written);
-        Ok(*consumed == input.len() && written < room)
+    /// Removes the pieces before piece number `keep`.
+    pub(super) fn release_before(&mut self, keep: u64) -> impl Iterator<Item = Vec<u8>> + '_ {
+        let count = keep.saturating_sub(self.first).min(self.live.len() as u64);
+        self.first += count;
+        self.live.drain(..count as usize).map(|(piece, _)| piece)
+    }
+
+    fn push(&mut self, piece: Vec<u8>) -> u64 {
+        let number = self.first + self.live.len() as u64;
+        let len = piece.len() as u64;
+        self.live.push_back((piece, self.end));
+        self.end += len;
+        number
+    }
+}
+
+impl Inflation {
+    /// Gives a piece back to the inflater, for reuse.
+    pub(super) fn recycle(&mut self, piece: Vec<u8>) {
+        match self {
+            Inflation::InStep { inflater, .. } => inflater.recycle(piece),
+            // The inflater may have stopped; the piece is then dropped.
+            Inflation::Ahead { released, .. } => drop(released.send(piece)),
+        }
     }
 }
 
 impl Core<'_> {
-    /// Decompresses the body of a compressed record at `offset` and holds
-    /// the event records completed by it.
+    /// Holds the event records decompressed from the compressed record at
+    /// `offset`, decompressing it here unless a thread does so ahead.
     pub(super) fn decompress(
         &mut self,
         record_type: u32,
@@ -70,60 +89,116 @@ impl Core<'_> {
             offset,
             stream: self.stream,
         };
-        let input = if record_type == COMPRESSED2 {
-            let order = self.events.rules.order;
-            order
-                .u64(body, 0)
-                .and_then(|len| usize::try_from(len).ok())
-                .and_then(|len| body.get(8..8usize.checked_add(len)?))
-                .ok_or_else(|| {
-                    Stop::Read(format!(
-                        "the compressed record {origin} states more data than it holds"
-                    ))
-                })?
-        } else {
-            body
-        };
+        let input = zstd_data(record_type, body, self.events.rules.order).ok_or_else(|| {
+            Stop::Read(format!(
+                "the compressed record {origin} states more data than it holds"
+            ))
+        })?;
         self.compressed_starts
-            .push_back((self.decompressed.written(), offset));
-        let mut consumed = 0;
-        loop {
-            let done = self
-                .decompressor
-                .get_or_insert_with(Decompressor::new)
-                .step(input, &mut consumed, &mut self.decompressed)
-                .map_err(|error| {
+            .push_back((self.decompressed.written, offset));
+        let order = self.events.rules.order;
+        let mut inflation = self.inflation.take().unwrap_or_else(|| Inflation::InStep {
+            inflater: Inflater::new(order),
+            arrived: Vec::new(),
+        });
+        match &mut inflation {
+            Inflation::InStep { inflater, arrived } => {
+                inflater.inflate(input, offset, &mut |inflated| {
+                    arrived.push(inflated);
+                    true
+                });
+                for inflated in arrived.drain(..) {
+                    self.take(inflated, offset)?;
+                }
+            }
+            Inflation::Ahead { pieces, .. } => loop {
+                let inflated = pieces.recv().map_err(|_| {
                     Stop::Read(format!(
-                        "the zstd data of the compressed record {origin} cannot be decompressed \
-                         ({error})"
+                        "the decompression stopped before the compressed record {origin}"
                     ))
                 })?;
-            self.hold_decompressed()?;
-            if done {
-                return Ok(());
+                if self.take(inflated, offset)? {
+                    break;
+                }
+            },
+        }
+        self.inflation = Some(inflation);
+        Ok(())
+    }
+
+    /// Takes what the inflater handed on for the compressed record at
+    /// `offset`; true when that record is done.
+    fn take(&mut self, inflated: Inflated, offset: u64) -> Result<bool, Stop> {
+        let origin = Origin::Top {
+            offset,
+            stream: self.stream,
+        };
+        match inflated {
+            Inflated::Piece(piece) => {
+                let number = self.decompressed.push(piece);
+                self.hold_piece(number)?;
+                Ok(false)
+            }
+            Inflated::Done {
+                offset: done,
+                written,
+            } if done == offset => {
+                self.decompressed.written = written;
+                Ok(true)
+            }
+            Inflated::Failed {
+                offset: failed,
+                reason,
+            } if failed == offset => Err(Stop::Read(format!(
+                "the zstd data of the compressed record {origin} cannot be decompressed \
+                 ({reason})"
+            ))),
+            Inflated::Done { offset: other, .. } | Inflated::Failed { offset: other, .. } => {
+                Err(Stop::Read(format!(
+                    "the decompression reached the compressed record at byte {other} while the \
+                     reader was at the one {origin}"
+                )))
             }
         }
     }
 
-    /// Holds the complete records in the decompressed bytes.
-    pub(super) fn hold_decompressed(&mut self) -> Result<(), Stop> {
-        let order = self.events.rules.order;
-        loop {
-            let at = self.decompressed.unparsed().0;
-            let origin = self.decompressed_origin(self.decompressed.position(at));
-            let unparsed = self.decompressed.unparsed().1;
-            let header = match next_header(unparsed, order) {
+    /// Holds the records of piece number `number`.
+    fn hold_piece(&mut self, number: u64) -> Result<(), Stop> {
+        let byte_order = self.events.rules.order;
+        let index = (number - self.decompressed.first) as usize;
+        let (len, start) = {
+            let (piece, start) = &self.decompressed.live[index];
+            (piece.len(), *start)
+        };
+        let mut within = 0;
+        while within < len {
+            let origin = self.decompressed_origin(start + within as u64);
+            let Core {
+                events,
+                order,
+                decompressed,
+                ..
+            } = self;
+            let record = &decompressed.live[index].0[within..];
+            let header = match next_header(record, byte_order) {
                 Next::Record(header) => header,
-                Next::Incomplete => return Ok(()),
+                Next::Incomplete => {
+                    return Err(Stop::Read(format!(
+                        "the decompressed record {origin} is cut short"
+                    )));
+                }
                 Next::Bad(reason) => return Err(Stop::Read(format!("{reason} ({origin})"))),
             };
             if !is_perf_type(header.record_type) {
-                let record = &unparsed[..header.size];
-                let place = Place::Decompressed(at);
-                hold(self.events, &mut self.order, header, record, place, origin)?;
+                let place = Place::Decompressed(ChunkAt {
+                    chunk: number,
+                    at: within,
+                });
+                hold(events, order, header, &record[..header.size], place, origin)?;
             }
-            self.decompressed.consume(header.size);
+            within += header.size;
         }
+        Ok(())
     }
 
     /// Where the decompressed byte at `position` came from.
@@ -146,12 +221,12 @@ impl Core<'_> {
     /// At the end of the data, the decompressed bytes must end with a
     /// complete record (a salvaged file may end inside one).
     pub(super) fn check_decompressed_end(&mut self, end_may_be_cut: bool) -> Result<(), Stop> {
-        let (at, unparsed) = self.decompressed.unparsed();
-        if unparsed.is_empty() || end_may_be_cut {
+        let end = self.decompressed.end;
+        let left = self.decompressed.written - end;
+        if left == 0 || end_may_be_cut {
             return Ok(());
         }
-        let left = unparsed.len();
-        let origin = self.decompressed_origin(self.decompressed.position(at));
+        let origin = self.decompressed_origin(end);
         Err(Stop::Read(format!(
             "the decompressed records end inside a record: {left} bytes are left {origin}"
         )))

@@ -5,12 +5,15 @@
 
 use std::fs::File;
 use std::ops::Range;
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::{Receiver, Sender, channel, sync_channel};
+use std::thread::Scope;
 
 use linux_perf_data::linux_perf_event_reader::RawEventRecord;
 use memmap2::{Advice, Mmap, UncheckedAdvice};
 
-use super::reader::{Bytes, Core, FINISHED_ROUND, PAGE_STEP, Stop};
+use super::decompress::Inflation;
+use super::inflate::{PIECES_AHEAD, inflate_ahead};
+use super::reader::{Bytes, COMPRESSED, COMPRESSED2, Core, FINISHED_ROUND, PAGE_STEP, Stop};
 use super::record_header::{Next, next_header};
 use super::round_order::{Origin, Place};
 
@@ -91,6 +94,24 @@ impl Core<'_> {
         tell_pages: Sender<ReaderAt>,
         handle: &mut impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
     ) -> Result<(), Stop> {
+        // The decompression thread stops once the reader lets go of it.
+        std::thread::scope(|scope| {
+            let read =
+                self.read_mapped_records(map, data, end_may_be_cut, tell_pages, scope, handle);
+            self.inflation = None;
+            read
+        })
+    }
+
+    fn read_mapped_records<'scope, 'map>(
+        &mut self,
+        map: &'map [u8],
+        data: Range<usize>,
+        end_may_be_cut: bool,
+        tell_pages: Sender<ReaderAt>,
+        scope: &'scope Scope<'scope, 'map>,
+        handle: &mut impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
+    ) -> Result<(), Stop> {
         let bytes = Bytes {
             map: Some(map),
             stream: None,
@@ -123,6 +144,16 @@ impl Core<'_> {
                 }
                 Next::Bad(reason) => return Err(Stop::Read(format!("{reason} ({origin})"))),
             };
+            if matches!(header.record_type, COMPRESSED | COMPRESSED2) && self.inflation.is_none() {
+                let (pieces, arrive) = sync_channel(PIECES_AHEAD);
+                let (released, take_back) = channel();
+                let compressed = offset..data.end;
+                scope.spawn(move || inflate_ahead(map, compressed, order, pieces, take_back));
+                self.inflation = Some(Inflation::Ahead {
+                    pieces: arrive,
+                    released,
+                });
+            }
             let record = &map[offset..offset + header.size];
             let place = Place::File(offset);
             let payload = self.top_level(header, record, place, offset as u64, &bytes, handle)?;

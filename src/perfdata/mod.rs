@@ -14,6 +14,7 @@ mod convert;
 mod decompress;
 mod events;
 mod header_fields;
+mod inflate;
 mod mapped;
 mod open;
 mod plausible;

@@ -6,8 +6,9 @@
 //! stack copies, a zero-filled 64 KiB buffer and a 64 KiB copy per sample),
 //! and skips what it cannot make sense of. Here records are parsed where
 //! they lie with linux-perf-event-reader, the record layer linux-perf-data is
-//! built on: in the mapped file, or in the chunks a stream or the zstd
-//! decompressor writes to. They are ordered as perf orders them: by time,
+//! built on: in the mapped file, in the chunks a stream is read into, or in
+//! the pieces the zstd decompression writes (on a thread of its own, ahead
+//! of the reader, for a mapped file). They are ordered as perf orders them: by time,
 //! each FINISHED_ROUND releasing what no later record can precede. Every
 //! record is checked first ([`plausible`](super::plausible)); the first one
 //! that is not what perf writes ends the reading, after the records before
@@ -21,7 +22,7 @@ use std::sync::mpsc::channel;
 use linux_perf_data::linux_perf_event_reader::RawEventRecord;
 
 use super::chunks::Chunks;
-use super::decompress::Decompressor;
+use super::decompress::{Decompressed, Inflation};
 use super::events::Events;
 use super::mapped::MappedFile;
 use super::plausible::is_perf_type;
@@ -132,8 +133,8 @@ impl RecordReader {
         let mut core = Core {
             events: &self.events,
             order: RoundOrder::default(),
-            decompressed: Chunks::new(),
-            decompressor: None,
+            decompressed: Decompressed::default(),
+            inflation: None,
             compressed_starts: VecDeque::new(),
             ended_with_round: false,
             stream,
@@ -190,7 +191,7 @@ impl RecordReader {
     }
 }
 
-/// The byte stores records are handed on from, besides the decompressed chunks.
+/// The byte stores records are handed on from, besides the decompressed pieces.
 pub(super) struct Bytes<'a> {
     pub(super) map: Option<&'a [u8]>,
     pub(super) stream: Option<&'a Chunks>,
@@ -200,8 +201,9 @@ pub(super) struct Bytes<'a> {
 pub(super) struct Core<'e> {
     pub(super) events: &'e Events,
     pub(super) order: RoundOrder,
-    pub(super) decompressed: Chunks,
-    pub(super) decompressor: Option<Decompressor>,
+    pub(super) decompressed: Decompressed,
+    /// Where compressed records are decompressed, once one is met.
+    pub(super) inflation: Option<Inflation>,
     /// Where the output of recent compressed records starts in the
     /// decompressed stream, and where each record is.
     pub(super) compressed_starts: VecDeque<(u64, u64)>,
@@ -361,6 +363,7 @@ impl Core<'_> {
             events,
             order,
             decompressed,
+            inflation,
             ..
         } = self;
         hand_on(order.finish_round(), events, bytes, decompressed, handle)?;
@@ -369,9 +372,12 @@ impl Core<'_> {
                 Place::Decompressed(at) => Some(at.chunk),
                 _ => None,
             })
-            .unwrap_or(u64::MAX)
-            .min(decompressed.last_chunk());
-        decompressed.release_before(keep);
+            .unwrap_or(u64::MAX);
+        for piece in decompressed.release_before(keep) {
+            if let Some(inflation) = inflation {
+                inflation.recycle(piece);
+            }
+        }
         Ok(())
     }
 
@@ -420,7 +426,7 @@ pub(super) fn hand_on(
     ready: std::vec::Drain<'_, Pending>,
     events: &Events,
     bytes: &Bytes<'_>,
-    decompressed: &Chunks,
+    decompressed: &Decompressed,
     handle: &mut impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
 ) -> Result<(), Stop> {
     for pending in ready {
