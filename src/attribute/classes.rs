@@ -173,7 +173,9 @@ pub(super) fn classify_symbols(profile: &Profile, table: &RuleTable) -> Vec<Cate
             category_count,
             symbols,
         };
-        profile.cache.write(Kind::Categories, &key, &updated);
+        profile
+            .cache
+            .write_with(Kind::Categories, &key, move || updated);
     }
     categories
         .into_iter()

@@ -15,8 +15,12 @@ mod entry;
 mod recording;
 mod symbols;
 
+use std::fmt;
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -66,6 +70,29 @@ const EXTENSION: &str = "bin";
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Cache {
     root: Option<PathBuf>,
+    writes: Arc<Writes>,
+}
+
+/// Entries being written on threads of their own, off the report's path.
+/// The last handle on the cache to go waits for them, so that a run ends
+/// with its entries in place.
+#[derive(Default)]
+struct Writes(Mutex<Vec<JoinHandle<()>>>);
+
+impl Drop for Writes {
+    fn drop(&mut self) {
+        let writing = self.0.get_mut().map(std::mem::take).unwrap_or_default();
+        for write in writing {
+            // A write that panicked has left no entry; the next run makes it.
+            let _ = write.join();
+        }
+    }
+}
+
+impl fmt::Debug for Writes {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        out.write_str("Writes")
+    }
 }
 
 impl Cache {
@@ -73,6 +100,7 @@ impl Cache {
     pub(crate) fn from_env(enabled: bool) -> Cache {
         Cache {
             root: enabled.then(default_root).flatten(),
+            writes: Arc::default(),
         }
     }
 
@@ -97,7 +125,7 @@ impl Cache {
 
     /// The entry of `kind` under `key`, if there is one to trust. A damaged
     /// or foreign entry is reported (and will be replaced by the caller's
-    /// next [`Cache::write`]).
+    /// next [`Cache::write_with`]).
     pub(crate) fn read<T: DeserializeOwned>(&self, kind: Kind, key: &str) -> Option<T> {
         let path = self.path(kind, key)?;
         let file = File::open(&path).ok()?;
@@ -129,28 +157,40 @@ impl Cache {
         }
     }
 
-    /// Stores `value` as the entry of `kind` under `key`. A cache that
-    /// cannot be written costs only speed: the failure is a note.
-    pub(crate) fn write<T: Serialize>(&self, kind: Kind, key: &str, value: &T) {
+    /// Stores the value `make` returns as the entry of `kind` under `key`,
+    /// on a thread of its own: the caller goes on while the entry is made,
+    /// encoded and written. A cache that cannot be written costs only
+    /// speed: the failure is a note.
+    pub(crate) fn write_with<T: Serialize>(
+        &self,
+        kind: Kind,
+        key: &str,
+        make: impl FnOnce() -> T + Send + 'static,
+    ) {
         let Some(path) = self.path(kind, key) else {
             return;
         };
-        let written = entry::encode(kind.tag(), value)
-            .map_err(std::io::Error::other)
-            .and_then(|bytes| write_whole(&path, &bytes));
-        if let Err(error) = written {
-            eprintln!(
-                "compile-perf: note: cache entry {} not written: {error}",
-                path.display()
-            );
+        let write = std::thread::spawn(move || {
+            let written = entry::encode(kind.tag(), &make())
+                .map_err(std::io::Error::other)
+                .and_then(|bytes| write_whole(&path, &bytes));
+            if let Err(error) = written {
+                eprintln!(
+                    "compile-perf: note: cache entry {} not written: {error}",
+                    path.display()
+                );
+            }
+        });
+        if let Ok(mut writes) = self.writes.0.lock() {
+            writes.push(write);
         }
     }
 }
 
 /// Writes `bytes` under a name of this process's beside `path`, then
 /// renames it over `path`: readers see the old entry or the new one, never
-/// part of one, and processes writing the same entry at once do not get in
-/// each other's way (the last rename wins).
+/// part of one, and processes (or threads) writing the same entry at once
+/// do not get in each other's way (the last rename wins).
 fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().expect("entries are in a directory");
     std::fs::create_dir_all(dir)?;
@@ -158,7 +198,10 @@ fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .file_name()
         .expect("entries have names")
         .to_string_lossy();
-    let partial = dir.join(format!(".{name}.partial-{}", std::process::id()));
+    // Unique to this process and write: two threads may write one entry.
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+    let number = WRITES.fetch_add(1, Ordering::Relaxed);
+    let partial = dir.join(format!(".{name}.partial-{}-{number}", std::process::id()));
     let written = std::fs::write(&partial, bytes).and_then(|()| std::fs::rename(&partial, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&partial);

@@ -417,7 +417,9 @@ fn read_records(
             counts: &counts,
         };
         let entry = cached::to_entry(key.identity, &parts);
-        options.cache.write(Kind::Recording, &key.name, &entry);
+        options
+            .cache
+            .write_with(Kind::Recording, &key.name, move || entry);
     }
     let restored = cached::Restored {
         processes,

@@ -91,7 +91,8 @@ impl KernelSymbols {
         let text = std::fs::read("/proc/kallsyms").map_err(|_| KernelSymbolsUnavailable::Hidden)?;
         let symbols = Self::parse(text, recorded.text_address)?;
         if let (Some(key), Ok(text)) = (cache_key, std::str::from_utf8(&symbols.text)) {
-            cache.write(Kind::Binary, &key, &text);
+            let text = text.to_owned();
+            cache.write_with(Kind::Binary, &key, move || text);
         }
         Ok(symbols)
     }

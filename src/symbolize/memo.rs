@@ -95,7 +95,9 @@ pub(super) fn resolve_with_memo(
         }
     }
     if let Some(key) = key.filter(|_| resolved.keep) {
-        cache.write(Kind::Binary, &key, &extended(entry, &missing, resolved));
+        cache.write_with(Kind::Binary, &key, move || {
+            extended(entry, &missing, resolved)
+        });
     }
     chains.into_iter().flatten().collect()
 }
