@@ -18,7 +18,7 @@ const SPARE_CHUNKS: usize = 2;
 
 /// Where a record lies: which chunk (numbered from 0 in stream order), and
 /// the byte in it. Orders like the stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct ChunkAt {
     pub(super) chunk: u64,
     pub(super) at: usize,

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::sync::mpsc::{Receiver, Sender};
 
 use super::chunks::ChunkAt;
-use super::inflate::{Inflated, Inflater, zstd_data};
+use super::inflate::{Done, Inflated, Inflater, zstd_data};
 use super::plausible::is_perf_type;
 use super::reader::{Core, Stop, hold};
 use super::record_header::{Next, next_header};
@@ -28,18 +28,22 @@ pub(super) enum Inflation {
 }
 
 /// The decompressed pieces whose records may still be pending, numbered
-/// from 0 in stream order.
+/// from 0 in stream order, and how far their records are held.
 #[derive(Default)]
 pub(super) struct Decompressed {
     /// Each live piece, and the position of its first byte in the stream.
     live: VecDeque<(Vec<u8>, u64)>,
     /// The number of `live[0]`.
     first: u64,
+    /// The first record not yet held.
+    cursor: ChunkAt,
     /// The position after the last piece.
     end: u64,
     /// Bytes decompressed so far, including the start of a record no piece
     /// holds yet.
     written: u64,
+    /// Compressed records decompressed ahead, the reader not there yet.
+    done: VecDeque<Done>,
 }
 
 impl Decompressed {
@@ -49,19 +53,25 @@ impl Decompressed {
         &piece[at.at..at.at + len]
     }
 
-    /// Removes the pieces before piece number `keep`.
+    /// Removes the pieces before piece number `keep`, and before the first
+    /// record not yet held.
     pub(super) fn release_before(&mut self, keep: u64) -> impl Iterator<Item = Vec<u8>> + '_ {
+        let keep = keep.min(self.cursor.chunk);
         let count = keep.saturating_sub(self.first).min(self.live.len() as u64);
         self.first += count;
         self.live.drain(..count as usize).map(|(piece, _)| piece)
     }
 
-    fn push(&mut self, piece: Vec<u8>) -> u64 {
-        let number = self.first + self.live.len() as u64;
+    fn push(&mut self, piece: Vec<u8>) {
         let len = piece.len() as u64;
         self.live.push_back((piece, self.end));
         self.end += len;
-        number
+    }
+
+    /// The position of the first record not yet held.
+    fn cursor_position(&self) -> u64 {
+        (self.live.get((self.cursor.chunk - self.first) as usize))
+            .map_or(self.end, |(_, start)| start + self.cursor.at as u64)
     }
 }
 
@@ -103,76 +113,98 @@ impl Core<'_> {
         });
         match &mut inflation {
             Inflation::InStep { inflater, arrived } => {
-                inflater.inflate(input, offset, &mut |inflated| {
+                let mut hand = |inflated| {
                     arrived.push(inflated);
                     true
-                });
+                };
+                if inflater.inflate(input, offset, &mut hand) {
+                    inflater.flush(&mut hand);
+                }
                 for inflated in arrived.drain(..) {
                     self.take(inflated, offset)?;
                 }
             }
-            Inflation::Ahead { pieces, .. } => loop {
-                let inflated = pieces.recv().map_err(|_| {
-                    Stop::Read(format!(
-                        "the decompression stopped before the compressed record {origin}"
-                    ))
-                })?;
-                if self.take(inflated, offset)? {
-                    break;
+            Inflation::Ahead { pieces, .. } => {
+                while self.decompressed.done.is_empty() {
+                    let inflated = pieces.recv().map_err(|_| {
+                        Stop::Read(format!(
+                            "the decompression stopped before the compressed record {origin}"
+                        ))
+                    })?;
+                    self.take(inflated, offset)?;
                 }
-            },
+            }
         }
         self.inflation = Some(inflation);
-        Ok(())
+        match self.decompressed.done.pop_front() {
+            Some(done) if done.offset == offset => {
+                self.decompressed.written = done.written;
+                self.hold_until(done.written)
+            }
+            other => Err(Stop::Read(format!(
+                "the decompression reached the compressed record at byte {} while the reader \
+                 was at the one {origin}",
+                other.map_or(0, |done| done.offset)
+            ))),
+        }
     }
 
-    /// Takes what the inflater handed on for the compressed record at
-    /// `offset`; true when that record is done.
-    fn take(&mut self, inflated: Inflated, offset: u64) -> Result<bool, Stop> {
-        let origin = Origin::Top {
-            offset,
-            stream: self.stream,
-        };
+    /// Takes what the inflater handed on while the reader is at the
+    /// compressed record at `offset`.
+    fn take(&mut self, inflated: Inflated, offset: u64) -> Result<(), Stop> {
         match inflated {
-            Inflated::Piece(piece) => {
-                let number = self.decompressed.push(piece);
-                self.hold_piece(number)?;
-                Ok(false)
-            }
-            Inflated::Done {
-                offset: done,
-                written,
-            } if done == offset => {
-                self.decompressed.written = written;
-                Ok(true)
+            Inflated::Piece { bytes, done } => {
+                if !bytes.is_empty() {
+                    self.decompressed.push(bytes);
+                }
+                self.decompressed.done.extend(done);
+                Ok(())
             }
             Inflated::Failed {
                 offset: failed,
                 reason,
-            } if failed == offset => Err(Stop::Read(format!(
-                "the zstd data of the compressed record {origin} cannot be decompressed \
-                 ({reason})"
-            ))),
-            Inflated::Done { offset: other, .. } | Inflated::Failed { offset: other, .. } => {
+            } => {
+                // The whole records before the damage are still handed on.
+                self.hold_until(self.decompressed.end)?;
+                let origin = Origin::Top {
+                    offset: failed,
+                    stream: self.stream,
+                };
+                let reached = if failed == offset {
+                    String::new()
+                } else {
+                    format!(" (the reader was at the one at byte {offset})")
+                };
                 Err(Stop::Read(format!(
-                    "the decompression reached the compressed record at byte {other} while the \
-                     reader was at the one {origin}"
+                    "the zstd data of the compressed record {origin} cannot be decompressed \
+                     ({reason}){reached}"
                 )))
             }
         }
     }
 
-    /// Holds the records of piece number `number`.
-    fn hold_piece(&mut self, number: u64) -> Result<(), Stop> {
+    /// Holds the records from the cursor on that end at stream position
+    /// `limit` or before.
+    fn hold_until(&mut self, limit: u64) -> Result<(), Stop> {
         let byte_order = self.events.rules.order;
-        let index = (number - self.decompressed.first) as usize;
-        let (len, start) = {
-            let (piece, start) = &self.decompressed.live[index];
-            (piece.len(), *start)
-        };
-        let mut within = 0;
-        while within < len {
-            let origin = self.decompressed_origin(start + within as u64);
+        loop {
+            let index = (self.decompressed.cursor.chunk - self.decompressed.first) as usize;
+            let Some((piece, start)) = self.decompressed.live.get(index) else {
+                return Ok(());
+            };
+            let within = self.decompressed.cursor.at;
+            if within == piece.len() {
+                if index + 1 == self.decompressed.live.len() {
+                    return Ok(());
+                }
+                self.decompressed.cursor = ChunkAt {
+                    chunk: self.decompressed.cursor.chunk + 1,
+                    at: 0,
+                };
+                continue;
+            }
+            let position = start + within as u64;
+            let origin = self.decompressed_origin(position);
             let Core {
                 events,
                 order,
@@ -189,16 +221,15 @@ impl Core<'_> {
                 }
                 Next::Bad(reason) => return Err(Stop::Read(format!("{reason} ({origin})"))),
             };
+            if position + header.size as u64 > limit {
+                return Ok(());
+            }
             if !is_perf_type(header.record_type) {
-                let place = Place::Decompressed(ChunkAt {
-                    chunk: number,
-                    at: within,
-                });
+                let place = Place::Decompressed(decompressed.cursor);
                 hold(events, order, header, &record[..header.size], place, origin)?;
             }
-            within += header.size;
+            decompressed.cursor.at += header.size;
         }
-        Ok(())
     }
 
     /// Where the decompressed byte at `position` came from.
@@ -221,7 +252,7 @@ impl Core<'_> {
     /// At the end of the data, the decompressed bytes must end with a
     /// complete record (a salvaged file may end inside one).
     pub(super) fn check_decompressed_end(&mut self, end_may_be_cut: bool) -> Result<(), Stop> {
-        let end = self.decompressed.end;
+        let end = self.decompressed.cursor_position();
         let left = self.decompressed.written - end;
         if left == 0 || end_may_be_cut {
             return Ok(());

@@ -24,26 +24,34 @@ use super::record_header::{HEADER_SIZE, Next, next_header};
 /// buffers, `collapse` of a 68 MB `-z` recording took 0.89 s instead of
 /// 0.73 s).
 const PIECE_BYTES: usize = 1 << 20;
-/// Output space asked of a piece per step; a piece with less room is handed on.
+/// Output space asked of a piece per step; a piece with less room is
+/// handed on. A piece is otherwise handed on only when the reader cannot go
+/// on without it: few pieces, few wake-ups of the reader.
 const MIN_OUTPUT: usize = 128 << 10;
 /// Released pieces kept for reuse.
 const SPARE_PIECES: usize = 4;
-/// Messages the thread may run ahead of the reader: a few pieces, so that
-/// memory stays bounded whatever the recording's size.
+/// Pieces the thread may run ahead of the reader: a few, so that memory
+/// stays bounded whatever the recording's size.
 pub(super) const PIECES_AHEAD: usize = 8;
 
 /// What the inflater hands to the reader, in stream order.
 pub(super) enum Inflated {
-    /// Decompressed bytes, following the previous piece: whole records,
-    /// unless the stream is damaged there.
-    Piece(Vec<u8>),
-    /// The compressed record at `offset` is done; `written` bytes have been
-    /// decompressed so far, of which those past the pieces begin a record
-    /// that the next compressed record continues.
-    Done { offset: u64, written: u64 },
+    /// Decompressed bytes following the previous piece (whole records,
+    /// unless the stream is damaged there), and the compressed records
+    /// whose records are now all handed on.
+    Piece { bytes: Vec<u8>, done: Vec<Done> },
     /// The compressed record at `offset` cannot be decompressed, for zstd's
     /// `reason`; nothing follows.
     Failed { offset: u64, reason: &'static str },
+}
+
+/// A compressed record decompressed: after it, `written` bytes had been
+/// decompressed, and the records that end there or before are its
+/// (those past it begin a record that a later compressed record ends).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Done {
+    pub(super) offset: u64,
+    pub(super) written: u64,
 }
 
 /// One zstd decompression context over a recording's compressed records,
@@ -56,6 +64,8 @@ pub(super) struct Inflater {
     current: Vec<u8>,
     whole: usize,
     written: u64,
+    /// Compressed records done whose records are not all handed on.
+    done: Vec<Done>,
     /// Set when a record header is not what perf writes: from there on
     /// bytes are handed on as they are, for the reader to name the damage.
     damaged: bool,
@@ -70,6 +80,7 @@ impl Inflater {
             current: Vec::with_capacity(PIECE_BYTES),
             whole: 0,
             written: 0,
+            done: Vec::new(),
             damaged: false,
             spare: Vec::new(),
         }
@@ -84,9 +95,9 @@ impl Inflater {
     }
 
     /// Decompresses `input`, the zstd data of the compressed record at
-    /// `offset`, handing on each piece as it fills and then what is left of
-    /// whole records. `hand` returns false when the reader wants nothing
-    /// more; so does this function.
+    /// `offset`, handing on each piece as it fills; the rest waits for
+    /// [`flush`](Self::flush) or the next piece. `hand` returns false when
+    /// the reader wants nothing more; so does this function.
     pub(super) fn inflate(
         &mut self,
         input: &[u8],
@@ -95,9 +106,7 @@ impl Inflater {
     ) -> bool {
         let mut source = InBuffer::around(input);
         loop {
-            if self.current.capacity() - self.current.len() < MIN_OUTPUT
-                && !self.hand_on_whole(hand)
-            {
+            if self.current.capacity() - self.current.len() < MIN_OUTPUT && !self.flush(hand) {
                 return false;
             }
             let before = self.current.len();
@@ -105,7 +114,9 @@ impl Inflater {
             let mut target = OutBuffer::around_pos(&mut self.current, before);
             if let Err(code) = self.context.decompress_stream(&mut target, &mut source) {
                 let reason = zstd_safe::get_error_name(code);
-                hand(Inflated::Failed { offset, reason });
+                if self.flush(hand) {
+                    hand(Inflated::Failed { offset, reason });
+                }
                 return false;
             }
             let written = self.current.len() - before;
@@ -115,8 +126,30 @@ impl Inflater {
                 break;
             }
         }
-        let written = self.written;
-        self.hand_on_whole(hand) && hand(Inflated::Done { offset, written })
+        self.done.push(Done {
+            offset,
+            written: self.written,
+        });
+        true
+    }
+
+    /// Hands on the whole records decompressed so far, and the compressed
+    /// records done; an unfinished record moves to a fresh piece.
+    pub(super) fn flush(&mut self, hand: &mut impl FnMut(Inflated) -> bool) -> bool {
+        if self.whole == 0 && self.done.is_empty() {
+            return true;
+        }
+        let mut next = self
+            .spare
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity(PIECE_BYTES));
+        next.extend_from_slice(&self.current[self.whole..]);
+        self.current.truncate(self.whole);
+        self.whole = 0;
+        hand(Inflated::Piece {
+            bytes: std::mem::replace(&mut self.current, next),
+            done: std::mem::take(&mut self.done),
+        })
     }
 
     /// Moves `whole` past the records completed in `current`.
@@ -136,22 +169,6 @@ impl Inflater {
                 }
             }
         }
-    }
-
-    /// Hands on the whole records of `current`, whose unfinished record
-    /// moves to a fresh piece.
-    fn hand_on_whole(&mut self, hand: &mut impl FnMut(Inflated) -> bool) -> bool {
-        if self.whole == 0 {
-            return true;
-        }
-        let mut next = self
-            .spare
-            .pop()
-            .unwrap_or_else(|| Vec::with_capacity(PIECE_BYTES));
-        next.extend_from_slice(&self.current[self.whole..]);
-        self.current.truncate(self.whole);
-        self.whole = 0;
-        hand(Inflated::Piece(std::mem::replace(&mut self.current, next)))
     }
 }
 
@@ -183,11 +200,12 @@ pub(super) fn inflate_ahead(
     let mut inflater = Inflater::new(order);
     let mut hand = |inflated: Inflated| pieces.send(inflated).is_ok();
     let mut offset = data.start;
+    // Where the records stop making sense, the reader reports why.
     while let Next::Record(header) = next_header(&map[offset..data.end], order) {
         let body = &map[offset + HEADER_SIZE..offset + header.size];
         if matches!(header.record_type, COMPRESSED | COMPRESSED2) {
             let Some(input) = zstd_data(header.record_type, body, order) else {
-                return;
+                break;
             };
             for piece in released.try_iter() {
                 inflater.recycle(piece);
@@ -201,8 +219,9 @@ pub(super) fn inflate_ahead(
             let payload = order.u64(body, 0).and_then(|n| usize::try_from(n).ok());
             match payload.and_then(|n| offset.checked_add(n)) {
                 Some(end) if end <= data.end => offset = end,
-                _ => return,
+                _ => break,
             }
         }
     }
+    inflater.flush(&mut hand);
 }
