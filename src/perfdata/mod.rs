@@ -4,7 +4,8 @@
 //! This is the only module that reads the recording. It validates the
 //! structure (`validate`), lets linux-perf-data parse the header, reads the
 //! records itself (`reader`: in place from a memory map or a stream, zstd
-//! decompressed with one context, each record checked by `plausible`), and
+//! decompressed with one context by `inflate`, on a thread ahead of the
+//! reader for a mapped file, each record checked by `plausible`), and
 //! turns them into the few plain [`Record`]s the pipeline needs. It knows
 //! nothing about processes, unwinding or symbols.
 
