@@ -134,6 +134,41 @@ fn a_recorded_compile_leaves_a_complete_run_directory() {
         "the report names the compile, not the measuring wrapper: {}",
         report["command"]
     );
+
+    // perf records the compile alone (attached to it), not compile-perf's
+    // `measure` wrapper around it: no thread of the recording is compile-perf.
+    assert!(
+        json["perf"]["command"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|arg| arg == "-p"),
+        "{}",
+        json["perf"]["command"]
+    );
+    let folded = compile_perf([
+        OsString::from("collapse"),
+        run_dir.clone().into_os_string(),
+        "-o".into(),
+        "-".into(),
+    ]);
+    folded.expect_code(0, "collapse");
+    let threads: std::collections::BTreeSet<&str> = folded
+        .stdout
+        .lines()
+        .filter_map(|line| line.split(';').next())
+        .collect();
+    assert!(threads.contains("iree-compile"), "{threads:?}");
+    assert!(
+        !threads
+            .iter()
+            .any(|thread| thread.starts_with("compile-perf")),
+        "the wrapper is in the recording: {threads:?}"
+    );
+    assert!(
+        !run_dir.join(".perf-control").exists() && !run_dir.join(".perf-ack").exists(),
+        "perf's control FIFOs are left in the run directory"
+    );
 }
 
 #[test]

@@ -156,6 +156,11 @@ pub(super) struct MeasureArgs {
     /// Stop the command after SECS seconds (SIGTERM, then SIGKILL).
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
     pub timeout: Option<f64>,
+    /// Record the command with `perf ARG…` (`record` and its options, once
+    /// each, in order; `-p` and a control channel are added): perf records
+    /// the command alone, not this wrapper.
+    #[arg(long = "perf-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub perf_args: Vec<OsString>,
     /// The command to run, after `--`.
     #[arg(last = true, required = true)]
     pub command: Vec<OsString>,

@@ -132,6 +132,7 @@ impl Cli {
                     into: args.into,
                     mlir_timing_into: args.mlir_timing_into,
                     timeout: args.timeout.map(std::time::Duration::from_secs_f64),
+                    perf_args: args.perf_args,
                 }),
                 None,
                 None,

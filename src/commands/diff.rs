@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use hashbrown::HashMap;
 
 use super::{
-    ColorChoice, Config, ReportFormat, finish, load_options, load_rules, run_facts_beside,
+    ColorChoice, Config, ReportFormat, finish, load_options, load_recording, load_rules,
+    run_facts_beside,
 };
 use crate::attribute::diff::{Diff, Limits, Side, diff, failures};
 use crate::attribute::run_diff::{Measure, RunMeasures, run_failures};
@@ -66,7 +67,7 @@ pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
                 input: Input::Path(input.clone()),
                 ..load_options(config).clone()
             };
-            let profile = crate::profile::load(&load)?;
+            let profile = load_recording(&load)?;
             let run = run_facts_beside(&input);
             let classes = Classes::new(&profile, &rules);
             let rows = run_rows(

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
-use super::{Config, load_rules};
+use super::{Config, load_recording, load_rules};
 use crate::attribute::{Attribution, Classes, Grouped, Grouping, RowKey, group};
 use crate::cache::Cache;
 use crate::defaults;
@@ -270,7 +270,7 @@ struct Figures {
 
 /// Reads a recording, as `record` reads its own.
 fn load(perf_data: &Path) -> Result<Profile, Error> {
-    crate::profile::load(&LoadOptions {
+    load_recording(&LoadOptions {
         input: Input::Path(perf_data.to_owned()),
         event: None,
         symfs: Vec::new(),

@@ -1,5 +1,5 @@
 //! `compile-perf measure` (hidden): the wrapper `record` runs the command
-//! through, inside perf.
+//! through; it attaches perf to the command.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -15,6 +15,8 @@ pub(crate) struct MeasureOptions {
     pub(crate) mlir_timing_into: Option<PathBuf>,
     /// Stop the command after this long. Default is never.
     pub(crate) timeout: Option<std::time::Duration>,
+    /// `perf` and its arguments to record the command with; empty: none.
+    pub(crate) perf_args: Vec<OsString>,
 }
 
 /// Runs the command; its exit code is the result.
@@ -24,6 +26,7 @@ pub(crate) fn run(options: &MeasureOptions) -> Result<u8, Error> {
         &options.into,
         options.mlir_timing_into.as_deref(),
         options.timeout,
+        &options.perf_args,
     )
     .map_err(|source| Error::Output {
         target: options.into.display().to_string(),

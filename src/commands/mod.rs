@@ -137,7 +137,15 @@ fn load_options(config: &Config) -> &LoadOptions {
 
 /// Reads the recording of a command that has one.
 fn load_profile(config: &Config) -> Result<Profile, Error> {
-    crate::profile::load(load_options(config))
+    load_recording(load_options(config))
+}
+
+/// Reads a recording, with the command its run's `run.json` names (perf's
+/// own command line does not name it: `record` attaches perf to it).
+fn load_recording(load: &LoadOptions) -> Result<Profile, Error> {
+    let mut profile = crate::profile::load(load)?;
+    profile.command = run_facts_of(load).map(|run| run.command.join(" "));
+    Ok(profile)
 }
 
 /// The rule table and the recording. The rules compile on another core
@@ -228,7 +236,7 @@ fn memory_section(
     let Some(event) = memory::fault_event(profile) else {
         return Ok(None);
     };
-    let faults = crate::profile::load(&LoadOptions {
+    let faults = load_recording(&LoadOptions {
         event: Some(event),
         ..load.clone()
     })?;

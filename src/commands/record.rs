@@ -18,7 +18,8 @@ use super::draw::{
     save_flamegraph,
 };
 use super::{
-    Config, finish, load_rules, memory_section, rss_join, stdout_wants_color, write_report,
+    Config, finish, load_recording, load_rules, memory_section, rss_join, stdout_wants_color,
+    write_report,
 };
 use crate::attribute::runs::{RunRows, aggregate, run_rows};
 use crate::attribute::{Attribution, Classes, Grouping};
@@ -158,7 +159,7 @@ fn report_recording(
         cache: Cache::from_env(true),
         alloc,
     };
-    let profile = match crate::profile::load(&load) {
+    let profile = match load_recording(&load) {
         Ok(profile) => profile,
         Err(error) => {
             recorded

@@ -28,6 +28,10 @@ const PID_MAX_LIMIT: i32 = 4 << 20;
 /// User space ends below this on every 64-bit architecture Linux supports
 /// (57-bit virtual addresses with five-level page tables).
 const USER_SPACE_END: u64 = 1 << 57;
+/// The x86-64 vsyscall page: above user space, but listed in
+/// `/proc/PID/maps`, so perf's records of processes that already ran when
+/// it started (`-p`, `-a`) map it as user code.
+const VSYSCALL_START: u64 = 0xffff_ffff_ff60_0000;
 /// Mappings start, end and map file offsets at page boundaries.
 const PAGE: u64 = 4096;
 /// Every `mmap` flag the kernel reports in MMAP2 records lies below this.
@@ -190,7 +194,8 @@ impl RecordRules {
         if mode != CPUMODE_USER && mode != CPUMODE_GUEST_USER {
             return Ok(());
         }
-        if end > USER_SPACE_END {
+        let vsyscall = start == VSYSCALL_START && body[fixed..].starts_with(b"[vsyscall]\0");
+        if end > USER_SPACE_END && !vsyscall {
             return Err(format!(
                 "an {name} record maps user-space code at {start:#x}..{end:#x}, past the end \
                  of user space"
@@ -487,6 +492,23 @@ mod tests {
                     error.contains(problem),
                     "{kind:?}: {error:?} lacks {problem:?}"
                 );
+            }
+            if *kind == RecordType::MMAP2 {
+                // As perf maps it from /proc/PID/maps for a process it
+                // attaches to: the page, at file offset 0.
+                let named = |name: &[u8]| {
+                    let path_end = 64 + body[64..].iter().position(|&b| b == 0).unwrap_or(0) + 1;
+                    let trailer = &body[path_end.next_multiple_of(8)..];
+                    let body = put(body, 8, &VSYSCALL_START.to_le_bytes());
+                    let body = put(&body, 16, &0x1000u64.to_le_bytes());
+                    let body = put(&body, 24, &0u64.to_le_bytes());
+                    [&body[..64], name, trailer].concat()
+                };
+                let vsyscall = named(b"[vsyscall]\0\0\0\0\0\0");
+                assert_eq!(check(*kind, *misc, &vsyscall, *info), Ok(()));
+                let other = named(b"[vdso]\0\0");
+                let error = check(*kind, *misc, &other, *info).unwrap_err();
+                assert!(error.contains("past the end of user space"), "{error}");
             }
         }
     }

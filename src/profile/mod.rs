@@ -89,6 +89,10 @@ pub(crate) struct Profile {
     /// What the counts are: `samples`, or with `--alloc` the `bytes` asked
     /// for.
     pub unit: &'static str,
+    /// The command as the run's `run.json` records it: `record` attaches
+    /// perf to the command, so perf's own command line does not name it.
+    /// Set by whoever reads the run's facts; `None` otherwise.
+    pub command: Option<String>,
 }
 
 impl Profile {
@@ -118,8 +122,12 @@ impl Profile {
         }
     }
 
-    /// The command perf recorded: what follows `--` in `perf record … -- CMD`.
+    /// The command perf recorded: the run's, when [`Profile::command`] is
+    /// set; else what follows `--` in `perf record … -- CMD`.
     pub(crate) fn profiled_command(&self) -> String {
+        if let Some(command) = &self.command {
+            return command.clone();
+        }
         let Some(args) = &self.info.perf_command else {
             return "(the recording does not say)".to_owned();
         };
@@ -291,6 +299,7 @@ fn finish_load(
         } else {
             "bytes"
         },
+        command: None,
     }
 }
 

@@ -10,13 +10,14 @@ use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::attach::{AttachedPerf, PerfOutcome, STOPPED_START, wait_stopped};
 use super::rss_sampler;
 use super::run_json::CommandExit;
 use crate::mlir_timing::ReportLines;
@@ -42,6 +43,9 @@ pub(crate) struct Measured {
     /// The resident set of the command's process tree over time; `None`
     /// when the sampler could not start.
     pub memory: Option<RssSeries>,
+    /// How perf ran, when the wrapper attached it to the command.
+    #[serde(default)]
+    pub perf: Option<PerfOutcome>,
 }
 
 /// The first and the last lines a command wrote to stderr: a crash says what
@@ -73,28 +77,60 @@ const WATCH_INTERVAL: Duration = Duration::from_millis(10);
 /// there (when the command printed one). Returns the shell exit code of
 /// the command. With a `timeout`, the command runs in a process group of
 /// its own, which gets SIGTERM when the timeout passes (SIGKILL
-/// [`TERM_GRACE`] later), and the Ctrl-C this wrapper gets.
+/// [`TERM_GRACE`] later), and the Ctrl-C this wrapper gets. With
+/// `perf_args`, `perf PERF_ARGS` records the command alone
+/// ([`attach`](super::attach)); when perf cannot, the command does not run.
 pub(crate) fn measure(
     command: &[OsString],
     into: &Path,
     timing_into: Option<&Path>,
     timeout: Option<Duration>,
+    perf_args: &[OsString],
 ) -> std::io::Result<i32> {
     let (program, args) = command
         .split_first()
         .ok_or_else(|| std::io::Error::other("no command to run"))?;
-    // Ctrl-C (and perf's SIGTERM after it) must end the command, not this
+    let attach = !perf_args.is_empty();
+    // Ctrl-C must end the command (and perf), not this
     // wrapper, which reports how the command ended.
     let interrupted = Arc::new(AtomicBool::new(false));
     let setter = Arc::clone(&interrupted);
     let _ = ctrlc::set_handler(move || setter.store(true, Ordering::SeqCst));
-    let started = Instant::now();
-    let mut spawn = Command::new(program);
+    let mut spawn = if attach {
+        let mut stopped = Command::new(STOPPED_START[0]);
+        stopped.args(&STOPPED_START[1..]).arg("sh").arg(program);
+        stopped
+    } else {
+        Command::new(program)
+    };
     spawn.args(args).stderr(Stdio::piped());
     if timeout.is_some() {
         spawn.process_group(0);
     }
     let mut child = spawn.spawn()?;
+    let perf = if attach {
+        let directory = into.parent().unwrap_or(Path::new("."));
+        let attached = if wait_stopped(child.id()) {
+            AttachedPerf::start(perf_args, child.id(), directory)
+        } else {
+            Err(PerfOutcome {
+                command: Vec::new(),
+                exit: None,
+                error: Some("the command ended before perf could attach to it".to_owned()),
+            })
+        };
+        match attached {
+            Ok(perf) => {
+                // SAFETY: `kill` only sends SIGCONT to the stopped command.
+                unsafe { libc::kill(child.id() as i32, libc::SIGCONT) };
+                Some(perf)
+            }
+            Err(outcome) => return not_recorded(child, into, outcome),
+        }
+    } else {
+        None
+    };
+    let started = Instant::now();
     let finished = Arc::new(AtomicBool::new(false));
     let watcher = timeout.and_then(|timeout| {
         let group = i32::try_from(child.id()).ok()?;
@@ -115,6 +151,9 @@ pub(crate) fn measure(
         .unwrap_or_default();
     let status = child.wait()?;
     let wall_seconds = started.elapsed().as_secs_f64();
+    // Before perf is waited for, so that its own RSS does not count.
+    let peak_rss_bytes = children_peak_rss();
+    let perf = perf.map(AttachedPerf::finish);
     finished.store(true, Ordering::SeqCst);
     let timed_out = watcher.is_some_and(|watcher| watcher.join().unwrap_or(false));
     if let (Some(path), Some(report)) = (timing_into, timing_report.filter(|r| !r.is_empty())) {
@@ -122,15 +161,38 @@ pub(crate) fn measure(
     }
     let measured = Measured {
         exit: CommandExit::from_status(status),
-        peak_rss_bytes: children_peak_rss(),
+        peak_rss_bytes,
         wall_seconds: Some(wall_seconds),
         timed_out,
         stderr,
         memory: sampler.map(rss_sampler::Sampler::finish),
+        perf,
     };
-    let text = serde_json::to_vec(&measured)?;
-    crate::output::write_file(into, |out| out.write_all(&text))?;
+    write_measured(into, &measured)?;
     Ok(measured.exit.shell_code())
+}
+
+/// perf could not record the stopped command: it is killed unrun, and
+/// `into` says why.
+fn not_recorded(mut child: Child, into: &Path, outcome: PerfOutcome) -> std::io::Result<i32> {
+    let _ = child.kill();
+    let status = child.wait()?;
+    let measured = Measured {
+        exit: CommandExit::from_status(status),
+        peak_rss_bytes: 0,
+        wall_seconds: None,
+        timed_out: false,
+        stderr: StderrExcerpt::default(),
+        memory: None,
+        perf: Some(outcome),
+    };
+    write_measured(into, &measured)?;
+    Ok(1)
+}
+
+fn write_measured(into: &Path, measured: &Measured) -> std::io::Result<()> {
+    let text = serde_json::to_vec(measured)?;
+    crate::output::write_file(into, |out| out.write_all(&text))
 }
 
 /// Watches the command's process `group` until it has `finished`: passes
@@ -237,7 +299,7 @@ mod tests {
             .map(OsString::from)
             .collect();
         let code =
-            measure(&command, &into, None, Some(Duration::from_millis(100))).expect("sh runs");
+            measure(&command, &into, None, Some(Duration::from_millis(100)), &[]).expect("sh runs");
         let measured = read_measured(&into).expect("the result is written");
         let _ = std::fs::remove_file(&into);
         assert!(measured.timed_out);

@@ -10,6 +10,7 @@
 //! reports the peak RSS of the compile, not of perf.
 
 mod artifacts;
+mod attach;
 mod checks;
 pub(crate) mod measure;
 mod probes;
@@ -240,31 +241,39 @@ pub(crate) fn record_with_timeout(
     }
     perf_args.extend(["-o".into(), perf_data.clone().into()]);
     perf_args.extend(options.perf_args.iter().map(OsString::from));
-    perf_args.push("--".into());
-    perf_args.push(wrapper.into());
-    perf_args.extend([
+    // The wrapper runs the command and attaches perf to it, so that perf
+    // records the command alone.
+    let mut wrapper_args: Vec<OsString> = vec![
         "measure".into(),
         "--into".into(),
         measure_file.clone().into(),
-    ]);
+    ];
     let timing_file = dir.join(TIMING_FILE);
     if options.mlir_timing {
-        perf_args.extend(["--mlir-timing-into".into(), timing_file.clone().into()]);
+        wrapper_args.extend(["--mlir-timing-into".into(), timing_file.clone().into()]);
     }
     if let Some(timeout) = timeout {
-        perf_args.extend(["--timeout".into(), timeout.as_secs_f64().to_string().into()]);
+        wrapper_args.extend(["--timeout".into(), timeout.as_secs_f64().to_string().into()]);
     }
-    perf_args.push("--".into());
-    perf_args.extend(command_run.iter().cloned());
+    for arg in &perf_args {
+        let mut option = OsString::from("--perf-arg=");
+        option.push(arg);
+        wrapper_args.push(option);
+    }
+    wrapper_args.push("--".into());
+    wrapper_args.extend(command_run.iter().cloned());
 
     let interrupted = interrupt_flag();
     let started = Instant::now();
     let started_at = SystemTime::now();
-    let status = Command::new("perf")
-        .args(&perf_args)
+    let status = Command::new(&wrapper)
+        .args(&wrapper_args)
         .status()
-        .map_err(|error| RecordError::PerfMissing {
-            detail: error.to_string(),
+        .map_err(|error| RecordError::PerfFailed {
+            status: format!(
+                "the measure wrapper {} did not start: {error}",
+                wrapper.display()
+            ),
         })?;
     let wall = started.elapsed().as_secs_f64();
     drop(alloc_probes);
@@ -272,8 +281,18 @@ pub(crate) fn record_with_timeout(
     run.interrupted = interrupted.load(Ordering::SeqCst);
     let mut command_wall_seconds = None;
     let mut timed_out = false;
+    let mut perf_outcome = None;
     match read_measured(&measure_file) {
+        Some(measured)
+            if measured
+                .perf
+                .as_ref()
+                .is_some_and(|perf| perf.error.is_some()) =>
+        {
+            perf_outcome = measured.perf;
+        }
         Some(measured) => {
+            perf_outcome = measured.perf;
             run.exit = Some(measured.exit);
             run.peak_rss_bytes = Some(measured.peak_rss_bytes);
             command_wall_seconds = measured.wall_seconds;
@@ -323,24 +342,35 @@ pub(crate) fn record_with_timeout(
     // missing.
     let named = artifacts::named_outputs(&options.command[1..]);
     run.artifacts = artifacts::artifacts(&named, started_at, &mut run.notes);
+    let perf_exit = perf_outcome.as_ref().and_then(|perf| perf.exit);
     run.perf = Some(PerfRun {
         version: perf_version,
-        command: std::iter::once("perf".to_owned())
-            .chain(
-                perf_args
-                    .iter()
-                    .map(|arg| arg.to_string_lossy().into_owned()),
-            )
-            .collect(),
+        command: match &perf_outcome {
+            Some(perf) if !perf.command.is_empty() => perf.command.clone(),
+            _ => std::iter::once("perf".to_owned())
+                .chain(
+                    perf_args
+                        .iter()
+                        .map(|arg| arg.to_string_lossy().into_owned()),
+                )
+                .collect(),
+        },
         event,
         event_reason,
-        exit: CommandExit::from_status(status),
+        exit: perf_exit.unwrap_or_else(|| CommandExit::from_status(status)),
     });
+    if let Some(error) = perf_outcome.and_then(|perf| perf.error) {
+        write_run_json(dir, &run)?;
+        return Err(match perf_exit {
+            None => RecordError::PerfMissing { detail: error },
+            Some(_) => RecordError::PerfFailed { status: error },
+        });
+    }
     let recorded = perf_data.metadata().is_ok_and(|meta| meta.len() > 0);
     if !recorded {
         write_run_json(dir, &run)?;
         return Err(RecordError::PerfFailed {
-            status: status.to_string(),
+            status: perf_exit.map_or_else(|| status.to_string(), |exit| exit.to_string()),
         });
     }
     run.status = RunStatus::Recorded;

@@ -26,6 +26,16 @@ pub(crate) struct CommandExit {
     pub signal: Option<i32>,
 }
 
+impl std::fmt::Display for CommandExit {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.code, self.signal) {
+            (Some(code), _) => write!(out, "exit status: {code}"),
+            (None, Some(signal)) => write!(out, "signal: {signal}"),
+            (None, None) => out.write_str("no exit status"),
+        }
+    }
+}
+
 impl CommandExit {
     pub(crate) fn from_status(status: ExitStatus) -> CommandExit {
         use std::os::unix::process::ExitStatusExt;
