@@ -91,8 +91,8 @@ pub(crate) fn measure(
         .split_first()
         .ok_or_else(|| std::io::Error::other("no command to run"))?;
     let attach = !perf_args.is_empty();
-    // Ctrl-C must end the command (and perf), not this
-    // wrapper, which reports how the command ended.
+    // Ctrl-C must end the command (and perf), not this wrapper, which
+    // reports how the command ended.
     let interrupted = Arc::new(AtomicBool::new(false));
     let setter = Arc::clone(&interrupted);
     let _ = ctrlc::set_handler(move || setter.store(true, Ordering::SeqCst));
