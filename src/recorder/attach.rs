@@ -163,7 +163,7 @@ fn wait_for_ack(ack: &mut File, perf: &mut Child) -> Result<(), String> {
             return Ok(());
         }
         if let Ok(Some(status)) = perf.try_wait() {
-            return Err(format!("it ended ({status}) before it recorded"));
+            return Err(format!("it ended before it recorded, {status}"));
         }
         if Instant::now() > deadline {
             return Err(format!(
