@@ -269,6 +269,27 @@ fn record_refuses_an_existing_directory_and_a_missing_command() {
             .contains("command not found: /nonexistent/iree-compile")
     );
     assert!(!dir.join("other").exists(), "nothing is recorded half-way");
+
+    // perf cannot attach (an option it refuses): the command, started
+    // stopped, is killed before it runs, and perf's failure is exit 25.
+    let ran = dir.join("ran");
+    let run = compile_perf(["record", "-o"].map(OsString::from).into_iter().chain([
+        dir.join("unattached").into(),
+        "--perf-arg=--no-such-option".into(),
+        "--".into(),
+        "/usr/bin/touch".into(),
+        ran.clone().into(),
+    ]));
+    run.expect_code(25, "perf refusing an option");
+    assert!(run.stderr.contains("before it recorded"), "{}", run.stderr);
+    assert!(
+        !ran.exists(),
+        "the command ran although perf did not record it"
+    );
+    assert!(
+        !dir.join("unattached").join(".perf-control").exists(),
+        "perf's control FIFOs are left behind"
+    );
 }
 
 #[test]
