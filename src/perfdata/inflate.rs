@@ -20,13 +20,14 @@ use super::reader::{AUXTRACE, COMPRESSED, COMPRESSED2};
 use super::record_header::{HEADER_SIZE, Next, next_header};
 
 /// Bytes a piece can hold: many records (a DWARF sample is up to 64 KiB),
-/// few enough that recycled pieces stay in the CPU's cache (with 4 MiB
-/// buffers, `collapse` of a 68 MB `-z` recording took 0.89 s instead of
-/// 0.73 s).
+/// few enough that recycled pieces stay in the CPU's cache (the earlier
+/// one-thread reader with 4 MiB chunks took 0.89 s instead of 0.73 s for
+/// `collapse` of a 68 MB `-z` recording).
 const PIECE_BYTES: usize = 1 << 20;
 /// Output space asked of a piece per step; a piece with less room is
-/// handed on. A piece is otherwise handed on only when the reader cannot go
-/// on without it: few pieces, few wake-ups of the reader.
+/// handed on. Otherwise a piece is handed on only at the end of the data,
+/// or, for a stream read in step, at the end of each compressed record:
+/// few pieces, few wake-ups of the reader.
 const MIN_OUTPUT: usize = 128 << 10;
 /// Released pieces kept for reuse.
 const SPARE_PIECES: usize = 4;
