@@ -44,6 +44,8 @@ mod short_name;
 mod stacks;
 mod suggest;
 mod symbolize;
+#[cfg(test)]
+mod test_random;
 mod unwind;
 
 pub use cli::Cli;

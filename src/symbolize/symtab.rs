@@ -276,13 +276,7 @@ mod tests {
 
     #[test]
     fn a_gap_is_the_count_of_addresses_below_the_start() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::test_random::xorshift(0x9e37_79b9_7f4a_7c15);
         for (count, spread) in [(0, 1), (1, 1), (7, 40), (5000, 1 << 27), (300, 1 << 40)] {
             let mut addresses: Vec<u64> = (0..count).map(|_| 0x40_0000 + next() % spread).collect();
             addresses.sort_unstable();

@@ -153,13 +153,8 @@ mod tests {
     /// draws them in, with a deterministic spread of sample counts.
     fn stacks() -> Vec<(Vec<&'static str>, u64)> {
         let names = ["f", "f(int)", "f2", "g", "g::h", "h"];
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % bound
-        };
+        let mut random = crate::test_random::xorshift(0x2545_f491_4f6c_dd1du64);
+        let mut next = move |bound: u64| random() % bound;
         let mut stacks: Vec<(Vec<&str>, u64)> = (0..400)
             .map(|_| {
                 let depth = 1 + next(7) as usize;

@@ -309,13 +309,8 @@ mod tests {
     /// A deterministic spread of stacks over [`NAMES`], merged and sorted
     /// as folded lines are.
     fn stacks() -> Vec<(Vec<&'static str>, u64)> {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % bound
-        };
+        let mut random = crate::test_random::xorshift(0x9e37_79b9_7f4a_7c15u64);
+        let mut next = move |bound: u64| random() % bound;
         let mut merged: HashMap<Vec<&str>, u64> = HashMap::new();
         for _ in 0..500 {
             let depth = 1 + next(9) as usize;
