@@ -177,6 +177,28 @@ impl Artifact {
         members.truncate(n);
         members
     }
+
+    /// For tests: a `.vmfb` output holding `members` (name and bytes), each
+    /// of the kind its name says, with `headers` bytes of archive besides.
+    #[cfg(test)]
+    pub(crate) fn vmfb_of(members: &[(&str, u64)], headers: u64) -> Artifact {
+        let entries: Vec<Member> = members
+            .iter()
+            .map(|&(name, bytes)| Member {
+                name: name.to_owned(),
+                bytes,
+                kind: MemberKind::of(name),
+            })
+            .collect();
+        Artifact {
+            path: "out.vmfb".to_owned(),
+            bytes: entries.iter().map(|member| member.bytes).sum::<u64>() + headers,
+            sha256: None,
+            role: ArtifactRole::Output,
+            entries: Some(entries),
+            note: None,
+        }
+    }
 }
 
 /// The compile's outputs (not its dumps) among `artifacts`.

@@ -357,30 +357,14 @@ pub(crate) fn run_failures(compared: &RunDiff, limits: &[(Measure, f64)]) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::artifact::{ArtifactRole, Member};
 
     /// A run of `wall` seconds and `rss` MiB whose output holds `members`.
     fn run(wall: f64, rss: u64, members: &[(&str, u64)]) -> RunMeasures {
-        let entries: Vec<Member> = members
-            .iter()
-            .map(|&(name, bytes)| Member {
-                name: name.to_owned(),
-                bytes,
-                kind: MemberKind::of(name),
-            })
-            .collect();
         RunMeasures {
             wall_seconds: Some(wall),
             cpu_seconds: Some(wall * 0.9),
             peak_rss_bytes: Some(rss << 20),
-            artifacts: vec![Artifact {
-                path: "out.vmfb".to_owned(),
-                bytes: entries.iter().map(|member| member.bytes).sum::<u64>() + 100,
-                sha256: None,
-                role: ArtifactRole::Output,
-                entries: Some(entries),
-                note: None,
-            }],
+            artifacts: vec![Artifact::vmfb_of(members, 100)],
         }
     }
 

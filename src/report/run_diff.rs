@@ -319,30 +319,15 @@ pub(crate) fn write_failures(failures: &[RunFailure], out: &mut dyn Write) -> st
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::artifact::{Artifact, ArtifactRole, Member, MemberKind};
+    use crate::artifact::Artifact;
     use crate::attribute::run_diff::{RunMeasures, run_diff};
 
     fn run(wall: f64, members: &[(&str, u64)]) -> RunMeasures {
-        let entries: Vec<Member> = members
-            .iter()
-            .map(|&(name, bytes)| Member {
-                name: name.to_owned(),
-                bytes,
-                kind: MemberKind::of(name),
-            })
-            .collect();
         RunMeasures {
             wall_seconds: Some(wall),
             cpu_seconds: None,
             peak_rss_bytes: Some(100 << 20),
-            artifacts: vec![Artifact {
-                path: "out.vmfb".to_owned(),
-                bytes: entries.iter().map(|member| member.bytes).sum(),
-                sha256: None,
-                role: ArtifactRole::Output,
-                entries: Some(entries),
-                note: None,
-            }],
+            artifacts: vec![Artifact::vmfb_of(members, 0)],
         }
     }
 
