@@ -11,32 +11,9 @@ mod common;
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 
-use common::iree::{iree_live_prerequisites, live_lock, record_args, workload};
+use common::iree::{iree_live_prerequisites, live_lock, record_args, timer_walls, workload};
 use common::{TempDir, compile_perf};
 use serde_json::Value;
-
-/// Wall seconds per timer name of MLIR's JSON tree, each timer inside one of
-/// its own name left out; and every name.
-fn timer_walls(timers: &[Value], open: &mut Vec<String>, walls: &mut HashMap<String, f64>) {
-    for timer in timers {
-        let Some(name) = timer["name"].as_str() else {
-            continue;
-        };
-        if name == "Total" || name == "Rest" {
-            continue;
-        }
-        let wall = timer["wall"]["duration"].as_f64().unwrap();
-        let sum = walls.entry(name.to_owned()).or_insert(0.0);
-        if !open.iter().any(|outer| outer == name) {
-            *sum += wall;
-        }
-        open.push(name.to_owned());
-        if let Some(children) = timer["passes"].as_array() {
-            timer_walls(children, open, walls);
-        }
-        open.pop();
-    }
-}
 
 /// Whether the timer `timer` may be the stack pass `class`, by the README's
 /// name rules: the same name, the name after `::`, or the name with `Pass`
@@ -129,8 +106,7 @@ fn mlir_timing_joins_report_by_pass_and_the_pass_flamegraph_matches_it() {
             "--mlir-output-format=json"
         ]
     );
-    let mut walls = HashMap::new();
-    timer_walls(timing.as_array().unwrap(), &mut Vec::new(), &mut walls);
+    let walls = timer_walls(&timing);
     assert!(walls.len() > 50, "{} timer names", walls.len());
 
     // report --by pass: each timer's own seconds, and no timer dropped.

@@ -2,11 +2,14 @@
 //! `scripts/workloads.py`, the compiler command line, and `perf record` with
 //! the recommended settings.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
+
+use serde_json::Value;
 
 use super::{TempDir, iree_compile, live_prerequisites, repo_root, run_ok};
 
@@ -109,4 +112,48 @@ pub(crate) fn perf_record(out: &Path, perf_args: &[&str], argv: &[OsString]) {
         size as f64 / 1e6,
         started.elapsed().as_secs_f64()
     );
+}
+
+/// Wall seconds per timer name of MLIR's JSON timing tree (what `record
+/// --mlir-timing` keeps as `mlir-timing.json`), summed over the timers of
+/// each name, a timer inside one of its own name left out; `Total` and
+/// `Rest` are not timers of passes and are left out.
+pub(crate) fn timer_walls(tree: &Value) -> HashMap<String, f64> {
+    let mut walls = HashMap::new();
+    add_timer_walls(
+        tree.as_array().expect("a JSON timing tree"),
+        &mut Vec::new(),
+        &mut walls,
+    );
+    walls
+}
+
+fn add_timer_walls(timers: &[Value], open: &mut Vec<String>, walls: &mut HashMap<String, f64>) {
+    for timer in timers {
+        let Some(name) = timer["name"].as_str() else {
+            continue;
+        };
+        if name == "Total" || name == "Rest" {
+            continue;
+        }
+        let wall = timer["wall"]["duration"].as_f64().unwrap();
+        let sum = walls.entry(name.to_owned()).or_insert(0.0);
+        if !open.iter().any(|outer| outer == name) {
+            *sum += wall;
+        }
+        open.push(name.to_owned());
+        if let Some(children) = timer["passes"].as_array() {
+            add_timer_walls(children, open, walls);
+        }
+        open.pop();
+    }
+}
+
+/// The `Total` timer of MLIR's JSON timing tree: the pass manager's wall
+/// seconds.
+pub(crate) fn timer_total(tree: &Value) -> f64 {
+    (tree.as_array().expect("a JSON timing tree").iter())
+        .find(|timer| timer["name"] == "Total")
+        .and_then(|timer| timer["wall"]["duration"].as_f64())
+        .expect("the timing tree has a Total timer")
 }
