@@ -4,6 +4,8 @@
 //! pending record lies in it, and names where each record came from.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 
 use super::chunks::ChunkAt;
@@ -24,6 +26,8 @@ pub(super) enum Inflation {
     Ahead {
         pieces: Receiver<Inflated>,
         released: Sender<Vec<u8>>,
+        /// Tells the thread to stop early.
+        stop: Arc<AtomicBool>,
     },
 }
 
@@ -84,6 +88,24 @@ impl Inflation {
             Inflation::Ahead { released, .. } => drop(released.send(piece)),
         }
     }
+
+    /// Stops the decompression. A thread ahead of the reader may still
+    /// read the pieces it handed on (zstd's history): those not yet taken
+    /// are dropped only once it has hung up.
+    pub(super) fn stop(self) {
+        if let Inflation::Ahead {
+            pieces,
+            released,
+            stop,
+        } = self
+        {
+            stop.store(true, Ordering::Relaxed);
+            drop(released);
+            for handed_on in pieces.iter() {
+                drop(handed_on);
+            }
+        }
+    }
 }
 
 impl Core<'_> {
@@ -108,7 +130,7 @@ impl Core<'_> {
             .push_back((self.decompressed.written, offset));
         let order = self.events.rules.order;
         let mut inflation = self.inflation.take().unwrap_or_else(|| Inflation::InStep {
-            inflater: Inflater::new(order),
+            inflater: Inflater::in_step(order),
             arrived: Vec::new(),
         });
         match &mut inflation {

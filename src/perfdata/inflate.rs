@@ -9,15 +9,26 @@
 //! record and end in the next. A piece ends at a record's end; the start
 //! of an unfinished record moves to the next piece, the only copy a
 //! decompressed record's bytes see.
+//!
+//! Ahead of a mapped file, zstd's buffer-less decoder
+//! ([`zstd_blocks`](super::zstd_blocks)) writes into the pieces directly;
+//! a piece then holds more than a window, and the one handed on last stays
+//! untouched until the next is. A stream, read in step, hands on a piece
+//! at the end of each compressed record, too short for a window: there the
+//! streaming decoder, which keeps its own window, writes the pieces.
 
 use std::ops::Range;
 use std::sync::mpsc::{Receiver, SyncSender};
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use zstd_safe::{DCtx, InBuffer, OutBuffer};
 
 use super::byte_order::ByteOrder;
 use super::reader::{AUXTRACE, COMPRESSED, COMPRESSED2};
 use super::record_header::{HEADER_SIZE, Next, next_header};
+use super::zstd_blocks::{BlockDecoder, MAX_BLOCK, Step};
 
 /// Bytes a piece can hold: many records (a DWARF sample is up to 64 KiB),
 /// few enough that recycled pieces stay in the CPU's cache (the earlier
@@ -29,6 +40,14 @@ const PIECE_BYTES: usize = 1 << 20;
 /// or, for a stream read in step, at the end of each compressed record:
 /// few pieces, few wake-ups of the reader.
 const MIN_OUTPUT: usize = 128 << 10;
+const _: () = assert!(MIN_OUTPUT >= MAX_BLOCK, "a block fits the room a step asks");
+/// The largest unfinished record a piece carries into the next (a record's
+/// size is 16 bits).
+const MAX_CARRY: usize = u16::MAX as usize;
+/// The largest zstd window decoded into the pieces directly (perf's default
+/// level 1 uses 512 KiB); a larger one goes through the streaming decoder,
+/// so that pieces stay small.
+const MAX_DIRECT_WINDOW: u64 = 4 << 20;
 /// Released pieces kept for reuse.
 const SPARE_PIECES: usize = 4;
 /// Pieces the thread may run ahead of the reader: a few, so that memory
@@ -55,11 +74,27 @@ pub(super) struct Done {
     pub(super) written: u64,
 }
 
+/// The decoder of the zstd stream.
+enum Decoder {
+    /// zstd's streaming decoder: it decodes into a window of its own and
+    /// copies out.
+    Stream(DCtx<'static>),
+    /// zstd's buffer-less decoder, writing into the pieces.
+    Direct(BlockDecoder),
+}
+
 /// One zstd decompression context over a recording's compressed records,
-/// and the piece being filled.
+/// and the pieces it fills.
 pub(super) struct Inflater {
-    context: DCtx<'static>,
+    decoder: Decoder,
+    pieces: Pieces,
+}
+
+/// The piece being filled, and what is known of those handed on.
+struct Pieces {
     order: ByteOrder,
+    /// The capacity of a piece.
+    bytes: usize,
     /// Decompressed bytes not yet handed on: whole records up to `whole`,
     /// then the start of one.
     current: Vec<u8>,
@@ -71,28 +106,51 @@ pub(super) struct Inflater {
     /// bytes are handed on as they are, for the reader to name the damage.
     damaged: bool,
     spare: Vec<Vec<u8>>,
+    /// The address of the piece handed on last: with the direct decoder it
+    /// is zstd's history until the next one is, so it is never freed.
+    last_handed: usize,
 }
 
 impl Inflater {
-    pub(super) fn new(order: ByteOrder) -> Inflater {
+    /// An inflater for a stream read in step, which hands on a piece at
+    /// the end of each compressed record.
+    pub(super) fn in_step(order: ByteOrder) -> Inflater {
         Inflater {
-            context: DCtx::create(),
-            order,
-            current: Vec::with_capacity(PIECE_BYTES),
-            whole: 0,
-            written: 0,
-            done: Vec::new(),
-            damaged: false,
-            spare: Vec::new(),
+            decoder: Decoder::Stream(DCtx::create()),
+            pieces: Pieces::new(order, PIECE_BYTES),
+        }
+    }
+
+    /// An inflater running ahead of the reader, whose stream begins with
+    /// `first` (the zstd data of the first compressed record): the
+    /// direct decoder, unless the frame's window is too large for the
+    /// pieces (or `first` is no frame header, or a skippable one: the
+    /// streaming decoder then names the damage, or reads on).
+    fn ahead(order: ByteOrder, first: &[u8]) -> Inflater {
+        match BlockDecoder::frame_info(first) {
+            Ok(frame) if frame.holds_data && frame.window <= MAX_DIRECT_WINDOW => {
+                let window = frame.window as usize;
+                Inflater {
+                    decoder: Decoder::Direct(BlockDecoder::new()),
+                    pieces: Pieces::new(order, PIECE_BYTES.max(window + MIN_OUTPUT + MAX_CARRY)),
+                }
+            }
+            _ => Inflater {
+                decoder: Decoder::Stream(DCtx::create()),
+                pieces: Pieces::new(order, PIECE_BYTES),
+            },
         }
     }
 
     /// Takes back a piece the reader no longer needs.
-    pub(super) fn recycle(&mut self, mut piece: Vec<u8>) {
-        if self.spare.len() < SPARE_PIECES {
-            piece.clear();
-            self.spare.push(piece);
-        }
+    pub(super) fn recycle(&mut self, piece: Vec<u8>) {
+        self.pieces.recycle(piece);
+    }
+
+    /// Hands on the whole records decompressed so far, and the compressed
+    /// records done; an unfinished record moves to a fresh piece.
+    pub(super) fn flush(&mut self, hand: &mut impl FnMut(Inflated) -> bool) -> bool {
+        self.pieces.flush(hand)
     }
 
     /// Decompresses `input`, the zstd data of the compressed record at
@@ -105,48 +163,132 @@ impl Inflater {
         offset: u64,
         hand: &mut impl FnMut(Inflated) -> bool,
     ) -> bool {
-        let mut source = InBuffer::around(input);
-        loop {
-            if self.current.capacity() - self.current.len() < MIN_OUTPUT && !self.flush(hand) {
-                return false;
-            }
-            let before = self.current.len();
-            let room = self.current.capacity() - before;
-            let mut target = OutBuffer::around_pos(&mut self.current, before);
-            if let Err(code) = self.context.decompress_stream(&mut target, &mut source) {
-                let reason = zstd_safe::get_error_name(code);
-                if self.flush(hand) {
+        let pieces = &mut self.pieces;
+        let decoded = match &mut self.decoder {
+            Decoder::Stream(context) => pieces.stream(context, input, hand),
+            Decoder::Direct(decoder) => pieces.direct(decoder, input, hand),
+        };
+        match decoded {
+            Ok(true) => {}
+            Ok(false) => return false,
+            Err(reason) => {
+                if pieces.flush(hand) {
                     hand(Inflated::Failed { offset, reason });
                 }
                 return false;
             }
+        }
+        pieces.done.push(Done {
+            offset,
+            written: pieces.written,
+        });
+        true
+    }
+}
+
+impl Pieces {
+    fn new(order: ByteOrder, bytes: usize) -> Pieces {
+        Pieces {
+            order,
+            bytes,
+            current: Vec::with_capacity(bytes),
+            whole: 0,
+            written: 0,
+            done: Vec::new(),
+            damaged: false,
+            spare: Vec::new(),
+            last_handed: 0,
+        }
+    }
+
+    fn room(&self) -> usize {
+        self.current.capacity() - self.current.len()
+    }
+
+    /// Decodes all of `input` with the streaming decoder. `Ok(false)` when
+    /// the reader hung up.
+    fn stream(
+        &mut self,
+        context: &mut DCtx<'static>,
+        input: &[u8],
+        hand: &mut impl FnMut(Inflated) -> bool,
+    ) -> Result<bool, &'static str> {
+        let mut source = InBuffer::around(input);
+        loop {
+            if self.room() < MIN_OUTPUT && !self.flush(hand) {
+                return Ok(false);
+            }
+            let before = self.current.len();
+            let room = self.room();
+            let mut target = OutBuffer::around_pos(&mut self.current, before);
+            context
+                .decompress_stream(&mut target, &mut source)
+                .map_err(zstd_safe::get_error_name)?;
             let written = self.current.len() - before;
             self.written += written as u64;
             self.find_whole();
             if source.pos() == input.len() && written < room {
-                break;
+                return Ok(true);
             }
         }
-        self.done.push(Done {
-            offset,
-            written: self.written,
-        });
-        true
     }
 
-    /// Hands on the whole records decompressed so far, and the compressed
-    /// records done; an unfinished record moves to a fresh piece.
-    pub(super) fn flush(&mut self, hand: &mut impl FnMut(Inflated) -> bool) -> bool {
+    /// Decodes all of `input` with the direct decoder, into the pieces.
+    /// `Ok(false)` when the reader hung up.
+    fn direct(
+        &mut self,
+        decoder: &mut BlockDecoder,
+        mut input: &[u8],
+        hand: &mut impl FnMut(Inflated) -> bool,
+    ) -> Result<bool, &'static str> {
+        loop {
+            if self.room() < MIN_OUTPUT && !self.flush(hand) {
+                return Ok(false);
+            }
+            let before = self.current.len();
+            // SAFETY: zstd's history is what it wrote into the current
+            // piece (which never reallocates: it is written within its
+            // capacity, and its own bytes are never changed) and, once the
+            // piece moved, the piece handed on last, which holds more than
+            // a window (a piece is handed on with less than MIN_OUTPUT
+            // room and at most MAX_CARRY carried in) and is neither changed
+            // nor freed until the next piece is handed on: the reader only
+            // reads pieces, `recycle` keeps that one, and the reader's end
+            // waits for this thread before dropping any piece.
+            let step = unsafe { decoder.step(&mut input, self.current.spare_capacity_mut()) }?;
+            match step {
+                Step::NeedInput => return Ok(true),
+                Step::Wrote(written) => {
+                    // SAFETY: zstd initialized the `written` bytes after `before`.
+                    unsafe { self.current.set_len(before + written) };
+                    self.written += written as u64;
+                    self.find_whole();
+                }
+            }
+        }
+    }
+
+    /// Takes back a piece the reader no longer needs; the one handed on
+    /// last is kept whatever the spares, as zstd may still read it.
+    fn recycle(&mut self, mut piece: Vec<u8>) {
+        if self.spare.len() < SPARE_PIECES || piece.as_ptr() as usize == self.last_handed {
+            piece.clear();
+            self.spare.push(piece);
+        }
+    }
+
+    fn flush(&mut self, hand: &mut impl FnMut(Inflated) -> bool) -> bool {
         if self.whole == 0 && self.done.is_empty() {
             return true;
         }
         let mut next = self
             .spare
             .pop()
-            .unwrap_or_else(|| Vec::with_capacity(PIECE_BYTES));
+            .unwrap_or_else(|| Vec::with_capacity(self.bytes));
         next.extend_from_slice(&self.current[self.whole..]);
         self.current.truncate(self.whole);
         self.whole = 0;
+        self.last_handed = self.current.as_ptr() as usize;
         hand(Inflated::Piece {
             bytes: std::mem::replace(&mut self.current, next),
             done: std::mem::take(&mut self.done),
@@ -190,16 +332,20 @@ pub(super) fn zstd_data(record_type: u32, body: &[u8], order: ByteOrder) -> Opti
 /// decompresses each compressed record, handing the pieces to `pieces`
 /// and taking released ones back from `released`. Stops where the records
 /// stop making sense (the reader says why when it gets there), at the end
-/// of the data, or when the reader hangs up.
+/// of the data, or when the reader sets `stop` or hangs up; `pieces` is
+/// dropped last, so a reader that waits for it to hang up knows that
+/// nothing reads the pieces any more.
 pub(super) fn inflate_ahead(
     map: &[u8],
     data: Range<usize>,
     order: ByteOrder,
     pieces: SyncSender<Inflated>,
     released: Receiver<Vec<u8>>,
+    stop: Arc<AtomicBool>,
 ) {
-    let mut inflater = Inflater::new(order);
-    let mut hand = |inflated: Inflated| pieces.send(inflated).is_ok();
+    let mut hand =
+        |inflated: Inflated| !stop.load(Ordering::Relaxed) && pieces.send(inflated).is_ok();
+    let mut inflater: Option<Inflater> = None;
     let mut offset = data.start;
     // Where the records stop making sense, the reader reports why.
     while let Next::Record(header) = next_header(&map[offset..data.end], order) {
@@ -208,6 +354,7 @@ pub(super) fn inflate_ahead(
             let Some(input) = zstd_data(header.record_type, body, order) else {
                 break;
             };
+            let inflater = inflater.get_or_insert_with(|| Inflater::ahead(order, input));
             for piece in released.try_iter() {
                 inflater.recycle(piece);
             }
@@ -224,5 +371,167 @@ pub(super) fn inflate_ahead(
             }
         }
     }
-    inflater.flush(&mut hand);
+    if let Some(inflater) = &mut inflater {
+        inflater.flush(&mut hand);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use zstd_safe::{CCtx, CParameter, InBuffer, OutBuffer, zstd_sys::ZSTD_EndDirective};
+
+    use super::*;
+    use crate::test_random::xorshift;
+
+    const ORDER: ByteOrder = ByteOrder { big_endian: false };
+
+    /// Sample records (type 9) of random sizes, each a header and a body
+    /// of repeated runs, so that they compress as stacks do.
+    fn records(count: usize, seed: u64) -> Vec<u8> {
+        let mut next = xorshift(seed);
+        let mut bytes = Vec::new();
+        for _ in 0..count {
+            let size = 8 * (2 + next() as usize % 1000);
+            bytes.extend_from_slice(&9u32.to_le_bytes());
+            bytes.extend_from_slice(&0u16.to_le_bytes());
+            bytes.extend_from_slice(&(size as u16).to_le_bytes());
+            let end = bytes.len() + size - HEADER_SIZE;
+            while bytes.len() < end {
+                let run = next();
+                bytes.extend(std::iter::repeat_n(run as u8, 1 + (run >> 8) as usize % 24));
+            }
+            bytes.truncate(end);
+        }
+        bytes
+    }
+
+    /// `plain` compressed as perf does (level 1), but with a window of
+    /// `1 << window_log` bytes: one zstd stream, flushed after every 256 KiB
+    /// of records, cut into compressed records' data of at most 64 KiB.
+    fn perf_zstd(plain: &[u8], window_log: u32) -> Vec<Vec<u8>> {
+        let mut context = CCtx::create();
+        context
+            .set_parameter(CParameter::CompressionLevel(1))
+            .unwrap();
+        context
+            .set_parameter(CParameter::WindowLog(window_log))
+            .unwrap();
+        let mut chunks = Vec::new();
+        for input in plain.chunks(256 << 10) {
+            let mut source = InBuffer::around(input);
+            loop {
+                let mut space = vec![0u8; 0xffff - 16];
+                let mut target = OutBuffer::around(&mut space[..]);
+                let left = context
+                    .compress_stream2(&mut target, &mut source, ZSTD_EndDirective::ZSTD_e_flush)
+                    .unwrap();
+                let written = target.pos();
+                space.truncate(written);
+                if written > 0 {
+                    chunks.push(space);
+                }
+                if left == 0 && source.pos() == input.len() {
+                    break;
+                }
+            }
+        }
+        chunks
+    }
+
+    /// Inflates `chunks` ahead, as the decompression thread does, giving
+    /// every piece back as soon as it is handed on (the quickest reader);
+    /// returns the decompressed bytes in order and the `Done` marks.
+    fn inflate_all(chunks: &[Vec<u8>]) -> (Vec<u8>, Vec<Done>, bool) {
+        let mut inflater = Inflater::ahead(ORDER, &chunks[0]);
+        let direct = matches!(inflater.decoder, Decoder::Direct(_));
+        let mut handed: Vec<Inflated> = Vec::new();
+        let (mut bytes, mut done) = (Vec::new(), Vec::new());
+        let mut take = |handed: &mut Vec<Inflated>, inflater: &mut Inflater| {
+            for inflated in handed.drain(..) {
+                match inflated {
+                    Inflated::Piece {
+                        bytes: piece,
+                        done: marks,
+                    } => {
+                        bytes.extend_from_slice(&piece);
+                        done.extend(marks);
+                        inflater.recycle(piece);
+                    }
+                    Inflated::Failed { reason, .. } => panic!("{reason}"),
+                }
+            }
+        };
+        for (index, chunk) in chunks.iter().enumerate() {
+            let mut hand = |inflated| {
+                handed.push(inflated);
+                true
+            };
+            assert!(inflater.inflate(chunk, index as u64, &mut hand));
+            take(&mut handed, &mut inflater);
+        }
+        inflater.flush(&mut |inflated| {
+            handed.push(inflated);
+            true
+        });
+        take(&mut handed, &mut inflater);
+        (bytes, done, direct)
+    }
+
+    #[test]
+    fn the_pieces_hold_the_stream_whatever_the_decoder() {
+        let plain = records(4000, 7);
+        assert!(plain.len() > 12 << 20, "{} bytes", plain.len());
+        // perf's default window (512 KiB) and a 2 MiB one (in larger
+        // pieces) decode directly; an 8 MiB one goes through the streaming
+        // decoder.
+        for (window_log, direct) in [(19, true), (21, true), (23, false)] {
+            let chunks = perf_zstd(&plain, window_log);
+            let (bytes, done, was_direct) = inflate_all(&chunks);
+            assert_eq!(was_direct, direct, "window 2^{window_log}");
+            assert!(bytes == plain, "window 2^{window_log}: the bytes differ");
+            assert_eq!(done.len(), chunks.len());
+            assert_eq!(done.last().unwrap().written, plain.len() as u64);
+            assert!(
+                done.windows(2)
+                    .all(|pair| pair[0].written <= pair[1].written)
+            );
+        }
+    }
+
+    #[test]
+    fn damaged_zstd_data_is_named_after_the_whole_records_before_it() {
+        let plain = records(1000, 11);
+        let mut chunks = perf_zstd(&plain, 19);
+        let middle = chunks.len() / 2;
+        chunks[middle].fill(0xff);
+        let mut inflater = Inflater::ahead(ORDER, &chunks[0]);
+        let mut handed = Vec::new();
+        let mut hand = |inflated| {
+            handed.push(inflated);
+            true
+        };
+        let stopped_at = (chunks.iter().enumerate())
+            .position(|(index, chunk)| !inflater.inflate(chunk, index as u64, &mut hand))
+            .expect("the damage stops the decompression");
+        assert!(stopped_at >= middle);
+        let Some(Inflated::Failed { offset, .. }) = handed.pop() else {
+            panic!("the damage is named");
+        };
+        assert_eq!(offset, stopped_at as u64);
+        let mut bytes = Vec::new();
+        let mut sound = 0;
+        for inflated in handed {
+            let Inflated::Piece { bytes: piece, done } = inflated else {
+                panic!("one failure");
+            };
+            bytes.extend_from_slice(&piece);
+            let before_damage = done.iter().filter(|done| (done.offset as usize) < middle);
+            sound = before_damage.fold(sound, |sound, done| sound.max(done.written as usize));
+        }
+        // The records decompressed before the damaged data are handed on
+        // whole (all but an unfinished last one), and are right.
+        let checked = sound.min(bytes.len());
+        assert!(checked > 1 << 20, "{checked} bytes");
+        assert!(bytes[..checked] == plain[..checked]);
+    }
 }

@@ -5,6 +5,8 @@
 
 use std::fs::File;
 use std::ops::Range;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{Receiver, Sender, channel, sync_channel};
 use std::thread::Scope;
 
@@ -94,11 +96,12 @@ impl Core<'_> {
         tell_pages: Sender<ReaderAt>,
         handle: &mut impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
     ) -> Result<(), Stop> {
-        // The decompression thread stops once the reader lets go of it.
         std::thread::scope(|scope| {
             let read =
                 self.read_mapped_records(map, data, end_may_be_cut, tell_pages, scope, handle);
-            self.inflation = None;
+            if let Some(inflation) = self.inflation.take() {
+                inflation.stop();
+            }
             read
         })
     }
@@ -147,11 +150,14 @@ impl Core<'_> {
             if matches!(header.record_type, COMPRESSED | COMPRESSED2) && self.inflation.is_none() {
                 let (pieces, arrive) = sync_channel(PIECES_AHEAD);
                 let (released, take_back) = channel();
+                let stop = Arc::new(AtomicBool::new(false));
                 let compressed = offset..data.end;
-                scope.spawn(move || inflate_ahead(map, compressed, order, pieces, take_back));
+                let told = stop.clone();
+                scope.spawn(move || inflate_ahead(map, compressed, order, pieces, take_back, told));
                 self.inflation = Some(Inflation::Ahead {
                     pieces: arrive,
                     released,
+                    stop,
                 });
             }
             let record = &map[offset..offset + header.size];

@@ -24,6 +24,7 @@ mod record_header;
 mod records;
 mod round_order;
 mod validate;
+mod zstd_blocks;
 
 use std::fs::File;
 use std::io::BufReader;
