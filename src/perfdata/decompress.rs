@@ -90,8 +90,8 @@ impl Inflation {
     }
 
     /// Stops the decompression. A thread ahead of the reader may still
-    /// read the pieces it handed on (zstd's history): those not yet taken
-    /// are dropped only once it has hung up.
+    /// read the piece it handed on last (zstd's history) until it sees the
+    /// stop: the pieces not yet taken are kept until it has hung up.
     pub(super) fn stop(self) {
         if let Inflation::Ahead {
             pieces,
@@ -101,9 +101,8 @@ impl Inflation {
         {
             stop.store(true, Ordering::Relaxed);
             drop(released);
-            for handed_on in pieces.iter() {
-                drop(handed_on);
-            }
+            let handed_on: Vec<Inflated> = pieces.iter().collect();
+            drop(handed_on);
         }
     }
 }

@@ -249,12 +249,13 @@ impl Pieces {
             // SAFETY: zstd's history is what it wrote into the current
             // piece (which never reallocates: it is written within its
             // capacity, and its own bytes are never changed) and, once the
-            // piece moved, the piece handed on last, which holds more than
-            // a window (a piece is handed on with less than MIN_OUTPUT
-            // room and at most MAX_CARRY carried in) and is neither changed
-            // nor freed until the next piece is handed on: the reader only
-            // reads pieces, `recycle` keeps that one, and the reader's end
-            // waits for this thread before dropping any piece.
+            // piece moved, the piece handed on last. That one holds more
+            // than a window (a piece is handed on with less than MIN_OUTPUT
+            // room and at most MAX_CARRY carried in, so it is never empty,
+            // which the reader would drop) and is neither changed nor freed
+            // until the next piece is handed on: the reader only reads
+            // pieces, `recycle` keeps that one, and a reader that stops
+            // keeps the pieces until this thread has hung up.
             let step = unsafe { decoder.step(&mut input, self.current.spare_capacity_mut()) }?;
             match step {
                 Step::NeedInput => return Ok(true),
@@ -351,6 +352,9 @@ pub(super) fn inflate_ahead(
     while let Next::Record(header) = next_header(&map[offset..data.end], order) {
         let body = &map[offset + HEADER_SIZE..offset + header.size];
         if matches!(header.record_type, COMPRESSED | COMPRESSED2) {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
             let Some(input) = zstd_data(header.record_type, body, order) else {
                 break;
             };

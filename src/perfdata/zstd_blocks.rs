@@ -37,10 +37,6 @@ pub(super) struct BlockDecoder {
     staged: Vec<u8>,
 }
 
-// SAFETY: the context is owned by this value alone and zstd keeps no
-// thread-local state; it moves to the decompression thread and stays there.
-unsafe impl Send for BlockDecoder {}
-
 impl BlockDecoder {
     pub(super) fn new() -> BlockDecoder {
         // SAFETY: plain constructor; a null result (out of memory) aborts.
@@ -85,10 +81,12 @@ impl BlockDecoder {
     ///
     /// # Safety
     ///
-    /// What earlier steps wrote is this context's history: it must stay
-    /// where it was written, unchanged, until a step writes elsewhere than
-    /// right after it, and then the stretch that ends there (which must
-    /// hold a window) must stay so until the next such move.
+    /// During each call zstd may read what earlier calls wrote since the
+    /// output last moved (a call writing elsewhere than right after the
+    /// previous output), and the stretch written before that move, which
+    /// must hold at least a window. Those bytes must be where they were
+    /// written, unchanged, whenever a call runs; between calls zstd reads
+    /// nothing.
     pub(super) unsafe fn step(
         &mut self,
         input: &mut &[u8],
