@@ -88,19 +88,16 @@ impl Inflation {
             Inflation::Ahead { released, .. } => drop(released.send(piece)),
         }
     }
+}
 
-    /// Stops the decompression. A thread ahead of the reader may still
-    /// read the piece it handed on last (zstd's history) until it sees the
-    /// stop: the pieces not yet taken are kept until it has hung up.
-    pub(super) fn stop(self) {
-        if let Inflation::Ahead {
-            pieces,
-            released,
-            stop,
-        } = self
-        {
+impl Drop for Inflation {
+    /// Stops a thread decompressing ahead. It may read the piece it handed
+    /// on last (zstd's history) until it sees the stop, so the pieces not
+    /// yet taken are kept until it has hung up, however the reader ends
+    /// (an error inside [`Core::decompress`] drops the inflation too).
+    fn drop(&mut self) {
+        if let Inflation::Ahead { pieces, stop, .. } = self {
             stop.store(true, Ordering::Relaxed);
-            drop(released);
             let handed_on: Vec<Inflated> = pieces.iter().collect();
             drop(handed_on);
         }

@@ -99,9 +99,8 @@ impl Core<'_> {
         std::thread::scope(|scope| {
             let read =
                 self.read_mapped_records(map, data, end_may_be_cut, tell_pages, scope, handle);
-            if let Some(inflation) = self.inflation.take() {
-                inflation.stop();
-            }
+            // The decompression thread stops once the reader lets go of it.
+            self.inflation = None;
             read
         })
     }
