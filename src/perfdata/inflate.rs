@@ -18,10 +18,9 @@
 //! streaming decoder, which keeps its own window, writes the pieces.
 
 use std::ops::Range;
-use std::sync::mpsc::{Receiver, SyncSender};
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender};
 
 use zstd_safe::{DCtx, InBuffer, OutBuffer};
 
@@ -128,7 +127,7 @@ impl Inflater {
     /// streaming decoder then names the damage, or reads on).
     fn ahead(order: ByteOrder, first: &[u8]) -> Inflater {
         match BlockDecoder::frame_info(first) {
-            Ok(frame) if frame.holds_data && frame.window <= MAX_DIRECT_WINDOW => {
+            Some(frame) if frame.holds_data && frame.window <= MAX_DIRECT_WINDOW => {
                 let window = frame.window as usize;
                 Inflater {
                     decoder: Decoder::Direct(BlockDecoder::new()),

@@ -39,7 +39,7 @@ pub(super) struct BlockDecoder {
 
 impl BlockDecoder {
     pub(super) fn new() -> BlockDecoder {
-        // SAFETY: plain constructor; a null result (out of memory) aborts.
+        // SAFETY: plain constructor; a null result (out of memory) panics below.
         let context = unsafe { zstd_sys::ZSTD_createDCtx() };
         let context = NonNull::new(context).expect("zstd allocates a decompression context");
         // SAFETY: `context` is a live context.
@@ -50,27 +50,25 @@ impl BlockDecoder {
         }
     }
 
-    /// The window of the frame that `input` begins, or why it is not a
-    /// zstd frame header.
-    pub(super) fn frame_info(input: &[u8]) -> Result<FrameInfo, &'static str> {
-        let mut header = std::mem::MaybeUninit::<zstd_sys::ZSTD_FrameHeader>::uninit();
+    /// What the frame header that `input` begins with says; `None` when
+    /// `input` does not begin with a whole one.
+    pub(super) fn frame_info(input: &[u8]) -> Option<FrameInfo> {
+        let mut header = MaybeUninit::<zstd_sys::ZSTD_FrameHeader>::uninit();
         // SAFETY: zstd reads at most `input.len()` bytes of `input` and
         // fills `header` when it returns 0.
         let code = unsafe {
             zstd_sys::ZSTD_getFrameHeader(header.as_mut_ptr(), input.as_ptr().cast(), input.len())
         };
-        match code {
-            0 => {
-                // SAFETY: a result of 0 means the header was filled.
-                let header = unsafe { header.assume_init() };
-                Ok(FrameInfo {
-                    window: header.windowSize,
-                    holds_data: header.frameType == zstd_sys::ZSTD_FrameType_e::ZSTD_frame,
-                })
-            }
-            code if is_error(code) => Err(zstd_safe::get_error_name(code)),
-            _ => Err("the compressed data is too short for a zstd frame header"),
+        // Anything else is an error code or the size zstd would need.
+        if code != 0 {
+            return None;
         }
+        // SAFETY: a result of 0 means the header was filled.
+        let header = unsafe { header.assume_init() };
+        Some(FrameInfo {
+            window: header.windowSize,
+            holds_data: header.frameType == zstd_sys::ZSTD_FrameType_e::ZSTD_frame,
+        })
     }
 
     /// Decodes the next step of `input` into `target`, taking its bytes
