@@ -133,8 +133,8 @@ impl RecordReader {
         let mut core = Core {
             events: &self.events,
             order: RoundOrder::default(),
-            decompressed: Decompressed::default(),
             inflation: None,
+            decompressed: Decompressed::default(),
             compressed_starts: VecDeque::new(),
             ended_with_round: false,
             stream,
@@ -201,9 +201,11 @@ pub(super) struct Bytes<'a> {
 pub(super) struct Core<'e> {
     pub(super) events: &'e Events,
     pub(super) order: RoundOrder,
-    pub(super) decompressed: Decompressed,
-    /// Where compressed records are decompressed, once one is met.
+    /// Where compressed records are decompressed, once one is met. Declared
+    /// before `decompressed`, so that it is dropped first: its drop waits
+    /// for a thread that may still read the pieces.
     pub(super) inflation: Option<Inflation>,
+    pub(super) decompressed: Decompressed,
     /// Where the output of recent compressed records starts in the
     /// decompressed stream, and where each record is.
     pub(super) compressed_starts: VecDeque<(u64, u64)>,
