@@ -56,7 +56,7 @@ use error::Error;
 
 /// Runs one command; returns the exit code its warnings call for.
 pub fn run(config: &Config) -> Result<u8, Error> {
-    match &config.action {
+    let outcome = match &config.action {
         Action::Collapse => commands::collapse::run(config),
         Action::Top(options) => commands::top::run(config, options),
         Action::Report(options) => commands::report::run(config, options),
@@ -70,5 +70,9 @@ pub fn run(config: &Config) -> Result<u8, Error> {
         Action::Measure(options) => commands::measure::run(options),
         Action::Cache(action) => commands::cache::run(*action),
         Action::Executables(options) => commands::executables::run(config, options),
+    };
+    if let Some(load) = &config.load {
+        load.cache.wait_for_writes();
     }
+    outcome
 }

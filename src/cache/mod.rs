@@ -79,13 +79,19 @@ pub(crate) struct Cache {
 #[derive(Default)]
 struct Writes(Mutex<Vec<JoinHandle<()>>>);
 
-impl Drop for Writes {
-    fn drop(&mut self) {
-        let writing = self.0.get_mut().map(std::mem::take).unwrap_or_default();
-        for write in writing {
+impl Writes {
+    fn wait(&self) {
+        let writing = self.0.lock().map(|mut writes| std::mem::take(&mut *writes));
+        for write in writing.unwrap_or_default() {
             // A write that panicked has left no entry; the next run makes it.
             let _ = write.join();
         }
+    }
+}
+
+impl Drop for Writes {
+    fn drop(&mut self) {
+        self.wait();
     }
 }
 
@@ -102,6 +108,13 @@ impl Cache {
             root: enabled.then(default_root).flatten(),
             writes: Arc::default(),
         }
+    }
+
+    /// Waits for the entries being written. A run ends with this, so that
+    /// its entries are in place even where the values holding a handle on
+    /// the cache are left to the process's exit.
+    pub(crate) fn wait_for_writes(&self) {
+        self.writes.wait();
     }
 
     /// The cache root, when caching is on.

@@ -1,6 +1,6 @@
 //! `compile-perf collapse`: the recording's stacks as folded lines.
 
-use super::{Config, finish, load_profile, run_facts};
+use super::{Config, finish, leave_to_exit, load_profile, run_facts};
 use crate::error::Error;
 use crate::output::write_output;
 use crate::report::collapse::write_folded;
@@ -11,5 +11,7 @@ pub(crate) fn run(config: &Config) -> Result<u8, Error> {
     write_output(&config.output, |out| {
         write_folded(&profile, &config.filter, out)
     })?;
-    finish(config, &profile, run_facts(config).as_ref())
+    let code = finish(config, &profile, run_facts(config).as_ref());
+    leave_to_exit(profile);
+    code
 }

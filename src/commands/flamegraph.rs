@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
-use super::{Config, finish, rules_and_profile, run_facts};
+use super::{Config, finish, leave_to_exit, rules_and_profile, run_facts};
 use crate::attribute::Classes;
 use crate::defaults;
 use crate::error::Error;
@@ -51,5 +51,8 @@ pub(crate) fn run(config: &Config, options: &FlamegraphOptions) -> Result<u8, Er
     );
     let picture = flamegraph_picture(&request, &config.filter, &profile, &classes, prepared)?;
     save_flamegraph(&request, picture)?;
-    finish(config, &profile, run.as_ref())
+    let code = finish(config, &profile, run.as_ref());
+    leave_to_exit(classes);
+    leave_to_exit(profile);
+    code
 }

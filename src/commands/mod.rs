@@ -135,6 +135,14 @@ fn load_options(config: &Config) -> &LoadOptions {
         .expect("the command line gives every command but `rules` a recording")
 }
 
+/// Leaves `value` to the process's exit, which gives its memory back at
+/// once: freeing a profile allocation by allocation took 8 ms of a 70 ms
+/// report. Entries being written to the cache are waited for by
+/// [`crate::run`], not by the handles on the cache left here.
+fn leave_to_exit<T>(value: T) {
+    std::mem::forget(value);
+}
+
 /// Reads the recording of a command that has one.
 fn load_profile(config: &Config) -> Result<Profile, Error> {
     load_recording(load_options(config))

@@ -13,8 +13,8 @@ use super::draw::{
     save_flamegraph,
 };
 use super::{
-    ColorChoice, Config, ReportFormat, finish, load_options, memory_section, rss_join,
-    rules_and_profile, run_facts, timer_join, write_report,
+    ColorChoice, Config, ReportFormat, finish, leave_to_exit, load_options, memory_section,
+    rss_join, rules_and_profile, run_facts, timer_join, write_report,
 };
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
@@ -154,9 +154,9 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
         write_report(&config.output, &breakdown, memory, format.text(), colors)?;
         finish(config, &profile, run.as_ref())
     })();
-    drop(classes);
-    drop(profile);
-    drop(rules);
+    leave_to_exit(classes);
+    leave_to_exit(profile);
+    leave_to_exit(rules);
     let drawn = drawing.map_or(Ok(()), |drawing| {
         drawing
             .join()
