@@ -2,9 +2,11 @@
 //! build id (or of the running kernel) answers the addresses it has seen,
 //! and only the others are resolved, then added to it.
 
-use hashbrown::HashMap;
+use std::hash::BuildHasher;
 
-use super::Named;
+use hashbrown::{DefaultHashBuilder, HashTable};
+
+use super::{NameChains, Named};
 use crate::binary::{DsoId, DsoKind, Store, hex};
 use crate::cache::{BinaryEntry, Cache, CachedName, Kind};
 
@@ -28,12 +30,39 @@ pub(super) fn binary_key(store: &Store, dso: DsoId) -> Option<String> {
 /// What resolving the addresses the entry does not know gave.
 pub(super) struct Resolved {
     /// Per address asked, its names.
-    pub chains: Vec<Vec<Named>>,
-    /// Functions demangled on the way, by start.
-    pub functions: Vec<(u64, Named)>,
+    pub names: NameChains,
+    /// Functions demangled on the way, by start, with their name's index
+    /// in `names`.
+    pub functions: Vec<(u64, u32)>,
     /// False when the result must not be kept (kernel symbols that could
     /// not be loaded this time).
     pub keep: bool,
+}
+
+impl From<CachedName> for Named {
+    fn from(cached: CachedName) -> Named {
+        Named {
+            name: cached.name,
+            mangled: cached.mangled,
+            resolved: cached.resolved,
+        }
+    }
+}
+
+impl From<Named> for CachedName {
+    /// An unresolved name is kept without its text: that names the address,
+    /// which each frame gets anew.
+    fn from(named: Named) -> CachedName {
+        CachedName {
+            name: if named.resolved {
+                named.name
+            } else {
+                String::new()
+            },
+            mangled: named.mangled,
+            resolved: named.resolved,
+        }
+    }
 }
 
 /// The names of `lookups`: from the cache entry under `key` where it has
@@ -46,94 +75,120 @@ pub(super) fn resolve_with_memo(
     lookups: &[u64],
     unresolved_name: impl Fn(u64) -> String,
     resolve: impl FnOnce(&[u64], &BinaryEntry) -> Resolved,
-) -> Vec<Vec<Named>> {
-    let entry: BinaryEntry = key
+) -> NameChains {
+    let mut entry: BinaryEntry = key
         .as_deref()
         .and_then(|key| cache.read(Kind::Binary, key))
         .unwrap_or_default();
-    let from_entry = |address: u64| -> Option<Vec<Named>> {
-        let at = entry
-            .frames
-            .binary_search_by_key(&address, |(known, _)| *known)
-            .ok()?;
-        entry.frames[at]
-            .1
-            .iter()
-            .map(|&index| {
-                let cached = entry.names.get(index as usize)?;
-                Some(if cached.resolved {
-                    Named {
-                        name: cached.name.clone(),
-                        mangled: cached.mangled.clone(),
-                        resolved: true,
-                    }
-                } else {
-                    Named::unresolved(unresolved_name(address))
-                })
-            })
-            .collect()
-    };
-    let mut chains: Vec<Option<Vec<Named>>> = lookups.iter().map(|&a| from_entry(a)).collect();
+    let name_count = entry.names.len();
+    let known: Vec<Option<usize>> = lookups
+        .iter()
+        .map(|&address| {
+            let at = entry
+                .frames
+                .binary_search_by_key(&address, |(known, _)| *known)
+                .ok()?;
+            let names = &entry.frames[at].1;
+            names
+                .iter()
+                .all(|&index| (index as usize) < name_count)
+                .then_some(at)
+        })
+        .collect();
     let mut missing: Vec<u64> = lookups
         .iter()
-        .zip(&chains)
-        .filter(|(_, chain)| chain.is_none())
+        .zip(&known)
+        .filter(|(_, at)| at.is_none())
         .map(|(&address, _)| address)
         .collect();
-    if missing.is_empty() {
-        return chains.into_iter().flatten().collect();
-    }
     missing.sort_unstable();
     missing.dedup();
-    let resolved = resolve(&missing, &entry);
-    for (chain, &address) in chains.iter_mut().zip(lookups) {
-        if chain.is_none() {
-            let at = missing
-                .binary_search(&address)
-                .expect("every missing address was resolved");
-            *chain = Some(resolved.chains[at].clone());
-        }
+    let resolved = (!missing.is_empty()).then(|| resolve(&missing, &entry));
+
+    // The entry's names first, then the new ones. Without new ones the
+    // entry is done with and gives its names up; with them it is rewritten,
+    // so they are copied.
+    let mut names = NameChains {
+        names: match &resolved {
+            None => std::mem::take(&mut entry.names)
+                .into_iter()
+                .map(Named::from)
+                .collect(),
+            Some(resolved) => (entry.names.iter().cloned().map(Named::from))
+                .chain(resolved.names.names.iter().cloned())
+                .collect(),
+        },
+        chains: Vec::with_capacity(lookups.len()),
+    };
+    for (&address, at) in lookups.iter().zip(&known) {
+        let chain = match at {
+            Some(at) => {
+                let mut chain = entry.frames[*at].1.clone();
+                for index in &mut chain {
+                    if !names.names[*index as usize].resolved {
+                        *index = names.push(Named::unresolved(unresolved_name(address)));
+                    }
+                }
+                chain
+            }
+            None => {
+                let resolved = resolved.as_ref().expect("missing addresses were resolved");
+                let at = missing
+                    .binary_search(&address)
+                    .expect("every missing address was resolved");
+                let first_new = name_count as u32;
+                let chain = &resolved.names.chains[at];
+                chain.iter().map(|&index| first_new + index).collect()
+            }
+        };
+        names.chains.push(chain);
     }
-    if let Some(key) = key.filter(|_| resolved.keep) {
+    if let (Some(key), Some(resolved)) = (key, resolved.filter(|resolved| resolved.keep)) {
         cache.write_with(Kind::Binary, &key, move || {
             extended(entry, &missing, resolved)
         });
     }
-    chains.into_iter().flatten().collect()
+    names
 }
 
-/// `entry` with the names of `addresses` (sorted) and the new functions added.
+/// `entry` with the names of `addresses` (sorted) and the new functions
+/// added, each distinct name once.
 fn extended(entry: BinaryEntry, addresses: &[u64], resolved: Resolved) -> BinaryEntry {
     let BinaryEntry {
         mut names,
         mut functions,
         mut frames,
     } = entry;
-    let mut index: HashMap<CachedName, u32> = names
-        .iter()
-        .enumerate()
-        .map(|(at, name)| (name.clone(), at as u32))
-        .collect();
-    let mut intern = |named: &Named| -> u32 {
-        let cached = CachedName {
-            name: if named.resolved {
-                named.name.clone()
-            } else {
-                String::new()
-            },
-            mangled: named.mangled.clone(),
-            resolved: named.resolved,
-        };
-        *index.entry(cached.clone()).or_insert_with(|| {
-            names.push(cached);
-            (names.len() - 1) as u32
-        })
-    };
-    for (&address, chain) in addresses.iter().zip(&resolved.chains) {
-        frames.push((address, chain.iter().map(&mut intern).collect()));
+    let hasher = DefaultHashBuilder::default();
+    let hash = |name: &CachedName| hasher.hash_one(name);
+    let mut index: HashTable<u32> = HashTable::with_capacity(names.len());
+    for (at, name) in names.iter().enumerate() {
+        index.insert_unique(hash(name), at as u32, |&at| hash(&names[at as usize]));
     }
-    for (start, named) in &resolved.functions {
-        functions.push((*start, intern(named)));
+    let Resolved {
+        names: new,
+        functions: new_functions,
+        ..
+    } = resolved;
+    let in_entry: Vec<u32> = (new.names.into_iter())
+        .map(|named| {
+            let cached = CachedName::from(named);
+            let hashed = hash(&cached);
+            if let Some(&at) = index.find(hashed, |&at| names[at as usize] == cached) {
+                return at;
+            }
+            let at = names.len() as u32;
+            names.push(cached);
+            index.insert_unique(hashed, at, |&at| hash(&names[at as usize]));
+            at
+        })
+        .collect();
+    for (&address, chain) in addresses.iter().zip(&new.chains) {
+        let chain = chain.iter().map(|&at| in_entry[at as usize]).collect();
+        frames.push((address, chain));
+    }
+    for (start, at) in new_functions {
+        functions.push((start, in_entry[at as usize]));
     }
     frames.sort_unstable_by_key(|(address, _)| *address);
     frames.dedup_by_key(|(address, _)| *address);
@@ -153,9 +208,5 @@ pub(super) fn known_function(entry: &BinaryEntry, start: u64) -> Option<Named> {
         .binary_search_by_key(&start, |(known, _)| *known)
         .ok()?;
     let cached = entry.names.get(entry.functions[at].1 as usize)?;
-    Some(Named {
-        name: cached.name.clone(),
-        mangled: cached.mangled.clone(),
-        resolved: cached.resolved,
-    })
+    Some(Named::from(cached.clone()))
 }

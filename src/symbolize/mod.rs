@@ -13,10 +13,11 @@ mod memo;
 mod pass_names;
 mod symtab;
 
+use std::hash::BuildHasher;
 use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 
-use hashbrown::HashMap;
+use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use rayon::prelude::*;
 
 pub(crate) use demangle::demangle;
@@ -80,29 +81,34 @@ impl Symbols {
 #[derive(Default)]
 struct Interner {
     symbols: Vec<Symbol>,
-    ids: HashMap<(DsoId, String), SymbolId>,
+    /// Ids, hashed by their symbol's binary and name.
+    ids: HashTable<SymbolId>,
+    hasher: DefaultHashBuilder,
 }
 
 impl Interner {
-    fn intern(
-        &mut self,
-        dso: DsoId,
-        name: String,
-        mangled: Option<String>,
-        resolved: bool,
-    ) -> SymbolId {
-        let key = (dso, name);
-        if let Some(&id) = self.ids.get(&key) {
+    fn intern(&mut self, dso: DsoId, named: Named) -> SymbolId {
+        let hash = self.hasher.hash_one((dso, named.name.as_str()));
+        let symbols = &self.symbols;
+        let same = |id: &SymbolId| {
+            let symbol = &symbols[id.index()];
+            symbol.dso == dso && symbol.name == named.name
+        };
+        if let Some(&id) = self.ids.find(hash, same) {
             return id;
         }
         let id = SymbolId::new(self.symbols.len());
         self.symbols.push(Symbol {
-            name: key.1.clone(),
-            mangled,
+            name: named.name,
+            mangled: named.mangled,
             dso,
-            resolved,
+            resolved: named.resolved,
         });
-        self.ids.insert(key, id);
+        let (symbols, hasher) = (&self.symbols, &self.hasher);
+        self.ids.insert_unique(hash, id, |id| {
+            let symbol = &symbols[id.index()];
+            hasher.hash_one((symbol.dso, symbol.name.as_str()))
+        });
         id
     }
 }
@@ -122,6 +128,29 @@ impl Named {
             mangled: None,
             resolved: false,
         }
+    }
+}
+
+/// The names of one binary's frames: per frame, the indexes of its names
+/// in `names`, innermost inlined function first. A name that many frames
+/// share (their function's) is there once.
+#[derive(Default)]
+struct NameChains {
+    names: Vec<Named>,
+    chains: Vec<Vec<u32>>,
+}
+
+impl NameChains {
+    /// One name for each frame, in order.
+    fn one_each(names: Vec<Named>) -> NameChains {
+        let chains = (0..names.len() as u32).map(|at| vec![at]).collect();
+        NameChains { names, chains }
+    }
+
+    /// Adds `named`; returns its index.
+    fn push(&mut self, named: Named) -> u32 {
+        self.names.push(named);
+        (self.names.len() - 1) as u32
     }
 }
 
@@ -193,7 +222,7 @@ pub(crate) fn symbolize(
     groups.sort_unstable_by_key(|(dso, indexes)| (std::cmp::Reverse(indexes.len()), *dso));
 
     let kernel_unavailable = OnceLock::new();
-    let resolve_group = |(dso, indexes): &FrameGroup| -> Vec<Vec<Named>> {
+    let resolve_group = |(dso, indexes): &FrameGroup| -> NameChains {
         let lookups: Vec<u64> = indexes.iter().map(|&index| frames[index].lookup).collect();
         let unresolved_in = |address: u64| format!("{}+{:#x}", store.get(*dso).name, address);
         match store.get(*dso).kind {
@@ -204,20 +233,21 @@ pub(crate) fn symbolize(
                 |_| "[kernel]".to_owned(),
                 |missing, _| {
                     let loaded = kernel.load(cache);
-                    let chains = resolve_kernel(missing.iter().copied(), &loaded);
+                    let names = resolve_kernel(missing.iter().copied(), &loaded);
                     let keep = loaded.is_ok();
                     let _ = kernel_unavailable.set(loaded.err());
                     memo::Resolved {
-                        chains,
+                        names: NameChains::one_each(names),
                         functions: Vec::new(),
                         keep,
                     }
                 },
             ),
-            DsoKind::Unknown => lookups
-                .iter()
-                .map(|_| vec![Named::unresolved("[unknown]".to_owned())])
-                .collect(),
+            DsoKind::Unknown => NameChains::one_each(
+                (lookups.iter())
+                    .map(|_| Named::unresolved("[unknown]".to_owned()))
+                    .collect(),
+            ),
             DsoKind::Vdso | DsoKind::File => memo::resolve_with_memo(
                 cache,
                 memo::binary_key(store, *dso),
@@ -229,7 +259,7 @@ pub(crate) fn symbolize(
     };
     // Larger binaries start first; rayon balances the rest, including the
     // demangling inside a binary. Ids are then assigned in binary order.
-    let mut resolved: Vec<(&FrameGroup, Vec<Vec<Named>>)> = groups
+    let mut resolved: Vec<(&FrameGroup, NameChains)> = groups
         .par_iter()
         .with_max_len(1)
         .map(|group| (group, resolve_group(group)))
@@ -238,11 +268,19 @@ pub(crate) fn symbolize(
 
     let mut interner = Interner::default();
     let mut frame_symbols = vec![Vec::new(); frames.len()];
-    for ((dso, indexes), names) in resolved {
-        for (&index, chain) in indexes.iter().zip(names) {
-            frame_symbols[index] = chain
-                .into_iter()
-                .map(|named| interner.intern(*dso, named.name, named.mangled, named.resolved))
+    for ((dso, indexes), NameChains { names, chains }) in resolved {
+        // Each name is interned at its first use, and given up to the interner.
+        let mut names: Vec<Option<Named>> = names.into_iter().map(Some).collect();
+        let mut ids: Vec<Option<SymbolId>> = vec![None; names.len()];
+        for (&index, chain) in indexes.iter().zip(chains) {
+            frame_symbols[index] = (chain.into_iter())
+                .map(|at| {
+                    let at = at as usize;
+                    *ids[at].get_or_insert_with(|| {
+                        let named = names[at].take().expect("a name is interned once");
+                        interner.intern(*dso, named)
+                    })
+                })
                 .collect();
         }
     }
@@ -256,19 +294,19 @@ pub(crate) fn symbolize(
 fn resolve_kernel(
     lookups: impl Iterator<Item = u64>,
     kernel: &Result<KernelSymbols, KernelSymbolsUnavailable>,
-) -> Vec<Vec<Named>> {
+) -> Vec<Named> {
     let symbols = kernel.as_ref().ok();
     lookups
-        .map(|address| {
-            vec![match symbols.and_then(|symbols| symbols.lookup(address)) {
+        .map(
+            |address| match symbols.and_then(|symbols| symbols.lookup(address)) {
                 Some(name) => Named {
                     name: name.to_owned(),
                     mangled: None,
                     resolved: true,
                 },
                 None => Named::unresolved("[kernel]".to_owned()),
-            }]
-        })
+            },
+        )
         .collect()
 }
 
@@ -330,60 +368,56 @@ fn resolve_in_file(
             }
         })
         .collect();
-    let function_at = |start: u64| -> Named {
-        let at = functions
+    let function_index = |start: u64| -> u32 {
+        functions
             .binary_search_by_key(&start, |(function_start, _)| *function_start)
-            .expect("every hit's function was named");
-        function_names[at].clone()
+            .expect("every hit's function was named") as u32
     };
+    let new_functions = (functions.iter().zip(&known_names).enumerate())
+        .filter(|(_, (_, known))| known.is_none())
+        .map(|(at, ((start, _), _))| (*start, at as u32))
+        .collect();
 
-    let resolved_sorted: Vec<Vec<Named>> = sorted
-        .iter()
-        .zip(&hits)
-        .map(|(&address, hit)| {
-            let Some(hit) = hit else {
-                let stub = entry
-                    .image
-                    .as_ref()
-                    .and_then(|image| symtab::plt_stub_target(image, address));
-                return vec![match stub {
-                    Some(target) => Named {
-                        name: format!("{}@plt", demangle(&target)),
-                        mangled: Some(format!("{target}@plt")),
-                        resolved: true,
-                    },
-                    None => Named::unresolved(format!("{}+{:#x}", entry.name, address)),
-                }];
-            };
-            let outer = function_at(hit.start);
-            let mut chain: Vec<Named> = inline
+    // The functions' names first, in `functions`' order.
+    let mut names = NameChains {
+        names: function_names,
+        chains: Vec::with_capacity(sorted.len()),
+    };
+    for (&address, hit) in sorted.iter().zip(&hits) {
+        let Some(hit) = hit else {
+            let stub = entry
+                .image
                 .as_ref()
-                .map(|info| {
-                    let mut names = info.frames(address);
-                    names.pop(); // the outer function; the symbol table names it
-                    names
-                        .into_iter()
-                        .map(|name| Named {
-                            name,
-                            mangled: None,
-                            resolved: true,
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            chain.push(outer);
-            chain
-        })
-        .collect();
-    let new_functions = functions
-        .iter()
-        .zip(known_names)
-        .zip(function_names)
-        .filter(|((_, known), _)| known.is_none())
-        .map(|(((start, _), _), named)| (*start, named))
-        .collect();
+                .and_then(|image| symtab::plt_stub_target(image, address));
+            let named = match stub {
+                Some(target) => Named {
+                    name: format!("{}@plt", demangle(&target)),
+                    mangled: Some(format!("{target}@plt")),
+                    resolved: true,
+                },
+                None => Named::unresolved(format!("{}+{:#x}", entry.name, address)),
+            };
+            let chain = vec![names.push(named)];
+            names.chains.push(chain);
+            continue;
+        };
+        let mut chain: Vec<u32> = Vec::new();
+        if let Some(info) = &inline {
+            let mut inlined = info.frames(address);
+            inlined.pop(); // the outer function; the symbol table names it
+            for name in inlined {
+                chain.push(names.push(Named {
+                    name,
+                    mangled: None,
+                    resolved: true,
+                }));
+            }
+        }
+        chain.push(function_index(hit.start));
+        names.chains.push(chain);
+    }
     memo::Resolved {
-        chains: resolved_sorted,
+        names,
         functions: new_functions,
         keep: true,
     }
