@@ -86,16 +86,19 @@ fn push_frame(line: &mut String, name: &str) {
 /// lines would sort frame by frame; no line is built to do it. Each name is
 /// ranked once, so comparing two deep stacks compares integers.
 pub(crate) fn sort_by_names<'a>(profile: &'a Profile, stacks: &mut [(FoldedStack<'a>, u64)]) {
-    let mut symbols: Vec<SymbolId> = stacks
-        .iter()
-        .flat_map(|(stack, _)| stack.symbols.iter().copied())
-        .collect();
-    symbols.sort_unstable();
-    symbols.dedup();
-    let mut symbol_rank = vec![0u32; symbols.last().map_or(0, |last| last.index() + 1)];
-    let mut frames: Vec<(&str, Option<SymbolId>)> = symbols
-        .into_iter()
-        .map(|symbol| (profile.symbols.get(symbol).name.as_str(), Some(symbol)))
+    let mut used = vec![false; profile.symbols.symbols.len()];
+    for (stack, _) in stacks.iter() {
+        for symbol in &stack.symbols {
+            used[symbol.index()] = true;
+        }
+    }
+    let mut symbol_rank = vec![0u32; used.len()];
+    let mut frames: Vec<(&str, Option<SymbolId>)> = (used.iter().enumerate())
+        .filter(|(_, used)| **used)
+        .map(|(index, _)| {
+            let symbol = SymbolId::new(index);
+            (profile.symbols.get(symbol).name.as_str(), Some(symbol))
+        })
         .collect();
     frames.push((TRUNCATED_FRAME, None));
     frames.sort_unstable();
