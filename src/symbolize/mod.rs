@@ -134,7 +134,6 @@ impl Named {
 /// The names of one binary's frames: per frame, the indexes of its names
 /// in `names`, innermost inlined function first. A name that many frames
 /// share (their function's) is there once.
-#[derive(Default)]
 struct NameChains {
     names: Vec<Named>,
     chains: Vec<Vec<u32>>,
