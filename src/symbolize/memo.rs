@@ -105,29 +105,43 @@ pub(super) fn resolve_with_memo(
     missing.dedup();
     let resolved = (!missing.is_empty()).then(|| resolve(&missing, &entry));
 
-    // The entry's names first, then the new ones. Without new ones the
-    // entry is done with and gives its names up; with them it is rewritten,
-    // so they are copied.
+    // The new names first, then those of the entry that the lookups use,
+    // each once. Without new names the entry is done with and gives them
+    // up; with new ones it is rewritten, so they are copied.
     let mut names = NameChains {
-        names: match &resolved {
-            None => std::mem::take(&mut entry.names)
-                .into_iter()
-                .map(Named::from)
-                .collect(),
-            Some(resolved) => (entry.names.iter().cloned().map(Named::from))
-                .chain(resolved.names.names.iter().cloned())
-                .collect(),
-        },
+        names: resolved
+            .as_ref()
+            .map(|resolved| resolved.names.names.clone())
+            .unwrap_or_default(),
         chains: Vec::with_capacity(lookups.len()),
     };
+    let mut from_entry: Vec<Option<u32>> = vec![None; name_count];
     for (&address, at) in lookups.iter().zip(&known) {
         let chain = match at {
             Some(at) => {
                 let mut chain = entry.frames[*at].1.clone();
                 for index in &mut chain {
-                    if !names.names[*index as usize].resolved {
-                        *index = names.push(Named::unresolved(unresolved_name(address)));
-                    }
+                    let at = *index as usize;
+                    let cached = &mut entry.names[at];
+                    *index = match from_entry[at] {
+                        Some(taken) => taken,
+                        None if !cached.resolved => {
+                            names.push(Named::unresolved(unresolved_name(address)))
+                        }
+                        None => {
+                            let named = match resolved {
+                                Some(_) => Named::from(cached.clone()),
+                                None => Named {
+                                    name: std::mem::take(&mut cached.name),
+                                    mangled: cached.mangled.take(),
+                                    resolved: true,
+                                },
+                            };
+                            let taken = names.push(named);
+                            from_entry[at] = Some(taken);
+                            taken
+                        }
+                    };
                 }
                 chain
             }
@@ -136,9 +150,7 @@ pub(super) fn resolve_with_memo(
                 let at = missing
                     .binary_search(&address)
                     .expect("every missing address was resolved");
-                let first_new = name_count as u32;
-                let chain = &resolved.names.chains[at];
-                chain.iter().map(|&index| first_new + index).collect()
+                resolved.names.chains[at].clone()
             }
         };
         names.chains.push(chain);
