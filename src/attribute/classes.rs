@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use super::pass::{Outside, PassId, Passes, outside_pass};
 use super::rows::RowKey;
-use crate::cache::{CategoriesEntry, CategoryOf, Kind};
+use crate::cache::{Cache, CategoriesEntry, CategoryOf, Kind};
 use crate::process::{ProcessId, ThreadId};
 use crate::profile::{Profile, is_compiler, is_linker};
 use crate::rules::{CategoryId, FunctionRef, RuleTable};
@@ -132,8 +132,19 @@ pub(crate) fn facts(
 /// The category of every symbol, indexed by [`SymbolId`]; each classified
 /// once, spread over the cores, unless the cache of this rule table's
 /// categories has it. New ones are added to that cache.
+/// The key of `table`'s categories in the cache.
+fn categories_key(table: &RuleTable) -> String {
+    format!("{:016x}", table.fingerprint())
+}
+
+/// Whether the cache has categories under `table` (of the symbols of
+/// earlier reports), so that few names will be matched against its rules.
+pub(crate) fn categories_cached(cache: &Cache, table: &RuleTable) -> bool {
+    cache.contains(Kind::Categories, &categories_key(table))
+}
+
 pub(super) fn classify_symbols(profile: &Profile, table: &RuleTable) -> Vec<CategoryId> {
-    let key = format!("{:016x}", table.fingerprint());
+    let key = categories_key(table);
     let category_count = table.categories.len() as u32;
     let entry: CategoriesEntry = (profile.cache.read(Kind::Categories, &key))
         .filter(|entry: &CategoriesEntry| entry.category_count == category_count)

@@ -25,7 +25,7 @@ pub(crate) mod significance;
 mod time_slices;
 pub(crate) mod timers;
 
-pub(crate) use classes::{Attribution, Classes, facts};
+pub(crate) use classes::{Attribution, Classes, categories_cached, facts};
 pub(crate) use pass::{PassId, Phase};
 pub(crate) use rows::{Detail, Grouped, Grouping, RowKey, RowTotals, group};
 pub(crate) use time_slices::{Timeline, Utilization, timeline};

@@ -30,7 +30,7 @@ use clap::ValueEnum;
 
 use crate::attribute::rss::RssJoin;
 use crate::attribute::timers::TimerJoin;
-use crate::attribute::{Attribution, Classes};
+use crate::attribute::{Attribution, Classes, categories_cached};
 use crate::binary::DsoId;
 use crate::error::{EXIT_TRUNCATED, Error};
 use crate::mlir_timing::{TIMING_FILE, Timers};
@@ -156,12 +156,22 @@ fn load_recording(load: &LoadOptions) -> Result<Profile, Error> {
     Ok(profile)
 }
 
-/// The rule table and the recording. The rules compile on another core
-/// while the recording loads; a bad rules file is the error reported, once
-/// the load is over.
+/// The rule table and the recording. The rules are read (and, when their
+/// categories are not cached, compiled) on another core while the
+/// recording loads; a bad rules file is the error reported, once the load
+/// is over.
 fn rules_and_profile(config: &Config) -> Result<(RuleTable, Profile), Error> {
     std::thread::scope(|scope| {
-        let rules = scope.spawn(|| load_rules(config.rules_file.as_deref()));
+        let rules = scope.spawn(|| -> Result<RuleTable, Error> {
+            let rules = load_rules(config.rules_file.as_deref())?;
+            // Without cached categories every name is matched: the patterns
+            // compile while the recording is read, on the core the reader
+            // leaves half idle.
+            if !categories_cached(&load_options(config).cache, &rules) {
+                rules.compile_patterns();
+            }
+            Ok(rules)
+        });
         let profile = load_profile(config);
         let rules = rules.join().expect("compiling the rules does not panic")?;
         Ok((rules, profile?))

@@ -120,6 +120,16 @@ impl RuleTable {
         self.fingerprint
     }
 
+    /// Compiles the patterns left for their first match (the built-in
+    /// ones), so that matching names does not wait for them.
+    pub(crate) fn compile_patterns(&self) {
+        for rule in &self.rules {
+            for pattern in rule.symbol.iter().chain(&rule.dso) {
+                pattern.compile_now();
+            }
+        }
+    }
+
     fn new(categories: Vec<Category>, rules: Vec<Rule>) -> RuleTable {
         let other = categories
             .iter()

@@ -59,6 +59,11 @@ impl NamePattern {
         })
     }
 
+    /// Compiles the pattern now if it was left for its first match.
+    pub(crate) fn compile_now(&self) {
+        self.compiled();
+    }
+
     /// The pattern as written.
     pub(crate) fn as_str(&self) -> &str {
         &self.source
