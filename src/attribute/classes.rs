@@ -129,9 +129,6 @@ pub(crate) fn facts(
     }
 }
 
-/// The category of every symbol, indexed by [`SymbolId`]; each classified
-/// once, spread over the cores, unless the cache of this rule table's
-/// categories has it. New ones are added to that cache.
 /// The key of `table`'s categories in the cache.
 fn categories_key(table: &RuleTable) -> String {
     format!("{:016x}", table.fingerprint())
@@ -143,6 +140,9 @@ pub(crate) fn categories_cached(cache: &Cache, table: &RuleTable) -> bool {
     cache.contains(Kind::Categories, &categories_key(table))
 }
 
+/// The category of every symbol, indexed by [`SymbolId`]; each classified
+/// once, spread over the cores, unless the cache of this rule table's
+/// categories has it. New ones are added to that cache.
 pub(super) fn classify_symbols(profile: &Profile, table: &RuleTable) -> Vec<CategoryId> {
     let key = categories_key(table);
     let category_count = table.categories.len() as u32;
