@@ -11,7 +11,9 @@
 //!
 //! The built-in table's patterns compile when first matched: with the
 //! categories of every name cached, a report matches none, and compiling the
-//! table's hundreds of patterns was a tenth of such a report's time.
+//! table's hundreds of patterns was a tenth of such a report's time. Where
+//! no categories are cached, they compile while the recording is read
+//! ([`crate::rules::RuleTable::compile_patterns`]).
 
 use std::sync::OnceLock;
 
