@@ -21,9 +21,58 @@ pub(crate) struct BinaryEntry {
     /// Function start → its demangled name (an index into `names`), sorted
     /// by start: a new address in a known function is not demangled again.
     pub functions: Vec<(u64, u32)>,
-    /// Frame lookup address → its names, innermost inlined function first
-    /// (indexes into `names`), sorted by address.
-    pub frames: Vec<(u64, Vec<u32>)>,
+    /// Frame lookup addresses, sorted.
+    frame_addresses: Vec<u64>,
+    /// Per frame, where its names end in `chain_names`; they start where
+    /// the frame before's end.
+    chain_ends: Vec<u32>,
+    /// Each frame's names, innermost inlined function first (indexes into
+    /// `names`), one frame after the other. Flat, so that reading an entry
+    /// of a build's hundreds of thousands of frames makes three vectors, not
+    /// one per frame.
+    chain_names: Vec<u32>,
+}
+
+impl BinaryEntry {
+    /// The names of the frame at `address`, if the entry has the frame.
+    pub(crate) fn chain_at(&self, address: u64) -> Option<&[u32]> {
+        let at = self.frame_addresses.binary_search(&address).ok()?;
+        self.chain(at)
+    }
+
+    /// The names of the entry's frame `at`; `None` for a chain outside
+    /// `chain_names` (an entry made wrong).
+    fn chain(&self, at: usize) -> Option<&[u32]> {
+        let start = match at {
+            0 => 0,
+            _ => *self.chain_ends.get(at - 1)?,
+        };
+        let end = *self.chain_ends.get(at)?;
+        self.chain_names.get(start as usize..end as usize)
+    }
+
+    /// Every frame with its names, by address.
+    pub(crate) fn frames(&self) -> impl Iterator<Item = (u64, &[u32])> {
+        (self.frame_addresses.iter().enumerate())
+            .filter_map(|(at, &address)| Some((address, self.chain(at)?)))
+    }
+
+    /// Replaces the frames with `frames`, which must be sorted by address,
+    /// each address once.
+    pub(crate) fn set_frames(&mut self, frames: &[(u64, Vec<u32>)]) {
+        self.frame_addresses = frames.iter().map(|(address, _)| *address).collect();
+        self.chain_names = frames
+            .iter()
+            .flat_map(|(_, chain)| chain.iter().copied())
+            .collect();
+        let mut end = 0;
+        self.chain_ends = (frames.iter())
+            .map(|(_, chain)| {
+                end += chain.len() as u32;
+                end
+            })
+            .collect();
+    }
 }
 
 /// One symbol's category.

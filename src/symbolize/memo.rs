@@ -81,18 +81,14 @@ pub(super) fn resolve_with_memo(
         .and_then(|key| cache.read(Kind::Binary, key))
         .unwrap_or_default();
     let name_count = entry.names.len();
-    let known: Vec<Option<usize>> = lookups
+    let known: Vec<Option<Vec<u32>>> = lookups
         .iter()
         .map(|&address| {
-            let at = entry
-                .frames
-                .binary_search_by_key(&address, |(known, _)| *known)
-                .ok()?;
-            let names = &entry.frames[at].1;
+            let names = entry.chain_at(address)?;
             names
                 .iter()
                 .all(|&index| (index as usize) < name_count)
-                .then_some(at)
+                .then(|| names.to_vec())
         })
         .collect();
     let mut missing: Vec<u64> = lookups
@@ -118,8 +114,8 @@ pub(super) fn resolve_with_memo(
     let mut from_entry: Vec<Option<u32>> = vec![None; name_count];
     for (&address, at) in lookups.iter().zip(&known) {
         let chain = match at {
-            Some(at) => {
-                let mut chain = entry.frames[*at].1.clone();
+            Some(chain) => {
+                let mut chain = chain.clone();
                 for index in &mut chain {
                     let at = *index as usize;
                     let cached = &mut entry.names[at];
@@ -165,12 +161,12 @@ pub(super) fn resolve_with_memo(
 
 /// `entry` with the names of `addresses` (sorted) and the new functions
 /// added, each distinct name once.
-fn extended(entry: BinaryEntry, addresses: &[u64], resolved: Resolved) -> BinaryEntry {
-    let BinaryEntry {
-        mut names,
-        mut functions,
-        mut frames,
-    } = entry;
+fn extended(mut entry: BinaryEntry, addresses: &[u64], resolved: Resolved) -> BinaryEntry {
+    let mut frames: Vec<(u64, Vec<u32>)> = (entry.frames())
+        .map(|(address, chain)| (address, chain.to_vec()))
+        .collect();
+    let mut names = std::mem::take(&mut entry.names);
+    let mut functions = std::mem::take(&mut entry.functions);
     let hasher = DefaultHashBuilder::default();
     let hash = |name: &CachedName| hasher.hash_one(name);
     let mut index: HashTable<u32> = HashTable::with_capacity(names.len());
@@ -206,11 +202,10 @@ fn extended(entry: BinaryEntry, addresses: &[u64], resolved: Resolved) -> Binary
     frames.dedup_by_key(|(address, _)| *address);
     functions.sort_unstable_by_key(|(start, _)| *start);
     functions.dedup_by_key(|(start, _)| *start);
-    BinaryEntry {
-        names,
-        functions,
-        frames,
-    }
+    entry.names = names;
+    entry.functions = functions;
+    entry.set_frames(&frames);
+    entry
 }
 
 /// The demangled name of the function at `start`, if the entry has it.
