@@ -26,7 +26,7 @@ use zstd_safe::{DCtx, InBuffer, OutBuffer};
 
 use super::byte_order::ByteOrder;
 use super::reader::{AUXTRACE, COMPRESSED, COMPRESSED2};
-use super::record_header::{HEADER_SIZE, Next, next_header};
+use super::record_header::{HEADER_SIZE, Next, auxtrace_payload_end, next_header};
 use super::zstd_blocks::{BlockDecoder, MAX_BLOCK, Step};
 
 /// Bytes a piece can hold: many records (a DWARF sample is up to 64 KiB),
@@ -367,10 +367,10 @@ pub(super) fn inflate_ahead(
         }
         offset += header.size;
         if header.record_type == AUXTRACE {
-            let payload = order.u64(body, 0).and_then(|n| usize::try_from(n).ok());
-            match payload.and_then(|n| offset.checked_add(n)) {
-                Some(end) if end <= data.end => offset = end,
-                _ => break,
+            let payload = order.u64(body, 0);
+            match payload.and_then(|payload| auxtrace_payload_end(offset, payload, data.end)) {
+                Some(end) => offset = end,
+                None => break,
             }
         }
     }

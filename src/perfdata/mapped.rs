@@ -16,7 +16,7 @@ use memmap2::{Advice, Mmap, UncheckedAdvice};
 use super::decompress::Inflation;
 use super::inflate::{PIECES_AHEAD, inflate_ahead};
 use super::reader::{Bytes, COMPRESSED, COMPRESSED2, Core, FINISHED_ROUND, PAGE_STEP, Stop};
-use super::record_header::{Next, next_header};
+use super::record_header::{Next, auxtrace_payload_end, next_header};
 use super::round_order::{Origin, Place};
 
 /// Where the reader is, as offsets in the mapping: it has reached
@@ -164,16 +164,12 @@ impl Core<'_> {
             let payload = self.top_level(header, record, place, offset as u64, &bytes, handle)?;
             offset += header.size;
             if payload > 0 {
-                offset = usize::try_from(payload)
-                    .ok()
-                    .and_then(|payload| offset.checked_add(payload))
-                    .filter(|&end| end <= data.end)
-                    .ok_or_else(|| {
-                        Stop::Read(format!(
-                            "the AUXTRACE record {origin} states {payload} bytes of trace data, \
+                offset = auxtrace_payload_end(offset, payload, data.end).ok_or_else(|| {
+                    Stop::Read(format!(
+                        "the AUXTRACE record {origin} states {payload} bytes of trace data, \
                              past the end of the data section"
-                        ))
-                    })?;
+                    ))
+                })?;
             }
             if header.record_type == FINISHED_ROUND && offset >= next_step {
                 next_step = offset + PAGE_STEP;

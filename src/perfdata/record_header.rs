@@ -57,6 +57,19 @@ pub(super) fn next_header(bytes: &[u8], order: ByteOrder) -> Next {
     })
 }
 
+/// Where the `payload` bytes of trace data an AUXTRACE record states end,
+/// when the record ends at `record_end` and they fit before `data_end`.
+pub(super) fn auxtrace_payload_end(
+    record_end: usize,
+    payload: u64,
+    data_end: usize,
+) -> Option<usize> {
+    usize::try_from(payload)
+        .ok()
+        .and_then(|payload| record_end.checked_add(payload))
+        .filter(|&end| end <= data_end)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
