@@ -51,27 +51,37 @@ impl BinaryEntry {
         self.chain_names.get(start as usize..end as usize)
     }
 
-    /// Every frame with its names, by address.
-    pub(crate) fn frames(&self) -> impl Iterator<Item = (u64, &[u32])> {
-        (self.frame_addresses.iter().enumerate())
-            .filter_map(|(at, &address)| Some((address, self.chain(at)?)))
-    }
-
-    /// Replaces the frames with `frames`, which must be sorted by address,
-    /// each address once.
-    pub(crate) fn set_frames(&mut self, frames: &[(u64, Vec<u32>)]) {
-        self.frame_addresses = frames.iter().map(|(address, _)| *address).collect();
-        self.chain_names = frames
-            .iter()
-            .flat_map(|(_, chain)| chain.iter().copied())
-            .collect();
-        let mut end = 0;
-        self.chain_ends = (frames.iter())
-            .map(|(_, chain)| {
-                end += chain.len() as u32;
-                end
-            })
-            .collect();
+    /// Adds the frames of `added` (sorted by address, each once): the
+    /// frames are merged as they are, without a vector per frame. An added
+    /// frame replaces one the entry has at its address (whose chain could
+    /// not be used).
+    pub(crate) fn add_frames(&mut self, added: &[(u64, Vec<u32>)]) {
+        let count = self.frame_addresses.len() + added.len();
+        let mut addresses = Vec::with_capacity(count);
+        let mut ends = Vec::with_capacity(count);
+        let mut names = Vec::with_capacity(self.chain_names.len());
+        let mut push = |address: u64, chain: &[u32]| {
+            addresses.push(address);
+            names.extend_from_slice(chain);
+            ends.push(names.len() as u32);
+        };
+        let mut added = added.iter().peekable();
+        for (at, &address) in self.frame_addresses.iter().enumerate() {
+            let mut replaced = false;
+            while let Some((new, chain)) = added.next_if(|(new, _)| *new <= address) {
+                push(*new, chain);
+                replaced = *new == address;
+            }
+            if let (false, Some(chain)) = (replaced, self.chain(at)) {
+                push(address, chain);
+            }
+        }
+        for (new, chain) in added {
+            push(*new, chain);
+        }
+        self.frame_addresses = addresses;
+        self.chain_ends = ends;
+        self.chain_names = names;
     }
 }
 

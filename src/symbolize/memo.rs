@@ -162,9 +162,6 @@ pub(super) fn resolve_with_memo(
 /// `entry` with the names of `addresses` (sorted) and the new functions
 /// added, each distinct name once.
 fn extended(mut entry: BinaryEntry, addresses: &[u64], resolved: Resolved) -> BinaryEntry {
-    let mut frames: Vec<(u64, Vec<u32>)> = (entry.frames())
-        .map(|(address, chain)| (address, chain.to_vec()))
-        .collect();
     let mut names = std::mem::take(&mut entry.names);
     let mut functions = std::mem::take(&mut entry.functions);
     let hasher = DefaultHashBuilder::default();
@@ -191,20 +188,20 @@ fn extended(mut entry: BinaryEntry, addresses: &[u64], resolved: Resolved) -> Bi
             at
         })
         .collect();
-    for (&address, chain) in addresses.iter().zip(&new.chains) {
-        let chain = chain.iter().map(|&at| in_entry[at as usize]).collect();
-        frames.push((address, chain));
-    }
+    let frames: Vec<(u64, Vec<u32>)> = (addresses.iter().zip(&new.chains))
+        .map(|(&address, chain)| {
+            let chain = chain.iter().map(|&at| in_entry[at as usize]).collect();
+            (address, chain)
+        })
+        .collect();
     for (start, at) in new_functions {
         functions.push((start, in_entry[at as usize]));
     }
-    frames.sort_unstable_by_key(|(address, _)| *address);
-    frames.dedup_by_key(|(address, _)| *address);
     functions.sort_unstable_by_key(|(start, _)| *start);
     functions.dedup_by_key(|(start, _)| *start);
     entry.names = names;
     entry.functions = functions;
-    entry.set_frames(&frames);
+    entry.add_frames(&frames);
     entry
 }
 
