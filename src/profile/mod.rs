@@ -17,7 +17,8 @@ use crate::perfdata::{Input, InputEnd, Record, Recording, RecordingInfo};
 use crate::process::{MappedCode, Processes};
 use crate::stacks::{SampleKey, StackId, StackTable};
 use crate::symbolize::{
-    KernelLoading, KernelSource, KernelSymbols, RecordedKernel, SymbolId, Symbols, symbolize,
+    KernelLoading, KernelSource, KernelSymbols, NamedAhead, NamingAhead, RecordedKernel, SymbolId,
+    Symbols, symbolize,
 };
 use crate::unwind::{FrameKey, Unwinders, mapping_bias};
 
@@ -198,6 +199,7 @@ pub(crate) fn load(options: &LoadOptions) -> Result<Profile, Error> {
                         restored,
                         InputEnd::Complete,
                         None,
+                        NamedAhead::new(),
                     ));
                 }
                 Err(reason) => {
@@ -264,6 +266,7 @@ fn finish_load(
     restored: cached::Restored,
     input_end: InputEnd,
     kernel_loading: Option<KernelLoading>,
+    named_ahead: NamedAhead,
 ) -> Profile {
     let cache = &reading.options.cache;
     let kernel = KernelSource {
@@ -274,7 +277,7 @@ fn finish_load(
         ),
         started: Mutex::new(kernel_loading),
     };
-    let symbols = symbolize(&restored.stacks.frames, &store, &kernel, cache);
+    let symbols = symbolize(&restored.stacks.frames, &store, &kernel, cache, named_ahead);
     let event = if reading.alloc_events.is_empty() {
         info.events[reading.event_index].name.clone()
     } else {
@@ -305,7 +308,8 @@ fn finish_load(
 
 /// Streams the records through the process model and the unwinder into
 /// the stack table, stores the result under `key` when the recording was
-/// read to its end, and symbolizes it.
+/// read to its end, and symbolizes it: the frames found while reading are
+/// named on the side when a core is idle ([`NamingAhead`]), the rest after.
 fn read_records(
     mut recording: Recording,
     reading: Reading<'_>,
@@ -332,6 +336,7 @@ fn read_records(
     let mut kernel_seen = false;
     let mut kernel_symbols = None;
     let mut frames: Vec<FrameKey> = Vec::with_capacity(256);
+    let mut naming_ahead = NamingAhead::start(&options.cache);
     let input_end = recording.for_each_record(|record| match record {
         Record::Sample(sample) => {
             let weight = match alloc_periods.get(sample.event_index) {
@@ -366,6 +371,9 @@ fn read_records(
                 }
             }
             stacks.add_sample(sample.time, thread, &frames, walk, weight);
+            if let Some(naming) = &mut naming_ahead {
+                naming.offer(&stacks.frames, &store);
+            }
         }
         Record::Comm {
             pid,
@@ -414,6 +422,7 @@ fn read_records(
         }
         Record::Lost { count } => counts.lost += count,
     })?;
+    let named_ahead = naming_ahead.map(NamingAhead::finish).unwrap_or_default();
 
     if let (Some(key), InputEnd::Complete) = (&key, &input_end) {
         let parts = cached::Parts {
@@ -444,6 +453,7 @@ fn read_records(
         restored,
         input_end,
         kernel_symbols,
+        named_ahead,
     ))
 }
 

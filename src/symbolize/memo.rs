@@ -6,6 +6,7 @@ use std::hash::BuildHasher;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
+use super::ahead::EntryAhead;
 use super::{NameChains, Named};
 use crate::binary::{DsoId, DsoKind, Store, hex};
 use crate::cache::{BinaryEntry, Cache, CachedName, Kind};
@@ -65,21 +66,26 @@ impl From<Named> for CachedName {
     }
 }
 
-/// The names of `lookups`: from the cache entry under `key` where it has
-/// them, from `resolve` (given the sorted, distinct addresses it lacks and
-/// the entry) for the rest; the entry is then rewritten with the new ones.
+/// The names of `lookups`: from the cache entry under `key` (or the one
+/// named `ahead` of the read, which began as it) where it has them, from
+/// `resolve` (given the sorted, distinct addresses it lacks and the entry)
+/// for the rest; the entry is then rewritten with the new ones.
 /// `unresolved_name` names an address nothing resolved, as it is shown.
 pub(super) fn resolve_with_memo(
     cache: &Cache,
     key: Option<String>,
+    ahead: Option<EntryAhead>,
     lookups: &[u64],
     unresolved_name: impl Fn(u64) -> String,
     resolve: impl FnOnce(&[u64], &BinaryEntry) -> Resolved,
 ) -> NameChains {
-    let mut entry: BinaryEntry = key
-        .as_deref()
-        .and_then(|key| cache.read(Kind::Binary, key))
-        .unwrap_or_default();
+    let (mut entry, grown_ahead) = match ahead {
+        Some(ahead) => (ahead.entry, ahead.grown),
+        None => {
+            let cached = key.as_deref().and_then(|key| cache.read(Kind::Binary, key));
+            (cached.unwrap_or_default(), false)
+        }
+    };
     let name_count = entry.names.len();
     let known: Vec<Option<Vec<u32>>> = lookups
         .iter()
@@ -100,10 +106,11 @@ pub(super) fn resolve_with_memo(
     missing.sort_unstable();
     missing.dedup();
     let resolved = (!missing.is_empty()).then(|| resolve(&missing, &entry));
+    let rewritten = resolved.is_some() || grown_ahead;
 
     // The new names first, then those of the entry that the lookups use,
-    // each once. Without new names the entry is done with and gives them
-    // up; with new ones it is rewritten, so they are copied.
+    // each once. An entry not rewritten is done with and gives them up;
+    // one rewritten keeps them, so they are copied.
     let mut names = NameChains {
         names: resolved
             .as_ref()
@@ -125,13 +132,14 @@ pub(super) fn resolve_with_memo(
                             names.push(Named::unresolved(unresolved_name(address)))
                         }
                         None => {
-                            let named = match resolved {
-                                Some(_) => Named::from(cached.clone()),
-                                None => Named {
+                            let named = if rewritten {
+                                Named::from(cached.clone())
+                            } else {
+                                Named {
                                     name: std::mem::take(&mut cached.name),
                                     mangled: cached.mangled.take(),
                                     resolved: true,
-                                },
+                                }
                             };
                             let taken = names.push(named);
                             from_entry[at] = Some(taken);
@@ -151,17 +159,23 @@ pub(super) fn resolve_with_memo(
         };
         names.chains.push(chain);
     }
-    if let (Some(key), Some(resolved)) = (key, resolved.filter(|resolved| resolved.keep)) {
-        cache.write_with(Kind::Binary, &key, move || {
+    match (key, resolved.filter(|resolved| resolved.keep)) {
+        (Some(key), Some(resolved)) => cache.write_with(Kind::Binary, &key, move || {
             extended(entry, &missing, resolved)
-        });
+        }),
+        (Some(key), None) if grown_ahead => cache.write_with(Kind::Binary, &key, move || entry),
+        _ => {}
     }
     names
 }
 
 /// `entry` with the names of `addresses` (sorted) and the new functions
 /// added, each distinct name once.
-fn extended(mut entry: BinaryEntry, addresses: &[u64], resolved: Resolved) -> BinaryEntry {
+pub(super) fn extended(
+    mut entry: BinaryEntry,
+    addresses: &[u64],
+    resolved: Resolved,
+) -> BinaryEntry {
     let mut names = std::mem::take(&mut entry.names);
     let mut functions = std::mem::take(&mut entry.functions);
     let hasher = DefaultHashBuilder::default();

@@ -6,6 +6,7 @@
 //! Frames resolve to interned [`SymbolId`]s, so later stages compare and
 //! count integers, not strings.
 
+mod ahead;
 mod demangle;
 mod inline;
 mod kernel;
@@ -14,20 +15,22 @@ mod pass_names;
 mod symtab;
 
 use std::hash::BuildHasher;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use rayon::prelude::*;
 
+pub(crate) use ahead::{NamedAhead, NamingAhead};
 pub(crate) use demangle::demangle;
 pub(crate) use kernel::{KernelSymbols, KernelSymbolsUnavailable, RecordedKernel};
 pub(crate) use pass_names::declared_pass_names;
 
-use crate::binary::{DsoId, DsoKind, Store, hex};
+use crate::binary::{DsoId, DsoKind, ElfImage, Store, hex};
 use crate::cache::{BinaryEntry, Cache};
 use crate::stacks::FrameId;
 use crate::unwind::FrameKey;
+use ahead::EntryAhead;
 use inline::InlineInfo;
 
 crate::index::index_type! {
@@ -156,6 +159,26 @@ impl NameChains {
 /// A binary and the indexes of its frames.
 type FrameGroup = (DsoId, Vec<usize>);
 
+/// What naming a binary's frames reads: its name as reports show it, its
+/// file and its separate debug file, when they were found.
+#[derive(Clone)]
+struct BinaryFiles {
+    name: String,
+    image: Option<Arc<ElfImage>>,
+    debug: Option<Arc<ElfImage>>,
+}
+
+impl BinaryFiles {
+    fn of(store: &Store, dso: DsoId) -> BinaryFiles {
+        let entry = store.get(dso);
+        BinaryFiles {
+            name: entry.name.clone(),
+            image: entry.image.clone(),
+            debug: entry.image.as_ref().and(store.debug_image(dso)).cloned(),
+        }
+    }
+}
+
 /// A load of the kernel's symbols running on another thread.
 pub(crate) type KernelLoading = JoinHandle<Result<KernelSymbols, KernelSymbolsUnavailable>>;
 
@@ -202,7 +225,9 @@ impl KernelSource {
 }
 
 /// Resolves every frame in `frames` (indexed by [`FrameId`]), asking
-/// `cache` first for the names of each binary's (and the kernel's) frames.
+/// `cache` first for the names of each binary's (and the kernel's) frames,
+/// or, for a binary in `named_ahead`, the entry named while the recording
+/// was read.
 ///
 /// Binaries are resolved in parallel, largest first, and the names of a
 /// large one are demangled in parallel; ids are then assigned in binary
@@ -212,6 +237,7 @@ pub(crate) fn symbolize(
     store: &Store,
     kernel: &KernelSource,
     cache: &Cache,
+    mut named_ahead: NamedAhead,
 ) -> Symbols {
     let mut by_dso: HashMap<DsoId, Vec<usize>> = HashMap::new();
     for (index, frame) in frames.iter().enumerate() {
@@ -219,15 +245,22 @@ pub(crate) fn symbolize(
     }
     let mut groups: Vec<FrameGroup> = by_dso.into_iter().collect();
     groups.sort_unstable_by_key(|(dso, indexes)| (std::cmp::Reverse(indexes.len()), *dso));
+    let groups: Vec<(FrameGroup, Option<EntryAhead>)> = (groups.into_iter())
+        .map(|group| {
+            let ahead = named_ahead.remove(&group.0);
+            (group, ahead)
+        })
+        .collect();
 
     let kernel_unavailable = OnceLock::new();
-    let resolve_group = |(dso, indexes): &FrameGroup| -> NameChains {
+    let resolve_group = |(dso, indexes): &FrameGroup, ahead: Option<EntryAhead>| -> NameChains {
         let lookups: Vec<u64> = indexes.iter().map(|&index| frames[index].lookup).collect();
         let unresolved_in = |address: u64| format!("{}+{:#x}", store.get(*dso).name, address);
         match store.get(*dso).kind {
             DsoKind::Kernel => memo::resolve_with_memo(
                 cache,
                 kernel.cache_key(),
+                None,
                 &lookups,
                 |_| "[kernel]".to_owned(),
                 |missing, _| {
@@ -250,18 +283,22 @@ pub(crate) fn symbolize(
             DsoKind::Vdso | DsoKind::File => memo::resolve_with_memo(
                 cache,
                 memo::binary_key(store, *dso),
+                ahead,
                 &lookups,
                 unresolved_in,
-                |missing, known| resolve_in_file(*dso, missing, store, known),
+                |missing, known| resolve_in_file(&BinaryFiles::of(store, *dso), missing, known),
             ),
         }
     };
     // Larger binaries start first; rayon balances the rest, including the
     // demangling inside a binary. Ids are then assigned in binary order.
-    let mut resolved: Vec<(&FrameGroup, NameChains)> = groups
-        .par_iter()
+    let mut resolved: Vec<(FrameGroup, NameChains)> = groups
+        .into_par_iter()
         .with_max_len(1)
-        .map(|group| (group, resolve_group(group)))
+        .map(|(group, ahead)| {
+            let names = resolve_group(&group, ahead);
+            (group, names)
+        })
         .collect();
     resolved.sort_unstable_by_key(|((dso, _), _)| *dso);
 
@@ -277,7 +314,7 @@ pub(crate) fn symbolize(
                     let at = at as usize;
                     *ids[at].get_or_insert_with(|| {
                         let named = names[at].take().expect("a name is interned once");
-                        interner.intern(*dso, named)
+                        interner.intern(dso, named)
                     })
                 })
                 .collect();
@@ -313,25 +350,19 @@ fn resolve_kernel(
 /// pass over its symbol table for all of them, then inline frames from
 /// DWARF where it exists. Functions `known` from the cache are not
 /// demangled again.
-fn resolve_in_file(
-    dso: DsoId,
-    sorted: &[u64],
-    store: &Store,
-    known: &BinaryEntry,
-) -> memo::Resolved {
-    let entry = store.get(dso);
-    let debug = entry.image.as_ref().and(store.debug_image(dso));
+fn resolve_in_file(files: &BinaryFiles, sorted: &[u64], known: &BinaryEntry) -> memo::Resolved {
+    let debug = files.debug.as_ref();
     // A debug file's full .symtab beats a stripped file's .dynsym.
     let hits = debug
         .and_then(|debug| symtab::lookup_sorted(debug, sorted))
         .or_else(|| {
-            entry
+            files
                 .image
                 .as_ref()
                 .and_then(|image| symtab::lookup_sorted(image, sorted))
         })
         .unwrap_or_else(|| vec![None; sorted.len()]);
-    let dwarf_image = entry
+    let dwarf_image = files
         .image
         .as_ref()
         .filter(|image| image.has_dwarf)
@@ -384,7 +415,7 @@ fn resolve_in_file(
     };
     for (&address, hit) in sorted.iter().zip(&hits) {
         let Some(hit) = hit else {
-            let stub = entry
+            let stub = files
                 .image
                 .as_ref()
                 .and_then(|image| symtab::plt_stub_target(image, address));
@@ -394,7 +425,7 @@ fn resolve_in_file(
                     mangled: Some(format!("{target}@plt")),
                     resolved: true,
                 },
-                None => Named::unresolved(format!("{}+{:#x}", entry.name, address)),
+                None => Named::unresolved(format!("{}+{:#x}", files.name, address)),
             };
             let chain = vec![names.push(named)];
             names.chains.push(chain);
