@@ -202,3 +202,127 @@ fn name_batches(batches: &Receiver<Batch>, finished: &AtomicBool, cache: &Cache)
     }
     named
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use object::{Object, ObjectSymbol, SymbolKind};
+
+    use super::*;
+    use crate::binary::SearchPaths;
+    use crate::symbolize::{KernelSource, RecordedKernel, Symbols, symbolize};
+
+    impl NamingAhead {
+        /// Waits until every batch handed on is named.
+        fn finish_when_named(mut self) -> NamedAhead {
+            self.batches = None;
+            self.named.recv().unwrap_or_default()
+        }
+    }
+
+    /// Every frame's names, innermost first, as (name, mangled name, resolved).
+    fn names_of(
+        frames: &[FrameKey],
+        symbols: &Symbols,
+    ) -> Vec<Vec<(String, Option<String>, bool)>> {
+        (0..frames.len())
+            .map(|frame| {
+                (symbols.frame_symbols[frame].iter())
+                    .map(|&id| {
+                        let symbol = symbols.get(id);
+                        (symbol.name.clone(), symbol.mangled.clone(), symbol.resolved)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn frames_named_ahead_have_the_names_they_get_after_the_read() {
+        // This test binary: a symbol table, and DWARF with inline frames.
+        let exe = std::env::current_exe().expect("the test binary has a path");
+        let mut store = Store::new(SearchPaths::new(Vec::new(), Vec::new()), HashMap::new());
+        let dso = store.intern_mapping(exe.to_str().expect("a UTF-8 path"), None);
+        let image = store
+            .get(dso)
+            .image
+            .clone()
+            .expect("the test binary is readable");
+        let elf = object::File::parse(image.data()).expect("the test binary is ELF");
+        let mut addresses: Vec<u64> = (elf.symbols())
+            .filter(|symbol| symbol.kind() == SymbolKind::Text && symbol.size() > 16)
+            .map(|symbol| symbol.address() + symbol.size() / 2)
+            .collect();
+        addresses.sort_unstable();
+        addresses.dedup();
+        // Three batches and a rest that stays for after the read, in an
+        // order that is not the addresses'.
+        let count = 3 * BATCH_FRAMES + BATCH_FRAMES / 2;
+        assert!(addresses.len() >= count, "{} functions", addresses.len());
+        let step = addresses.len() / count;
+        let mut frames: Vec<FrameKey> = (0..count)
+            .map(|at| FrameKey {
+                dso,
+                lookup: addresses[at * step],
+            })
+            .collect();
+        frames.reverse();
+        frames.swap(0, count / 2);
+
+        let cache = Cache::from_env(false);
+        let kernel = KernelSource {
+            recorded: RecordedKernel {
+                build_id: None,
+                release: None,
+                text_address: None,
+            },
+            started: Mutex::new(None),
+        };
+        let after_the_read = symbolize(&frames, &store, &kernel, &cache, NamedAhead::new());
+
+        let mut naming = NamingAhead::start(&cache).expect("a thread starts");
+        for seen in 1..=frames.len() {
+            naming.offer(&frames[..seen], &store);
+        }
+        let named = naming.finish_when_named();
+        let entry = &named.get(&dso).expect("the binary was named ahead").entry;
+        let handed = &frames[..3 * BATCH_FRAMES];
+        assert!(
+            (handed.iter()).all(|frame| entry.chain_at(frame.lookup).is_some()),
+            "every frame handed on was named ahead"
+        );
+        assert!(
+            (frames[3 * BATCH_FRAMES..].iter()).all(|frame| entry.chain_at(frame.lookup).is_none()),
+            "the rest was not handed on"
+        );
+        let ahead = symbolize(&frames, &store, &kernel, &cache, named);
+
+        let inlined = (after_the_read.frame_symbols.iter())
+            .filter(|symbols| symbols.len() > 1)
+            .count();
+        assert!(inlined > 0, "some frames have inline frames");
+        let (named_ahead, named_after) = (
+            names_of(&frames, &ahead),
+            names_of(&frames, &after_the_read),
+        );
+        let differing = (0..frames.len()).find(|&at| named_ahead[at] != named_after[at]);
+        assert_eq!(
+            differing.map(|at| (at, &named_ahead[at], &named_after[at])),
+            None,
+            "the first frame named otherwise ahead than after"
+        );
+        let all_names = |symbols: &Symbols| -> Vec<String> {
+            symbols
+                .symbols
+                .iter()
+                .map(|symbol| symbol.name.clone())
+                .collect()
+        };
+        assert_eq!(
+            all_names(&ahead),
+            all_names(&after_the_read),
+            "ids in the same order"
+        );
+    }
+}
