@@ -126,7 +126,7 @@ impl Core<'_> {
             .push_back((self.decompressed.written, offset));
         let order = self.events.rules.order;
         let mut inflation = self.inflation.take().unwrap_or_else(|| Inflation::InStep {
-            inflater: Inflater::in_step(order),
+            inflater: Inflater::streaming(order),
             arrived: Vec::new(),
         });
         match &mut inflation {

@@ -111,9 +111,11 @@ struct Pieces {
 }
 
 impl Inflater {
-    /// An inflater for a stream read in step, which hands on a piece at
-    /// the end of each compressed record.
-    pub(super) fn in_step(order: ByteOrder) -> Inflater {
+    /// An inflater with zstd's streaming decoder, which keeps a window of
+    /// its own: for a stream read in step (which hands on a piece at the
+    /// end of each compressed record), and ahead of a file whose window is
+    /// too large for the pieces.
+    pub(super) fn streaming(order: ByteOrder) -> Inflater {
         Inflater {
             decoder: Decoder::Stream(DCtx::create()),
             pieces: Pieces::new(order, PIECE_BYTES),
@@ -134,10 +136,7 @@ impl Inflater {
                     pieces: Pieces::new(order, PIECE_BYTES.max(window + MIN_OUTPUT + MAX_CARRY)),
                 }
             }
-            _ => Inflater {
-                decoder: Decoder::Stream(DCtx::create()),
-                pieces: Pieces::new(order, PIECE_BYTES),
-            },
+            _ => Inflater::streaming(order),
         }
     }
 

@@ -86,21 +86,18 @@ pub(super) fn resolve_with_memo(
             (cached.unwrap_or_default(), false)
         }
     };
+    // A chain that points past the entry's names (an entry made wrong) is
+    // not used: its frame is named again.
     let name_count = entry.names.len();
-    let known: Vec<Option<Vec<u32>>> = lookups
-        .iter()
+    let known: Vec<bool> = (lookups.iter())
         .map(|&address| {
-            let names = entry.chain_at(address)?;
-            names
-                .iter()
-                .all(|&index| (index as usize) < name_count)
-                .then(|| names.to_vec())
+            entry
+                .chain_at(address)
+                .is_some_and(|chain| chain.iter().all(|&index| (index as usize) < name_count))
         })
         .collect();
-    let mut missing: Vec<u64> = lookups
-        .iter()
-        .zip(&known)
-        .filter(|(_, at)| at.is_none())
+    let mut missing: Vec<u64> = (lookups.iter().zip(&known))
+        .filter(|(_, known)| !**known)
         .map(|(&address, _)| address)
         .collect();
     missing.sort_unstable();
@@ -118,15 +115,18 @@ pub(super) fn resolve_with_memo(
             .unwrap_or_default(),
         chains: Vec::with_capacity(lookups.len()),
     };
+    let mut entry_names = std::mem::take(&mut entry.names);
     let mut from_entry: Vec<Option<u32>> = vec![None; name_count];
-    for (&address, at) in lookups.iter().zip(&known) {
-        let chain = match at {
-            Some(chain) => {
-                let mut chain = chain.clone();
-                for index in &mut chain {
-                    let at = *index as usize;
-                    let cached = &mut entry.names[at];
-                    *index = match from_entry[at] {
+    for (&address, &known) in lookups.iter().zip(&known) {
+        let chain: Vec<u32> = if known {
+            let in_entry = entry
+                .chain_at(address)
+                .expect("a known frame is in the entry");
+            (in_entry.iter())
+                .map(|&index| {
+                    let at = index as usize;
+                    let cached = &mut entry_names[at];
+                    match from_entry[at] {
                         Some(taken) => taken,
                         None if !cached.resolved => {
                             names.push(Named::unresolved(unresolved_name(address)))
@@ -145,20 +145,19 @@ pub(super) fn resolve_with_memo(
                             from_entry[at] = Some(taken);
                             taken
                         }
-                    };
-                }
-                chain
-            }
-            None => {
-                let resolved = resolved.as_ref().expect("missing addresses were resolved");
-                let at = missing
-                    .binary_search(&address)
-                    .expect("every missing address was resolved");
-                resolved.names.chains[at].clone()
-            }
+                    }
+                })
+                .collect()
+        } else {
+            let resolved = resolved.as_ref().expect("missing addresses were resolved");
+            let at = missing
+                .binary_search(&address)
+                .expect("every missing address was resolved");
+            resolved.names.chains[at].clone()
         };
         names.chains.push(chain);
     }
+    entry.names = entry_names;
     match (key, resolved.filter(|resolved| resolved.keep)) {
         (Some(key), Some(resolved)) => cache.write_with(Kind::Binary, &key, move || {
             extended(entry, &missing, resolved)
