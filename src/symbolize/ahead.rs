@@ -64,6 +64,10 @@ impl NamingAhead {
             .num_threads(1)
             .thread_name(|_| "naming-ahead".to_owned())
             .start_handler(|_| run_when_idle())
+            // Rayon aborts the process on a panic in a spawned job unless a
+            // handler takes it. Here nothing is lost with the thread: its
+            // frames are named after the read, as without it.
+            .panic_handler(|_| {})
             .build()
             .ok()?;
         let (batches, batches_in) = channel();
