@@ -215,6 +215,7 @@ mod tests {
 
     use super::*;
     use crate::binary::SearchPaths;
+    use crate::stacks::FrameId;
     use crate::symbolize::{KernelSource, RecordedKernel, Symbols, symbolize};
 
     impl NamingAhead {
@@ -232,7 +233,7 @@ mod tests {
     ) -> Vec<Vec<(String, Option<String>, bool)>> {
         (0..frames.len())
             .map(|frame| {
-                (symbols.frame_symbols[frame].iter())
+                (symbols.of_frame(FrameId::new(frame)).iter())
                     .map(|&id| {
                         let symbol = symbols.get(id);
                         (symbol.name.clone(), symbol.mangled.clone(), symbol.resolved)
@@ -302,8 +303,8 @@ mod tests {
         );
         let ahead = symbolize(&frames, &store, &kernel, &cache, named);
 
-        let inlined = (after_the_read.frame_symbols.iter())
-            .filter(|symbols| symbols.len() > 1)
+        let inlined = (0..frames.len())
+            .filter(|&frame| after_the_read.of_frame(FrameId::new(frame)).len() > 1)
             .count();
         assert!(inlined > 0, "some frames have inline frames");
         let (named_ahead, named_after) = (

@@ -53,8 +53,11 @@ pub(crate) struct Symbol {
 /// The symbols of every frame of a recording.
 pub(crate) struct Symbols {
     pub symbols: Vec<Symbol>,
-    /// Per frame, its symbols with the innermost inlined function first.
-    pub frame_symbols: Vec<Vec<SymbolId>>,
+    /// Every frame's symbols, innermost inlined function first, one frame's
+    /// after another's: flat, so that walking a stack reads few places.
+    frame_symbol_ids: Vec<SymbolId>,
+    /// Per frame, where its symbols start and end in `frame_symbol_ids`.
+    frame_spans: Vec<(u32, u32)>,
     /// Why kernel frames could not be named, if they could not.
     pub kernel_unavailable: Option<KernelSymbolsUnavailable>,
 }
@@ -66,7 +69,8 @@ impl Symbols {
 
     /// The symbols of a frame, innermost first.
     pub(crate) fn of_frame(&self, frame: FrameId) -> &[SymbolId] {
-        &self.frame_symbols[frame.index()]
+        let (start, end) = self.frame_spans[frame.index()];
+        &self.frame_symbol_ids[start as usize..end as usize]
     }
 
     /// The function a frame's address is in, as the symbol table names it;
@@ -303,26 +307,31 @@ pub(crate) fn symbolize(
     resolved.sort_unstable_by_key(|((dso, _), _)| *dso);
 
     let mut interner = Interner::default();
-    let mut frame_symbols = vec![Vec::new(); frames.len()];
+    let chain_lengths = (resolved.iter())
+        .flat_map(|(_, names)| names.chains.iter().map(Vec::len))
+        .sum();
+    let mut frame_symbol_ids = Vec::with_capacity(chain_lengths);
+    let mut frame_spans = vec![(0, 0); frames.len()];
     for ((dso, indexes), NameChains { names, chains }) in resolved {
         // Each name is interned at its first use, and given up to the interner.
         let mut names: Vec<Option<Named>> = names.into_iter().map(Some).collect();
         let mut ids: Vec<Option<SymbolId>> = vec![None; names.len()];
         for (&index, chain) in indexes.iter().zip(chains) {
-            frame_symbols[index] = (chain.into_iter())
-                .map(|at| {
-                    let at = at as usize;
-                    *ids[at].get_or_insert_with(|| {
-                        let named = names[at].take().expect("a name is interned once");
-                        interner.intern(dso, named)
-                    })
-                })
-                .collect();
+            let start = frame_symbol_ids.len() as u32;
+            for at in chain {
+                let at = at as usize;
+                frame_symbol_ids.push(*ids[at].get_or_insert_with(|| {
+                    let named = names[at].take().expect("a name is interned once");
+                    interner.intern(dso, named)
+                }));
+            }
+            frame_spans[index] = (start, frame_symbol_ids.len() as u32);
         }
     }
     Symbols {
         symbols: interner.symbols,
-        frame_symbols,
+        frame_symbol_ids,
+        frame_spans,
         kernel_unavailable: kernel_unavailable.into_inner().flatten(),
     }
 }
