@@ -40,6 +40,17 @@ impl BinaryEntry {
         self.chain(at)
     }
 
+    /// The names of the frame at `address`, if the entry has the frame and
+    /// its chain points only at names the entry has (one that points past
+    /// them was made wrong, and its frame is to be named again).
+    pub(crate) fn usable_chain_at(&self, address: u64) -> Option<&[u32]> {
+        self.chain_at(address).filter(|chain| {
+            chain
+                .iter()
+                .all(|&index| (index as usize) < self.names.len())
+        })
+    }
+
     /// The names of the entry's frame `at`; `None` for a chain outside
     /// `chain_names` (an entry made wrong).
     fn chain(&self, at: usize) -> Option<&[u32]> {

@@ -167,7 +167,7 @@ impl Core<'_> {
                 offset = auxtrace_payload_end(offset, payload, data.end).ok_or_else(|| {
                     Stop::Read(format!(
                         "the AUXTRACE record {origin} states {payload} bytes of trace data, \
-                             past the end of the data section"
+                         past the end of the data section"
                     ))
                 })?;
             }

@@ -14,10 +14,10 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 
 use hashbrown::HashMap;
 
-use super::memo::{binary_key, extended};
+use super::memo::{binary_key, cached_entry, extended};
 use super::{BinaryFiles, resolve_in_file};
 use crate::binary::{DsoId, DsoKind, Store};
-use crate::cache::{BinaryEntry, Cache, Kind};
+use crate::cache::{BinaryEntry, Cache};
 use crate::unwind::FrameKey;
 
 /// New frames gathered before they are handed to the naming thread: a
@@ -187,12 +187,10 @@ fn name_batches(batches: &Receiver<Batch>, finished: &AtomicBool, cache: &Cache)
                 continue;
             };
             let ahead = named.entry(dso).or_insert_with(|| EntryAhead {
-                entry: (key.as_deref())
-                    .and_then(|key| cache.read(Kind::Binary, key))
-                    .unwrap_or_default(),
+                entry: cached_entry(cache, key.as_deref()),
                 grown: false,
             });
-            addresses.retain(|&address| ahead.entry.chain_at(address).is_none());
+            addresses.retain(|&address| ahead.entry.usable_chain_at(address).is_none());
             addresses.sort_unstable();
             addresses.dedup();
             if addresses.is_empty() {

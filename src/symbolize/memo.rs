@@ -81,20 +81,11 @@ pub(super) fn resolve_with_memo(
 ) -> NameChains {
     let (mut entry, grown_ahead) = match ahead {
         Some(ahead) => (ahead.entry, ahead.grown),
-        None => {
-            let cached = key.as_deref().and_then(|key| cache.read(Kind::Binary, key));
-            (cached.unwrap_or_default(), false)
-        }
+        None => (cached_entry(cache, key.as_deref()), false),
     };
-    // A chain that points past the entry's names (an entry made wrong) is
-    // not used: its frame is named again.
     let name_count = entry.names.len();
     let known: Vec<bool> = (lookups.iter())
-        .map(|&address| {
-            entry
-                .chain_at(address)
-                .is_some_and(|chain| chain.iter().all(|&index| (index as usize) < name_count))
-        })
+        .map(|&address| entry.usable_chain_at(address).is_some())
         .collect();
     let mut missing: Vec<u64> = (lookups.iter().zip(&known))
         .filter(|(_, known)| !**known)
@@ -166,6 +157,12 @@ pub(super) fn resolve_with_memo(
         _ => {}
     }
     names
+}
+
+/// The cache's entry under `key`, or an empty one.
+pub(super) fn cached_entry(cache: &Cache, key: Option<&str>) -> BinaryEntry {
+    key.and_then(|key| cache.read(Kind::Binary, key))
+        .unwrap_or_default()
 }
 
 /// `entry` with the names of `addresses` (sorted) and the new functions

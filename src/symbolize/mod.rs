@@ -165,7 +165,6 @@ type FrameGroup = (DsoId, Vec<usize>);
 
 /// What naming a binary's frames reads: its name as reports show it, its
 /// file and its separate debug file, when they were found.
-#[derive(Clone)]
 struct BinaryFiles {
     name: String,
     image: Option<Arc<ElfImage>>,
