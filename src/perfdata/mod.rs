@@ -38,6 +38,7 @@ use linux_perf_data::{PerfFile, PerfRecordIter};
 use crate::error::Error;
 use convert::{deliver, drain};
 use directory::Directory;
+pub(crate) use directory::is_perf_directory;
 use events::Events;
 use reader::{ReadEnd, RecordReader};
 pub(crate) use records::RUN_RECORDING;

@@ -378,7 +378,7 @@ fn directory_hint(dir: &Path) -> String {
     for entry in entries.flatten() {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
-        if path.join(RUN_RECORDING).is_file() {
+        if path.join(RUN_RECORDING).exists() {
             runs.push(name);
         } else if name.ends_with(".data") && path.is_file() {
             recordings.push(name);
