@@ -28,7 +28,9 @@
 #   perf record --call-graph dwarf,65528 -F 499 -e cpu-clock
 # (no -z, so the file is large: about 270 MB, 7 s on 2 cores), into a temp dir;
 # with --zstd it records with `record`'s own flags instead
-# (-z -F 499 --call-graph dwarf,65528 --buildid-mmap).
+# (-z -F 499 --call-graph dwarf,65528 --buildid-mmap); with --record it runs
+# `compile-perf record` itself, with its defaults (on more than one core a
+# perf --threads directory), and benchmarks the run's perf.data.
 #
 # Besides wall time it reports CPU time (user + system, from /usr/bin/time)
 # and the load average before the runs: on a shared machine wall times are
@@ -41,6 +43,7 @@
 #   --baseline-only  skip (a) and (c), for when compile-perf is not built yet
 #   --keep           keep the temp dir (the recording and outputs) and print its path
 #   --zstd           record with `record`'s flags (-z … --buildid-mmap)
+#   --record         record with `compile-perf record` and its defaults
 #   --input FILE     record a compile of FILE.mlir instead of a generated workload
 # Environment: COMPILE_PERF (default target/release/compile-perf), IREE_COMPILE
 #   (default .venv/bin/iree-compile).
@@ -51,7 +54,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 log() { printf 'bench: %s\n' "$*" >&2; }
 die() { log "$*"; exit 2; }
 
-runs=5 top=0 ours=1 keep=0 workload=many-dispatches scale=default file= zstd=0 input=
+runs=5 top=0 ours=1 keep=0 workload=many-dispatches scale=default file= zstd=0 input= record=0
 while (($#)); do
   case "$1" in
     --runs) runs=${2:?}; shift ;;
@@ -59,6 +62,7 @@ while (($#)); do
     --baseline-only) ours=0 top=0 ;;
     --keep) keep=1 ;;
     --zstd) zstd=1 ;;
+    --record) zstd=1 record=1 ;;
     --input) input=${2:?}; [[ $input = /* ]] || input=$here/$input; shift ;;
     --workload) workload=${2:?}; shift ;;
     --scale) scale=${2:?}; shift ;;
@@ -92,16 +96,23 @@ if [ -z "$file" ]; then
     log "generating workload $workload (scale $scale)"
     python3 scripts/workloads.py "$workload" --out "$tmp/input.mlir" --scale "$scale"
   fi
-  flags=(--call-graph dwarf,65528 -F 499 -e cpu-clock)
-  ((zstd == 0)) || flags+=(-z --buildid-mmap)
-  log "recording iree-compile into $tmp/perf.data (${flags[*]})"
-  perf record -q "${flags[@]}" -o "$tmp/perf.data" -- \
-    "$iree" --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu \
-    --iree-llvmcpu-target-cpu=generic "$tmp/input.mlir" -o "$tmp/out.vmfb" >&2
-  file=$tmp/perf.data
+  compile=("$iree" --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu
+    --iree-llvmcpu-target-cpu=generic "$tmp/input.mlir" -o "$tmp/out.vmfb")
+  if ((record)); then
+    log "recording iree-compile with compile-perf record into $tmp/run"
+    "${COMPILE_PERF:-target/release/compile-perf}" record -o "$tmp/run" -- "${compile[@]}" >/dev/null
+    file=$tmp/run/perf.data
+  else
+    flags=(--call-graph dwarf,65528 -F 499 -e cpu-clock)
+    ((zstd == 0)) || flags+=(-z --buildid-mmap)
+    log "recording iree-compile into $tmp/perf.data (${flags[*]})"
+    perf record -q "${flags[@]}" -o "$tmp/perf.data" -- "${compile[@]}" >&2
+    file=$tmp/perf.data
+  fi
 fi
 [ -r "$file" ] || die "cannot read $file"
-bytes=$(stat -L -c %s "$file")
+# A perf --threads recording is a directory: its size is its files'.
+bytes=$(du -sbL "$file" | cut -f1)
 mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
 ((bytes >= 200000000 || zstd)) || log "warning: $file is only $mb MB (the benchmark wants >= 200 MB)"
 

@@ -51,6 +51,59 @@ pub(crate) enum Walk {
 pub(crate) struct Unwinders {
     per_pid: HashMap<i32, UnwinderX86_64<SectionBytes>>,
     cache: CacheX86_64,
+    /// How much of the stack copy the unwinds that reached a root read.
+    pub(crate) stack_use: StackUse,
+}
+
+/// How many bytes of the copied user stack, from the stack pointer up, the
+/// unwinds that reached a thread root read: how deep the stacks really are,
+/// against the size `record` copies (`--stack-size`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StackUse {
+    /// Unwinds by KiB read (1..=64 KiB, the last bucket also holding more).
+    by_kib: [u64; STACK_USE_BUCKETS],
+    /// The most bytes one unwind read.
+    pub(crate) max_bytes: u64,
+}
+
+const STACK_USE_BUCKETS: usize = 64;
+
+impl Default for StackUse {
+    fn default() -> StackUse {
+        StackUse {
+            by_kib: [0; STACK_USE_BUCKETS],
+            max_bytes: 0,
+        }
+    }
+}
+
+impl StackUse {
+    fn add(&mut self, bytes: u64) {
+        let bucket = (bytes.saturating_sub(1) / 1024).min(STACK_USE_BUCKETS as u64 - 1);
+        self.by_kib[bucket as usize] += 1;
+        self.max_bytes = self.max_bytes.max(bytes);
+    }
+
+    /// The unwinds counted.
+    pub(crate) fn count(&self) -> u64 {
+        self.by_kib.iter().sum()
+    }
+
+    /// The bytes that the share `quantile` (0..=1) of the unwinds read at
+    /// most, to the KiB above; `None` when none was counted.
+    pub(crate) fn quantile_bytes(&self, quantile: f64) -> Option<u64> {
+        let count = self.count();
+        if count == 0 {
+            return None;
+        }
+        let wanted = ((quantile * count as f64).ceil() as u64).clamp(1, count);
+        let mut seen = 0;
+        let bucket = self.by_kib.iter().position(|&in_bucket| {
+            seen += in_bucket;
+            seen >= wanted
+        })?;
+        Some(((bucket as u64 + 1) * 1024).min(self.max_bytes))
+    }
 }
 
 impl Unwinders {
@@ -179,11 +232,12 @@ impl Unwinders {
         frames: &mut Vec<FrameKey>,
     ) -> Walk {
         let stack = sample.user_stack;
+        let deepest = std::cell::Cell::new(0);
         let mut read_stack = |address: u64| -> Result<u64, ()> {
             let offset = address.checked_sub(regs.sp).ok_or(())? as usize;
-            let bytes = stack
-                .get(offset..offset.checked_add(8).ok_or(())?)
-                .ok_or(())?;
+            let end = offset.checked_add(8).ok_or(())?;
+            let bytes = stack.get(offset..end).ok_or(())?;
+            deepest.set(deepest.get().max(end as u64));
             Ok(u64::from_le_bytes(bytes.try_into().map_err(|_| ())?))
         };
         let Some(unwinder) = self.per_pid.get(&sample.pid) else {
@@ -210,7 +264,10 @@ impl Unwinders {
                     };
                     frames.push(user_frame(processes, store, sample.pid, lookup));
                 }
-                Ok(None) => return Walk::Complete,
+                Ok(None) => {
+                    self.stack_use.add(deepest.get());
+                    return Walk::Complete;
+                }
                 Err(_) => return Walk::Stopped,
             }
         }
@@ -246,5 +303,31 @@ pub(crate) fn mapping_bias(
             .bias_for_mapping(start, file_offset, len)
             .unwrap_or(start.wrapping_sub(file_offset)),
         _ => start.wrapping_sub(file_offset),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StackUse;
+
+    #[test]
+    fn stack_use_quantiles_are_the_kib_above_and_never_past_the_deepest() {
+        let mut stack_use = StackUse::default();
+        assert_eq!(stack_use.quantile_bytes(0.5), None);
+        // 98 shallow stacks of 3 KiB, one of 20 KiB, one of 70 KiB (past the
+        // last bucket).
+        for _ in 0..98 {
+            stack_use.add(3000);
+        }
+        stack_use.add(20 * 1024);
+        stack_use.add(70 * 1024);
+        assert_eq!(stack_use.count(), 100);
+        assert_eq!(stack_use.quantile_bytes(0.5), Some(3 * 1024));
+        assert_eq!(stack_use.quantile_bytes(0.99), Some(20 * 1024));
+        assert_eq!(stack_use.quantile_bytes(1.0), Some(64 * 1024));
+        assert_eq!(stack_use.max_bytes, 70 * 1024);
+        let mut one = StackUse::default();
+        one.add(100);
+        assert_eq!(one.quantile_bytes(0.99), Some(100), "capped at the deepest");
     }
 }

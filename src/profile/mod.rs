@@ -20,7 +20,7 @@ use crate::symbolize::{
     KernelLoading, KernelSource, KernelSymbols, NamedAhead, NamingAhead, RecordedKernel, SymbolId,
     Symbols, symbolize,
 };
-use crate::unwind::{FrameKey, Unwinders, mapping_bias};
+use crate::unwind::{FrameKey, StackUse, Unwinders, mapping_bias};
 
 pub(crate) use select::{SampleFilter, is_compiler, is_linker};
 
@@ -97,6 +97,9 @@ pub(crate) struct Profile {
     /// perf to the command, so perf's own command line does not name it.
     /// Set by whoever reads the run's facts; `None` otherwise.
     pub command: Option<String>,
+    /// How much of the copied stacks the unwinds that reached a root read;
+    /// `None` when the stacks came from the cache, not from unwinding.
+    pub stack_use: Option<StackUse>,
 }
 
 impl Profile {
@@ -206,6 +209,7 @@ pub(crate) fn load(options: &LoadOptions) -> Result<Profile, Error> {
                         InputEnd::Complete,
                         None,
                         NamedAhead::new(),
+                        None,
                     ));
                 }
                 Err(reason) => {
@@ -273,6 +277,7 @@ fn finish_load(
     input_end: InputEnd,
     kernel_loading: Option<KernelLoading>,
     named_ahead: NamedAhead,
+    stack_use: Option<StackUse>,
 ) -> Profile {
     let cache = &reading.options.cache;
     let kernel = KernelSource {
@@ -309,6 +314,7 @@ fn finish_load(
             "bytes"
         },
         command: None,
+        stack_use,
     }
 }
 
@@ -460,6 +466,7 @@ fn read_records(
         input_end,
         kernel_symbols,
         named_ahead,
+        Some(unwinders.stack_use),
     ))
 }
 

@@ -11,6 +11,7 @@ use crate::binary::{DsoProblem, hex};
 use crate::error::{EXIT_BUILD_ID_MISMATCH, EXIT_MISSING_LIBRARY};
 use crate::profile::{Profile, SampleFilter};
 use crate::symbolize::KernelSymbolsUnavailable;
+use crate::unwind::StackUse;
 
 /// Processes below this share of samples are not listed one by one.
 const LISTED_PROCESS_SHARE: f64 = 1.0;
@@ -32,6 +33,21 @@ pub(crate) fn lost_samples_warning(lost: u64) -> String {
     format!(
         "{LOST_SAMPLES_PREFIX}{lost} samples while recording; rerun with a lower -F or a larger -m buffer"
     )
+}
+
+/// How deep the whole user stacks were: the bytes of the stack copy the
+/// unwinds that reached a thread root read (p50, p99 to the KiB above, and
+/// the most).
+fn stack_use_line(stack_use: &StackUse) -> Option<String> {
+    let kib = |bytes: u64| bytes as f64 / 1024.0;
+    Some(format!(
+        "stack copy read by whole user stacks: p50 {:.0} KiB, p99 {:.0} KiB, max {:.1} KiB \
+         ({} stacks)",
+        kib(stack_use.quantile_bytes(0.5)?),
+        kib(stack_use.quantile_bytes(0.99)?),
+        kib(stack_use.max_bytes),
+        stack_use.count()
+    ))
 }
 
 /// Summarizes `profile`; with `warn_lost`, lost samples are a warning too
@@ -84,6 +100,9 @@ pub(crate) fn summarize(profile: &Profile, warn_lost: bool) -> Summary {
         resolution.unresolved,
         resolution.frames
     ));
+    if let Some(line) = profile.stack_use.as_ref().and_then(stack_use_line) {
+        lines.push(line);
+    }
     lines.push(format!("lost samples: {}", profile.counts.lost));
 
     let mut warnings = Vec::new();
