@@ -11,7 +11,7 @@ use crate::cache::{
 };
 use crate::process::{ProcessId, ProcessImage, Processes, ThreadId, ThreadSlot};
 use crate::stacks::{FrameId, SampleKey, StackId, StackNode, StackTable, TimedSample};
-use crate::unwind::{FrameKey, Walk};
+use crate::unwind::{FrameKey, StackUse, Walk};
 
 use super::IngestCounts;
 
@@ -135,6 +135,9 @@ pub(super) struct Restored {
     pub counts: IngestCounts,
     pub kernel_text_address: Option<u64>,
     pub kernel_build_id: Option<Vec<u8>>,
+    /// How much of the stack copies whole stacks read: known when the
+    /// recording was unwound, not when it came from the cache.
+    pub stack_use: Option<StackUse>,
 }
 
 /// The reading kept in `entry`, with its binaries found again in `store`
@@ -228,6 +231,7 @@ pub(super) fn restore(entry: RecordingEntry, store: &mut Store) -> Result<Restor
         counts,
         kernel_text_address: entry.kernel_text_address,
         kernel_build_id: entry.kernel_build_id,
+        stack_use: None,
     })
 }
 

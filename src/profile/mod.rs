@@ -209,7 +209,6 @@ pub(crate) fn load(options: &LoadOptions) -> Result<Profile, Error> {
                         InputEnd::Complete,
                         None,
                         NamedAhead::new(),
-                        None,
                     ));
                 }
                 Err(reason) => {
@@ -277,7 +276,6 @@ fn finish_load(
     input_end: InputEnd,
     kernel_loading: Option<KernelLoading>,
     named_ahead: NamedAhead,
-    stack_use: Option<StackUse>,
 ) -> Profile {
     let cache = &reading.options.cache;
     let kernel = KernelSource {
@@ -314,7 +312,7 @@ fn finish_load(
             "bytes"
         },
         command: None,
-        stack_use,
+        stack_use: restored.stack_use,
     }
 }
 
@@ -457,6 +455,7 @@ fn read_records(
         counts,
         kernel_text_address: kernel.text_address,
         kernel_build_id: kernel.build_id,
+        stack_use: Some(unwinders.stack_use),
     };
     Ok(finish_load(
         reading,
@@ -466,7 +465,6 @@ fn read_records(
         input_end,
         kernel_symbols,
         named_ahead,
-        Some(unwinders.stack_use),
     ))
 }
 
