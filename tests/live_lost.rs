@@ -8,8 +8,8 @@
 //!   (per side) equals perf's own count of the samples lost (the
 //!   `PERF_RECORD_LOST_SAMPLES` records, as `perf script -D` prints them),
 //!   the timeline's buckets add up to its `PERF_RECORD_LOST` records, and
-//!   the text report warns with the count and the share, also on a run
-//!   directory whose `run.json` already notes the loss.
+//!   the text and the HTML report warn with the count and the share, also
+//!   on a run directory whose `run.json` already notes the loss.
 //!
 //! It needs perf and g++; without them it prints a skip note and returns,
 //! and under `CI=true` it fails instead (`common::live_prerequisite`).
@@ -226,4 +226,17 @@ fn lost_samples_are_counted_as_perf_counts_them_and_warned_about() {
         "record warned then, so stderr does not again:\n{}",
         text.stderr
     );
+    let page = dir.join("report.html");
+    compile_perf([
+        "report".into(),
+        "--format".into(),
+        "html".into(),
+        "-o".into(),
+        page.clone().into_os_string(),
+        run_dir.into_os_string(),
+    ])
+    .expect_code(0, "report --format html");
+    let page = std::fs::read_to_string(&page).unwrap();
+    let words = warning.trim_start_matches("warning: ");
+    assert!(page.contains(words), "the HTML report warns ({words})");
 }
