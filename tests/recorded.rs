@@ -150,7 +150,7 @@ fn top_json_follows_the_contract() {
     assert_eq!(top["event"], "cpu-clock");
     assert_eq!(top["unwind"]["complete"], 517);
     assert_eq!(top["unwind"]["truncated"], 1);
-    assert_eq!(top["lost"], 0);
+    assert_eq!(top["lost_samples"], 0);
     let first = &top["entries"][0];
     assert_eq!(
         first["symbol"],

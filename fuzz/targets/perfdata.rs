@@ -56,7 +56,9 @@ fn read_everything(input: &Input) -> u64 {
             Record::Comm { name, .. } => name.len() as u64,
             Record::Fork { pid, tid, .. } => (pid ^ tid) as u64,
             Record::Mmap(mapping) => mapping.start ^ mapping.len ^ mapping.path.len() as u64,
-            Record::Lost { count } => count,
+            Record::Lost { count, time, cpu } | Record::LostSamples { count, time, cpu } => {
+                count ^ time.unwrap_or(0) ^ u64::from(cpu.unwrap_or(0))
+            }
         });
     });
     checksum

@@ -25,6 +25,11 @@ impl Side {
         self.runs.iter().map(|run| run.samples).sum()
     }
 
+    /// Samples the kernel lost, of every run together.
+    pub(crate) fn lost_samples(&self) -> u64 {
+        self.runs.iter().map(|run| run.lost_samples).sum()
+    }
+
     /// CPU seconds per run, on average, of `samples_of(run)` samples.
     fn seconds_per_run(&self, samples_of: impl Fn(&RunRows) -> u64) -> Option<f64> {
         let total = self
@@ -370,6 +375,7 @@ mod tests {
         RunRows {
             input: PathBuf::from("perf.data"),
             samples,
+            lost_samples: 0,
             seconds_per_sample: Some(0.002),
             rows: rows
                 .iter()

@@ -28,6 +28,8 @@ pub(crate) struct RunRows {
     pub input: PathBuf,
     /// The samples the rows cover (after the process filters).
     pub samples: u64,
+    /// Samples the kernel lost while recording it (of every process).
+    pub lost_samples: u64,
     /// CPU seconds one sample stands for; `None` when the recording cannot
     /// say (a fixed period of an event that is not a clock).
     pub seconds_per_sample: Option<f64>,
@@ -72,6 +74,7 @@ pub(crate) fn run_rows(
     RunRows {
         input,
         samples: grouped.samples,
+        lost_samples: profile.counts.lost.samples(),
         seconds_per_sample: seconds_per_sample(profile),
         rows,
     }
@@ -173,6 +176,7 @@ pub(crate) struct AggregateRow {
 pub(crate) struct AggregateRun {
     pub input: PathBuf,
     pub samples: u64,
+    pub lost_samples: u64,
     pub cpu_seconds: Option<f64>,
 }
 
@@ -182,6 +186,8 @@ pub(crate) struct Aggregate {
     pub command: String,
     pub runs: Vec<AggregateRun>,
     pub samples: u64,
+    /// Samples the kernel lost, of all the runs together.
+    pub lost_samples: u64,
     /// CPU seconds per run, on average.
     pub cpu_seconds: Option<f64>,
     /// By self share of all the samples, then inclusive share.
@@ -256,10 +262,12 @@ pub(crate) fn aggregate(command: String, runs: &[RunRows]) -> Aggregate {
             .map(|run| AggregateRun {
                 input: run.input.clone(),
                 samples: run.samples,
+                lost_samples: run.lost_samples,
                 cpu_seconds: run.seconds(run.samples).map(round2),
             })
             .collect(),
         samples,
+        lost_samples: runs.iter().map(|run| run.lost_samples).sum(),
         cpu_seconds,
         categories,
     }
@@ -270,6 +278,15 @@ mod tests {
     use super::*;
 
     fn run(samples: u64, lexer: u64, seconds_per_sample: Option<f64>) -> RunRows {
+        run_losing(samples, lexer, seconds_per_sample, 0)
+    }
+
+    fn run_losing(
+        samples: u64,
+        lexer: u64,
+        seconds_per_sample: Option<f64>,
+        lost_samples: u64,
+    ) -> RunRows {
         let mut rows = HashMap::new();
         rows.insert(
             "lexer".to_owned(),
@@ -283,6 +300,7 @@ mod tests {
         RunRows {
             input: PathBuf::from("perf.data"),
             samples,
+            lost_samples,
             seconds_per_sample,
             rows,
         }
@@ -302,5 +320,14 @@ mod tests {
         assert_eq!(total.cpu_seconds, Some(4.0));
         let unknown = [run(1000, 200, Some(0.002)), run(1000, 200, None)];
         assert_eq!(aggregate(String::new(), &unknown).cpu_seconds, None);
+    }
+
+    #[test]
+    fn samples_lost_add_up_and_each_run_keeps_its_own() {
+        let runs = [run_losing(1000, 200, None, 7), run(3000, 300, None)];
+        let total = aggregate("iree-compile".to_owned(), &runs);
+        assert_eq!(total.lost_samples, 7);
+        let per_run: Vec<u64> = total.runs.iter().map(|run| run.lost_samples).collect();
+        assert_eq!(per_run, [7, 0]);
     }
 }

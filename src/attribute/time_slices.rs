@@ -2,6 +2,10 @@
 //! with the number of busy threads and the phase of the compile (input
 //! parsing, flow, stream, HAL, codegen, VM, output) each slice was in.
 //!
+//! Samples the kernel lost are counted in the slice of the record that
+//! said so (`PERF_RECORD_LOST`, written once the ring buffer had room
+//! again, so just after the drops).
+//!
 //! Busy threads are CPU time over wall time: a thread that ran the whole
 //! slice yields `frequency × slice length` samples. That also says how
 //! much of the compile ran on one thread while the machine's other cores
@@ -31,6 +35,8 @@ pub(crate) struct TimeSlice {
     pub busy_threads: Option<f64>,
     /// The phase most of the slice's samples were in.
     pub phase: Option<Phase>,
+    /// Records the kernel dropped in the slice (most of them samples).
+    pub lost: u64,
 }
 
 /// A run of slices in the same phase.
@@ -59,6 +65,9 @@ pub(crate) struct Timeline {
     pub slices: Vec<TimeSlice>,
     pub phases: Vec<PhaseSpan>,
     pub utilization: Option<Utilization>,
+    /// Samples the kernel lost while recording (of every process), timed
+    /// or not.
+    pub lost_samples: u64,
 }
 
 /// Splits the samples `filter` keeps into `count` equal time slices.
@@ -88,6 +97,7 @@ pub(crate) fn timeline(
             slices: Vec::new(),
             phases: Vec::new(),
             utilization: None,
+            lost_samples: profile.counts.lost.samples(),
         };
     };
     let count = count.max(1);
@@ -112,12 +122,17 @@ pub(crate) fn timeline(
             });
             (facts.self_category, phase)
         });
-        let index = (((sample.time - first) / slice_ns) as usize).min(count - 1);
+        let index = slice_of(sample.time, first, slice_ns, count);
         let slice = &mut slices[index];
         slice.samples += 1;
         *slice.categories.entry(category).or_default() += 1;
         if let Some(phase) = phase {
             *phase_counts[index].entry(phase).or_default() += 1;
+        }
+    }
+    for loss in &profile.counts.lost.records {
+        if let Some(time) = loss.time {
+            slices[slice_of(time, first, slice_ns, count)].lost += loss.count;
         }
     }
     let frequency = profile
@@ -154,7 +169,14 @@ pub(crate) fn timeline(
         phases: phase_spans(&slices, slice_seconds),
         slices,
         utilization,
+        lost_samples: profile.counts.lost.samples(),
     }
+}
+
+/// The slice of `count`, each `slice_ns` long from `first`, that `time`
+/// falls in; a time outside them is in the first or the last.
+fn slice_of(time: u64, first: u64, slice_ns: u64, count: usize) -> usize {
+    ((time.saturating_sub(first) / slice_ns) as usize).min(count - 1)
 }
 
 /// Runs of slices in one phase; slices without a phase join the run they
@@ -187,6 +209,18 @@ mod tests {
             phase,
             ..TimeSlice::default()
         }
+    }
+
+    #[test]
+    fn times_fall_in_their_slice_and_outside_ones_in_the_nearest_end() {
+        let slice = |time| slice_of(time, 1_000, 10, 4);
+        assert_eq!(slice(1_000), 0);
+        assert_eq!(slice(1_009), 0);
+        assert_eq!(slice(1_010), 1);
+        assert_eq!(slice(1_039), 3);
+        // A loss reported before the first kept sample or after the last.
+        assert_eq!(slice(5), 0);
+        assert_eq!(slice(2_000), 3);
     }
 
     #[test]

@@ -26,7 +26,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 pub(crate) use recording::{
-    CachedDso, CachedProcess, CachedSample, CachedThread, Identity, RecordingEntry,
+    CachedDso, CachedLoss, CachedProcess, CachedSample, CachedThread, Identity, RecordingEntry,
 };
 pub(crate) use symbols::{BinaryEntry, CachedName, CategoriesEntry, CategoryOf};
 

@@ -140,6 +140,18 @@ pub(crate) struct RecordingEntry {
     pub nodes: Vec<(u32, u32)>,
     pub samples: Vec<CachedSample>,
     pub other_event_samples: u64,
-    pub lost: u64,
+    /// One entry per `PERF_RECORD_LOST`, in the recording's order.
+    pub lost: Vec<CachedLoss>,
+    /// The counts of the `PERF_RECORD_LOST_SAMPLES` records, summed.
+    pub lost_samples_reported: u64,
     pub period_total: u64,
+}
+
+/// Records the kernel dropped: when (ns) and on which CPU, when the
+/// recording says, and how many.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub(crate) struct CachedLoss {
+    pub time: Option<u64>,
+    pub cpu: Option<u32>,
+    pub count: u64,
 }

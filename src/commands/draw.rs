@@ -19,6 +19,7 @@ use crate::render::html::{self, HtmlPage};
 use crate::render::timeline_svg;
 use crate::report::breakdown::scope_words;
 use crate::report::run_facts::RunFacts;
+use crate::report::summary::lost_samples_warning;
 
 /// One flamegraph to draw.
 pub(super) struct FlamegraphRequest {
@@ -227,7 +228,8 @@ pub(super) fn html_report(
     html::render(&page, profile, classes, filter)
 }
 
-/// The facts at the top of the HTML report, and the notices.
+/// The facts at the top of the HTML report, the lost-samples warning and
+/// the notices.
 fn run_facts(
     profile: &Profile,
     filter: &SampleFilter,
@@ -257,6 +259,9 @@ fn run_facts(
         if let Some(host) = run.hostname() {
             fact("host", host.to_owned());
         }
+    }
+    if let Some(warning) = lost_samples_warning(profile) {
+        fact("warning", warning);
     }
     for notice in notices {
         fact("notice", notice.clone());

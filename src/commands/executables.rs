@@ -239,6 +239,7 @@ fn ranking(
         wall_seconds: walls.iter().sum(),
         median_wall_seconds: median_wall,
         samples: sum(|e| e.samples),
+        lost_samples: sum(|e| e.lost_samples),
         translate_samples: translate,
         serialize_samples: serialize,
         translate_percent_of_full: (full_compile.translate_samples > 0)
@@ -247,6 +248,7 @@ fn ranking(
             .then(|| share(serialize, full_compile.serialize_samples)),
     };
     ExecutablesJson {
+        lost_samples: totals.lost_samples + full_compile.lost_samples,
         outliers: outliers(&executables, median_wall),
         executables,
         full_compile,
@@ -262,6 +264,8 @@ fn ranking(
 /// codegen and serialization passes.
 struct Figures {
     samples: u64,
+    /// Of every process.
+    lost_samples: u64,
     top_categories: Vec<CategoryShare>,
     top_passes: Vec<PassShare>,
     translate_samples: u64,
@@ -323,6 +327,7 @@ fn figures(profile: &Profile, classes: &Classes<'_>) -> Figures {
     };
     Figures {
         samples,
+        lost_samples: profile.counts.lost.samples(),
         top_categories,
         top_passes,
         translate_samples: inclusive(TRANSLATE_PASS),
@@ -357,9 +362,10 @@ fn compiler_only() -> SampleFilter {
 fn full_figures(full: &Recorded, rules: &RuleTable) -> FullCompile {
     let read =
         load(&full.perf_data).map(|profile| figures(&profile, &Classes::new(&profile, rules)));
-    let (samples, translate, serialize) = match read {
+    let (samples, lost_samples, translate, serialize) = match read {
         Ok(figures) => (
             figures.samples,
+            figures.lost_samples,
             figures.translate_samples,
             figures.serialize_samples,
         ),
@@ -367,13 +373,14 @@ fn full_figures(full: &Recorded, rules: &RuleTable) -> FullCompile {
             eprintln!(
                 "compile-perf: warning: the full compile's recording cannot be read: {error}"
             );
-            (0, 0, 0)
+            (0, 0, 0, 0)
         }
     };
     FullCompile {
         wall_seconds: full.command_wall_seconds.or(full.run.wall_seconds),
         exit: full.run.exit.map(exit_of),
         samples,
+        lost_samples,
         translate_samples: translate,
         serialize_samples: serialize,
         run_dir: FULL_COMPILE_DIR.to_owned(),
@@ -392,6 +399,7 @@ fn executable_entry(dir: &Path, run: ExecutableRun, rules: &RuleTable) -> Execut
         name: source.name,
         wall_seconds: 0.0,
         samples: 0,
+        lost_samples: 0,
         peak_rss_bytes: None,
         exit: None,
         timed_out: false,
@@ -424,6 +432,7 @@ fn executable_entry(dir: &Path, run: ExecutableRun, rules: &RuleTable) -> Execut
             let classes = Classes::new(&profile, rules);
             let figures = figures(&profile, &classes);
             entry.samples = figures.samples;
+            entry.lost_samples = figures.lost_samples;
             entry.top_categories = figures.top_categories;
             entry.top_passes = figures.top_passes;
             entry.translate_samples = figures.translate_samples;

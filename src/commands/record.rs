@@ -290,12 +290,7 @@ fn report_recording(
         .outputs
         .extend(outputs.iter().map(|name| (*name).to_owned()));
     recorded.run.notes.extend(run_notices);
-    if profile.counts.lost > 0 {
-        recorded
-            .run
-            .notes
-            .push(lost_samples_warning(profile.counts.lost));
-    }
+    recorded.run.notes.extend(lost_samples_warning(&profile));
     recorded.run.status = RunStatus::Finished;
     recorded.run.finished = true;
     recorded.save()?;

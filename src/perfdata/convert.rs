@@ -137,13 +137,17 @@ pub(super) fn deliver(
         Ok(Err(error)) => return Err(format!("undecodable record: {error}")),
         Err(_) => return Err("the perf.data parser rejected a malformed record".to_owned()),
     };
-    if let Some(record) = convert(attr_index, event, record.timestamp().unwrap_or(0)) {
+    if let Some(record) = convert(attr_index, event, record) {
         handle(record);
     }
     Ok(())
 }
 
-fn convert(event_index: usize, event: EventRecord<'_>, time: u64) -> Option<Record<'_>> {
+fn convert<'a>(
+    event_index: usize,
+    event: EventRecord<'a>,
+    record: &RawEventRecord<'a>,
+) -> Option<Record<'a>> {
     Some(match event {
         EventRecord::Sample(sample) => {
             let user_regs = sample.user_regs.and_then(|regs| {
@@ -163,7 +167,7 @@ fn convert(event_index: usize, event: EventRecord<'_>, time: u64) -> Option<Reco
                 event_index,
                 pid: sample.pid.unwrap_or(-1),
                 tid: sample.tid.unwrap_or(-1),
-                time: sample.timestamp.unwrap_or(time),
+                time: (sample.timestamp.or_else(|| record.timestamp())).unwrap_or(0),
                 ip: sample.ip.unwrap_or(0),
                 mode: match sample.cpu_mode {
                     CpuMode::Kernel => SampleMode::Kernel,
@@ -219,16 +223,37 @@ fn convert(event_index: usize, event: EventRecord<'_>, time: u64) -> Option<Reco
                 is_kernel: mmap.cpu_mode == CpuMode::Kernel,
             })
         }
-        EventRecord::Lost(lost) => Record::Lost { count: lost.count },
+        EventRecord::Lost(lost) => {
+            let (time, cpu) = loss_time_and_cpu(record);
+            Record::Lost {
+                count: lost.count,
+                time,
+                cpu,
+            }
+        }
         // PERF_RECORD_LOST_SAMPLES: samples dropped by the PMU or the kernel.
         EventRecord::Raw(raw) if raw.record_type == RecordType::LOST_SAMPLES => {
             let lost = raw.data.get(0..8)?.as_slice();
-            Record::Lost {
+            let (time, cpu) = loss_time_and_cpu(record);
+            Record::LostSamples {
                 count: u64::from_le_bytes(lost.as_ref().try_into().ok()?),
+                time,
+                cpu,
             }
         }
         _ => return None,
     })
+}
+
+/// The time and the CPU of a lost-records record, from its `sample_id_all`
+/// trailer. perf's own records, written at the end, have a zero trailer: a
+/// zero time is no time, and then the CPU is not known either.
+fn loss_time_and_cpu(record: &RawEventRecord<'_>) -> (Option<u64>, Option<u32>) {
+    let common = record.common_data().unwrap_or_default();
+    match common.timestamp.filter(|&time| time > 0) {
+        Some(time) => (Some(time), common.cpu),
+        None => (None, None),
+    }
 }
 
 /// `PROT_EXEC` from `<sys/mman.h>`.

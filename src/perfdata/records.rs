@@ -207,10 +207,27 @@ pub enum Record<'a> {
     },
     /// Code was mapped.
     Mmap(Mapping<'a>),
-    /// The kernel dropped `count` records because perf could not keep up.
+    /// The kernel dropped `count` records because perf could not keep up
+    /// (`PERF_RECORD_LOST`: the ring buffer was full; most of them samples).
     Lost {
         /// Records dropped.
         count: u64,
+        /// When the kernel wrote this record (ns, the samples' clock), when
+        /// the event has `sample_id_all`.
+        time: Option<u64>,
+        /// The CPU whose ring buffer overflowed, when the event samples it.
+        cpu: Option<u32>,
+    },
+    /// Samples of one event were lost (`PERF_RECORD_LOST_SAMPLES`). perf 6
+    /// writes one per CPU at the end, from the kernel's count of the same
+    /// drops its [`Record::Lost`] records report, without a time or a CPU.
+    LostSamples {
+        /// Samples lost.
+        count: u64,
+        /// When the kernel wrote this record (ns), if it says.
+        time: Option<u64>,
+        /// The CPU, when the record has a time and the event samples it.
+        cpu: Option<u32>,
     },
 }
 

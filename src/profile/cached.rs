@@ -7,13 +7,14 @@ use std::path::Path;
 
 use crate::binary::{DsoId, Store};
 use crate::cache::{
-    Cache, CachedDso, CachedProcess, CachedSample, CachedThread, Identity, Kind, RecordingEntry,
+    Cache, CachedDso, CachedLoss, CachedProcess, CachedSample, CachedThread, Identity, Kind,
+    RecordingEntry,
 };
 use crate::process::{ProcessId, ProcessImage, Processes, ThreadId, ThreadSlot};
 use crate::stacks::{FrameId, SampleKey, StackId, StackNode, StackTable, TimedSample};
 use crate::unwind::{FrameKey, StackUse, Walk};
 
-use super::IngestCounts;
+use super::{IngestCounts, Loss, Losses};
 
 /// The first binary of the store that comes from a mapping; the ones
 /// before it (kernel, vdso, unknown) every store has.
@@ -123,7 +124,14 @@ pub(super) fn to_entry(identity: Identity, parts: &Parts<'_>) -> RecordingEntry 
             })
             .collect(),
         other_event_samples: parts.counts.other_event_samples,
-        lost: parts.counts.lost,
+        lost: (parts.counts.lost.records.iter())
+            .map(|loss| CachedLoss {
+                time: loss.time,
+                cpu: loss.cpu,
+                count: loss.count,
+            })
+            .collect(),
+        lost_samples_reported: parts.counts.lost.samples_reported,
         period_total: parts.counts.period_total,
     }
 }
@@ -220,7 +228,16 @@ pub(super) fn restore(entry: RecordingEntry, store: &mut Store) -> Result<Restor
     let counts = IngestCounts {
         samples: timeline.len() as u64,
         other_event_samples: entry.other_event_samples,
-        lost: entry.lost,
+        lost: Losses {
+            records: (entry.lost.iter())
+                .map(|loss| Loss {
+                    time: loss.time,
+                    cpu: loss.cpu,
+                    count: loss.count,
+                })
+                .collect(),
+            samples_reported: entry.lost_samples_reported,
+        },
         period_total: entry.period_total,
         first_time: timeline.first().map(|sample| sample.time),
         last_time: timeline.last().map(|sample| sample.time),

@@ -3,6 +3,7 @@
 //! unique frame once.
 
 mod cached;
+mod losses;
 mod select;
 mod thread_roots;
 
@@ -22,6 +23,7 @@ use crate::symbolize::{
 };
 use crate::unwind::{FrameKey, StackUse, Unwinders, mapping_bias};
 
+pub(crate) use losses::{Loss, Losses};
 pub(crate) use select::{SampleFilter, is_compiler, is_linker};
 
 /// What to load and how.
@@ -49,14 +51,14 @@ pub(crate) struct LoadOptions {
 }
 
 /// Counts gathered while streaming.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct IngestCounts {
     /// Samples of the chosen event.
     pub samples: u64,
     /// Samples of other events, skipped.
     pub other_event_samples: u64,
-    /// Records the kernel reported lost.
-    pub lost: u64,
+    /// What the kernel reported lost, and when.
+    pub lost: Losses,
     /// The sum of the periods of the samples counted (events they stand
     /// for: nanoseconds for `cpu-clock` and `task-clock`); 0 when the
     /// recording has no periods.
@@ -430,7 +432,8 @@ fn read_records(
                 unwinders.on_mmap(mapping.pid, &code, image);
             }
         }
-        Record::Lost { count } => counts.lost += count,
+        Record::Lost { count, time, cpu } => counts.lost.records.push(Loss { time, cpu, count }),
+        Record::LostSamples { count, .. } => counts.lost.samples_reported += count,
     })?;
     let named_ahead = naming_ahead.map(NamingAhead::finish).unwrap_or_default();
 

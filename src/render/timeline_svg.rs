@@ -1,8 +1,9 @@
 //! `compile-perf timeline`: an SVG of category shares over the course of the
 //! compile, one stacked column per time slice in the flamegraph colours,
 //! with the compile's phases as a band above, the number of busy threads
-//! as a line over the columns, and, when the run has a `memory.json`, the
-//! compiler's RSS as a second line with its peak marked.
+//! as a line over the columns, the slices in which the kernel lost samples
+//! marked red along the chart's top, and, when the run has a
+//! `memory.json`, the compiler's RSS as a second line with its peak marked.
 
 use std::fmt::Write;
 
@@ -24,6 +25,10 @@ const LEGEND_ROW: f64 = 18.0;
 const LEGEND_COLUMN: f64 = 236.0;
 /// The colour of the RSS line and its scale.
 const RSS_COLOR: &str = "#08306b";
+/// The colour of the marks of lost samples.
+const LOST_COLOR: &str = "#d62728";
+/// The height of a mark of lost samples, above the chart.
+const LOST_MARK_HEIGHT: f64 = 6.0;
 
 /// Colours of the phase band.
 fn phase_color(phase: Phase) -> &'static str {
@@ -93,6 +98,14 @@ pub(crate) fn render(
         ),
         None => format!("category shares per {:.2} s", timeline.slice_seconds),
     };
+    let subtitle = if timeline.lost_samples > 0 {
+        format!(
+            "{subtitle}; the kernel lost {} samples (red marks)",
+            timeline.lost_samples
+        )
+    } else {
+        subtitle
+    };
     let subtitle = match run_facts {
         Some(facts) => format!("{subtitle} — {facts}"),
         None => subtitle,
@@ -156,6 +169,8 @@ pub(crate) fn render(
             );
         }
     }
+
+    draw_losses(&mut svg, timeline, column);
 
     // Busy threads, on the right axis.
     let busiest = timeline
@@ -251,6 +266,26 @@ pub(crate) fn render(
     }
     svg.push_str("</g>\n</svg>\n");
     svg
+}
+
+/// A red mark above each slice in which the kernel lost samples, as wide
+/// as the slice, its count in its title.
+fn draw_losses(svg: &mut String, timeline: &Timeline, column: f64) {
+    for (index, slice) in timeline.slices.iter().enumerate() {
+        if slice.lost == 0 {
+            continue;
+        }
+        let _ = writeln!(
+            svg,
+            r#"<rect class="lost" x="{:.2}" y="{:.1}" width="{:.2}" height="{LOST_MARK_HEIGHT}" fill="{LOST_COLOR}"><title>{:.2}–{:.2} s: the kernel lost {} samples</title></rect>"#,
+            LEFT + index as f64 * column,
+            CHART_TOP - LOST_MARK_HEIGHT,
+            column.max(1.0),
+            slice.start_seconds,
+            slice.start_seconds + timeline.slice_seconds,
+            slice.lost,
+        );
+    }
 }
 
 /// The RSS line over the columns, scaled from 0 to its peak (the scale in

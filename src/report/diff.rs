@@ -163,6 +163,9 @@ fn table(diff: &Diff, scope: &Scope) -> Table {
 /// `diff --format json`.
 #[derive(Debug, Serialize)]
 pub(crate) struct DiffJson<'a> {
+    /// Samples the kernel lost, of both sides together (each side's are
+    /// in it).
+    lost_samples: u64,
     base: SideJson<'a>,
     new: SideJson<'a>,
     by: &'static str,
@@ -185,6 +188,8 @@ struct SideJson<'a> {
     runs: usize,
     /// Samples of all runs together.
     samples: u64,
+    /// Samples the kernel lost, of all runs together.
+    lost_samples: u64,
     /// CPU seconds per run, on average.
     cpu_seconds: Option<f64>,
 }
@@ -214,6 +219,7 @@ fn side_json(side: &Side) -> SideJson<'_> {
         inputs: side.runs.iter().map(|run| run.input.as_path()).collect(),
         runs: side.runs.len(),
         samples: side.samples(),
+        lost_samples: side.lost_samples(),
         cpu_seconds: Diff::cpu_seconds(side).map(round2),
     }
 }
@@ -221,6 +227,7 @@ fn side_json(side: &Side) -> SideJson<'_> {
 /// The JSON document of `diff`.
 pub(crate) fn to_json<'a>(diff: &'a Diff, scope: &Scope) -> DiffJson<'a> {
     DiffJson {
+        lost_samples: diff.base.lost_samples() + diff.new.lost_samples(),
         base: side_json(&diff.base),
         new: side_json(&diff.new),
         by: scope.by,

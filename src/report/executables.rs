@@ -18,6 +18,9 @@ const TABLE_TOP: usize = 2;
 /// `executables.json`.
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct ExecutablesJson {
+    /// Samples the kernel lost, of every recording (the full compile's and
+    /// the executables').
+    pub lost_samples: u64,
     /// Slowest first.
     pub executables: Vec<ExecutableEntry>,
     /// The compile the executables were dumped from.
@@ -43,6 +46,8 @@ pub(crate) struct ExecutableEntry {
     pub wall_seconds: f64,
     /// CPU samples of the native compiler process.
     pub samples: u64,
+    /// Samples the kernel lost while recording it.
+    pub lost_samples: u64,
     /// Peak RSS of the compile (the launcher and the compiler).
     pub peak_rss_bytes: Option<u64>,
     /// How the compile ended; `null` when that was not measured.
@@ -96,6 +101,8 @@ pub(crate) struct FullCompile {
     pub exit: Option<Exit>,
     /// CPU samples of the native compiler process.
     pub samples: u64,
+    /// Samples the kernel lost while recording it.
+    pub lost_samples: u64,
     /// Samples in `TranslateAllExecutablesPass` (codegen).
     pub translate_samples: u64,
     /// Samples in `SerializeAllExecutablesPass` (LLVM to objects, linking).
@@ -110,6 +117,7 @@ pub(crate) struct Totals {
     pub wall_seconds: f64,
     pub median_wall_seconds: f64,
     pub samples: u64,
+    pub lost_samples: u64,
     pub translate_samples: u64,
     pub serialize_samples: u64,
     /// Their codegen samples against the full compile's, in percent; `null`
@@ -288,6 +296,7 @@ mod tests {
             name: name.to_owned(),
             wall_seconds,
             samples: 0,
+            lost_samples: 0,
             peak_rss_bytes: None,
             exit: exit.map(|code| Exit {
                 code: Some(code),

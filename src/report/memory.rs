@@ -41,6 +41,8 @@ pub(crate) struct MemoryJson {
     pub period: u64,
     pub page_size: u64,
     pub samples: u64,
+    /// Samples the kernel lost while recording (of every event).
+    pub lost_samples: u64,
     pub bytes: u64,
     /// The compile's peak RSS, from run.json, when known.
     pub peak_rss_bytes: Option<u64>,
@@ -109,6 +111,7 @@ pub(crate) fn memory_report(
         period,
         page_size: PAGE_SIZE,
         samples,
+        lost_samples: faults.counts.lost.samples(),
         bytes: samples * bytes_per_sample,
         peak_rss_bytes,
         attribution: match attribution {

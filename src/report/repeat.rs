@@ -94,6 +94,8 @@ pub(crate) struct AggregateJson<'a> {
     runs: Vec<RunJson<'a>>,
     /// Samples of all the runs together.
     samples: u64,
+    /// Samples the kernel lost, of all the runs together.
+    lost_samples: u64,
     /// CPU seconds per run, on average.
     cpu_seconds: Option<f64>,
     by: &'static str,
@@ -104,6 +106,7 @@ pub(crate) struct AggregateJson<'a> {
 struct RunJson<'a> {
     input: &'a Path,
     samples: u64,
+    lost_samples: u64,
     cpu_seconds: Option<f64>,
 }
 
@@ -129,10 +132,12 @@ pub(crate) fn to_json(report: &Aggregate) -> AggregateJson<'_> {
             .map(|run| RunJson {
                 input: &run.input,
                 samples: run.samples,
+                lost_samples: run.lost_samples,
                 cpu_seconds: run.cpu_seconds,
             })
             .collect(),
         samples: report.samples,
+        lost_samples: report.lost_samples,
         cpu_seconds: report.cpu_seconds,
         by: "category",
         categories: report

@@ -341,8 +341,8 @@ mod tests {
     fn lost_samples_noted_by_record_are_known_again() {
         let mut run = facts("{}");
         assert!(!run.notes_lost_samples());
-        run.notes
-            .push(crate::report::summary::lost_samples_warning(12));
+        let warning = crate::report::summary::lost_warning(12, 0.5).expect("a warning");
+        run.notes.push(warning);
         assert!(run.notes_lost_samples());
     }
 

@@ -28,11 +28,25 @@ pub(crate) struct Summary {
 /// notes.
 pub(crate) const LOST_SAMPLES_PREFIX: &str = "the kernel lost ";
 
-/// The warning about samples the kernel lost.
-pub(crate) fn lost_samples_warning(lost: u64) -> String {
-    format!(
-        "{LOST_SAMPLES_PREFIX}{lost} samples while recording; rerun with a lower -F or a larger -m buffer"
-    )
+/// The warning about the samples the kernel lost while `profile` was
+/// recorded, with their share and what to do; `None` when none were lost.
+pub(crate) fn lost_samples_warning(profile: &Profile) -> Option<String> {
+    let lost = &profile.counts.lost;
+    let read = profile.counts.samples + profile.counts.other_event_samples;
+    lost_warning(lost.samples(), lost.samples_percent(read))
+}
+
+/// The words of [`lost_samples_warning`]: `lost` samples, `percent` of those taken.
+pub(crate) fn lost_warning(lost: u64, percent: f64) -> Option<String> {
+    (lost > 0).then(|| {
+        format!(
+            "{LOST_SAMPLES_PREFIX}{lost} samples while recording ({percent:.1}% of the samples \
+             taken): perf could not write them out in time, and the profile misses them; \
+             record with a larger ring buffer (`record --perf-arg=-m --perf-arg=16M`), \
+             fewer bytes per second (a lower --freq or --stack-size), or while less is \
+             written to the disk"
+        )
+    })
 }
 
 /// How deep the whole user stacks were: the bytes of the stack copy the
@@ -103,12 +117,12 @@ pub(crate) fn summarize(profile: &Profile, warn_lost: bool) -> Summary {
     if let Some(line) = profile.stack_use.as_ref().and_then(stack_use_line) {
         lines.push(line);
     }
-    lines.push(format!("lost samples: {}", profile.counts.lost));
+    lines.push(format!("lost samples: {}", profile.counts.lost.samples()));
 
     let mut warnings = Vec::new();
     let mut exit_code = 0;
-    if warn_lost && profile.counts.lost > 0 {
-        warnings.push(lost_samples_warning(profile.counts.lost));
+    if warn_lost {
+        warnings.extend(lost_samples_warning(profile));
     }
     let mut problem_dsos: Vec<_> = profile
         .store
@@ -182,4 +196,23 @@ pub(crate) fn write_summary(summary: &Summary, out: &mut dyn Write) -> std::io::
         writeln!(out, "compile-perf: warning: {warning}")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lost_samples_warning_says_how_many_what_share_and_what_to_do() {
+        let warning = lost_warning(366, 5.6987).expect("a warning");
+        assert!(warning.starts_with("the kernel lost 366 samples while recording (5.7% of"));
+        for advice in ["-m --perf-arg=16M", "--freq", "disk"] {
+            assert!(warning.contains(advice), "{advice} in {warning}");
+        }
+    }
+
+    #[test]
+    fn nothing_lost_is_no_warning() {
+        assert_eq!(lost_warning(0, 0.0), None);
+    }
 }

@@ -12,6 +12,8 @@ use crate::rules::RuleTable;
 #[derive(Debug, Serialize)]
 pub(crate) struct TimelineJson {
     pub command: String,
+    /// Samples the kernel lost while recording; 0 when none were.
+    pub lost_samples: u64,
     pub bucket_seconds: f64,
     pub utilization: Option<UtilizationJson>,
     pub phases: Vec<PhaseJson>,
@@ -74,6 +76,10 @@ pub(crate) struct SliceJson {
     pub phase: Option<&'static str>,
     /// Samples by category id, largest first.
     pub categories: Vec<(String, u64)>,
+    /// Records the kernel dropped in the slice, by the times of its
+    /// `PERF_RECORD_LOST` records (most of them samples; perf's own count
+    /// of samples lost, in `lost_samples` at the top, has no time).
+    pub lost_samples: u64,
 }
 
 /// The JSON form of `timeline`.
@@ -101,6 +107,7 @@ pub(crate) fn to_json(
                 .collect(),
         }),
         command,
+        lost_samples: timeline.lost_samples,
         bucket_seconds: round(timeline.slice_seconds),
         utilization: timeline.utilization.map(Into::into),
         phases: timeline
@@ -128,6 +135,7 @@ pub(crate) fn to_json(
                     busy_threads: slice.busy_threads.map(super::round2),
                     phase: slice.phase.map(|phase| phase.name()),
                     categories,
+                    lost_samples: slice.lost,
                 }
             })
             .collect(),

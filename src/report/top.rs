@@ -42,7 +42,8 @@ pub(crate) struct TopReport {
     pub samples: u64,
     pub event: String,
     pub unwind: UnwindJson,
-    pub lost: u64,
+    /// Samples the kernel lost while recording.
+    pub lost_samples: u64,
     pub processes: Vec<ProcessEntry>,
     pub entries: Vec<TopEntry>,
 }
@@ -112,7 +113,7 @@ pub(crate) fn top_report(profile: &Profile, limit: usize, filter: &SampleFilter)
         samples,
         event: profile.event.clone(),
         unwind: unwind.into(),
-        lost: profile.counts.lost,
+        lost_samples: profile.counts.lost.samples(),
         processes,
         entries,
     }

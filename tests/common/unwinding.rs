@@ -29,7 +29,7 @@ pub(crate) fn check_compiler_unwinding(json: &Value, label: &str) {
     let samples = as_u64(&json["samples"], "samples");
     let mut report = format!(
         "{label}: {samples} samples, {} lost; {:.2}% unwound to a thread root, {} truncated\n",
-        as_u64(&json["lost"], "lost"),
+        as_u64(&json["lost_samples"], "lost_samples"),
         100.0 * rate(&json["unwind"], samples),
         as_u64(&json["unwind"]["truncated"], "unwind.truncated")
     );

@@ -57,6 +57,7 @@ impl Breakdown<'_> {
             command: self.profile.profiled_command(),
             event: self.profile.event.clone(),
             samples,
+            lost_samples: self.profile.counts.lost.samples(),
             duration_seconds: round2(self.profile.counts.duration_seconds()),
             unwind: self.unwind.into(),
             by: grouping_name(self.options.grouping),
@@ -156,6 +157,9 @@ pub(crate) struct ReportJson {
     pub command: String,
     pub event: String,
     pub samples: u64,
+    /// Samples the kernel lost while recording (of every process and
+    /// event); 0 when none were.
+    pub lost_samples: u64,
     pub duration_seconds: f64,
     pub unwind: crate::report::top::UnwindJson,
     pub by: &'static str,

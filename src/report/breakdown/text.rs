@@ -9,6 +9,7 @@ use super::{Breakdown, TEXT_TOP, attribution_name, grouping_name, mebibytes, sco
 use crate::attribute::{Grouping, RowKey, percent};
 use crate::mlir_timing::TimerKind;
 use crate::report::artifacts;
+use crate::report::summary::lost_samples_warning;
 use crate::report::table::{Cell, Column, Table, TextFormat, write_table};
 use crate::short_name;
 
@@ -70,6 +71,7 @@ impl Breakdown<'_> {
                 mebibytes(bytes as f64),
             ));
         }
+        lines.extend(lost_samples_warning(profile).map(|warning| format!("warning: {warning}")));
         lines.extend(
             self.notices
                 .iter()
