@@ -465,5 +465,12 @@ fn finish(config: &Config, profile: &Profile, run: Option<&RunFacts>) -> Result<
             );
             Ok(EXIT_TRUNCATED)
         }
+        InputEnd::Unfinished { reason } => {
+            let _ = writeln!(
+                stderr,
+                "compile-perf: warning: {input}: {reason}; the {samples} samples before it were read"
+            );
+            Ok(shown.exit_code)
+        }
     }
 }

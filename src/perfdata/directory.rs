@@ -323,12 +323,18 @@ fn merge(
 
 /// How the whole recording ended, from how each stream (`names`) ended:
 /// the first damaged stream makes it corrupt; salvaged streams and a
-/// salvaged header file make it salvaged.
+/// salvaged header file make it salvaged; streams whose last record perf
+/// did not finish make it unfinished.
 fn input_end(names: &[String], ends: Vec<ReadEnd>, salvaged: Option<&Salvage>) -> InputEnd {
     let mut salvage_reasons: Vec<String> = salvaged.map(|s| s.reason.clone()).into_iter().collect();
+    let mut unfinished = Vec::new();
     for (name, end) in names.iter().zip(ends) {
         match end {
             ReadEnd::Complete => {}
+            ReadEnd::Unfinished(reason) => unfinished.push(format!(
+                "its stream {name} ends inside its last record, which perf did not finish \
+                 writing ({reason})"
+            )),
             ReadEnd::Corrupt(reason) => {
                 return InputEnd::Corrupt {
                     reason: format!("in its stream {name}, {reason}"),
@@ -345,11 +351,16 @@ fn input_end(names: &[String], ends: Vec<ReadEnd>, salvaged: Option<&Salvage>) -
             )),
         }
     }
-    if salvage_reasons.is_empty() {
-        InputEnd::Complete
-    } else {
+    if !salvage_reasons.is_empty() {
+        salvage_reasons.extend(unfinished);
         InputEnd::Salvaged {
             reason: salvage_reasons.join("; "),
         }
+    } else if !unfinished.is_empty() {
+        InputEnd::Unfinished {
+            reason: unfinished.join("; "),
+        }
+    } else {
+        InputEnd::Complete
     }
 }

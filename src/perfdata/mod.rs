@@ -139,7 +139,9 @@ impl Recording {
                 ),
             },
             (ReadEnd::CutShort { bytes, reason }, _) => InputEnd::CutShort { bytes, reason },
-            (ReadEnd::Corrupt(reason), _) => InputEnd::Corrupt { reason },
+            (ReadEnd::Corrupt(reason) | ReadEnd::Unfinished(reason), _) => {
+                InputEnd::Corrupt { reason }
+            }
         })
     }
 }

@@ -58,6 +58,9 @@ pub(super) enum ReadEnd {
     /// A salvaged file ends in a record perf did not finish writing; the
     /// records before byte `read_to` were read.
     Salvaged { read_to: u64 },
+    /// A stream of a `--threads` directory ends inside its last record,
+    /// which perf did not finish writing; every record before it was read.
+    Unfinished(String),
 }
 
 /// Where the records come from.
@@ -93,6 +96,8 @@ pub(super) enum Stop {
     CutShort { bytes: u64, reason: &'static str },
     /// A salvaged file ends here.
     Salvaged { read_to: u64 },
+    /// A directory's stream ends inside its last record (the reason says where).
+    Unfinished(String),
 }
 
 /// How a record stream marks the points up to which its records can be
@@ -202,6 +207,7 @@ impl RecordReader {
             Some(Stop::Read(reason) | Stop::HandOn(reason)) => ReadEnd::Corrupt(reason),
             Some(Stop::CutShort { bytes, reason }) => ReadEnd::CutShort { bytes, reason },
             Some(Stop::Salvaged { read_to }) => ReadEnd::Salvaged { read_to },
+            Some(Stop::Unfinished(reason)) => ReadEnd::Unfinished(reason),
         }
     }
 }

@@ -255,4 +255,11 @@ pub enum InputEnd {
         /// What is missing, and how far the file was read.
         reason: String,
     },
+    /// Every record was read but the last of some streams of a `--threads`
+    /// directory, which perf did not finish writing (`perf report` skips
+    /// them too): a warning, not an error.
+    Unfinished {
+        /// Which streams, and where they end.
+        reason: String,
+    },
 }
