@@ -289,6 +289,7 @@ fn report_recording(
         .outputs
         .extend(outputs.iter().map(|name| (*name).to_owned()));
     recorded.run.notes.extend(run_notices);
+    recorded.run.lost_samples = Some(profile.counts.lost);
     if profile.counts.lost > 0 {
         recorded
             .run
