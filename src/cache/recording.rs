@@ -26,8 +26,39 @@ const PROBE_BYTES: u64 = 4 << 10;
 const PROBES: u64 = 64;
 
 impl Identity {
+    /// The identity of the recording at `path` now: a file's, or for
+    /// perf's directory format (`perf record --threads`) one made of the
+    /// identities of every file in the directory, by name.
+    pub(crate) fn of_recording(path: &Path) -> std::io::Result<Identity> {
+        if !path.is_dir() {
+            return Identity::of_file(path);
+        }
+        let mut files: Vec<_> = std::fs::read_dir(path)?
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_file()))
+            .map(|entry| entry.path())
+            .collect();
+        files.sort();
+        let mut hash = Xxh3::new();
+        let mut whole = Identity {
+            size: 0,
+            mtime_ns: 0,
+            sampled_hash: 0,
+        };
+        for file in &files {
+            let identity = Identity::of_file(file)?;
+            hash.update(file.file_name().unwrap_or_default().as_encoded_bytes());
+            hash.update(&identity.size.to_le_bytes());
+            hash.update(&identity.sampled_hash.to_le_bytes());
+            whole.size += identity.size;
+            whole.mtime_ns = whole.mtime_ns.max(identity.mtime_ns);
+        }
+        whole.sampled_hash = hash.digest();
+        Ok(whole)
+    }
+
     /// The identity of the file at `path` now.
-    pub(crate) fn of_file(path: &Path) -> std::io::Result<Identity> {
+    fn of_file(path: &Path) -> std::io::Result<Identity> {
         let file = File::open(path)?;
         let meta = file.metadata()?;
         let size = meta.len();

@@ -226,6 +226,11 @@ pub(super) struct ReadingArgs {
     /// ($XDG_CACHE_HOME/compile-perf).
     #[arg(long)]
     pub no_cache: bool,
+    /// Read at most N streams of a `perf record --threads` directory at once
+    /// (each with a decompression thread of its own). The output is the same
+    /// for every N. Default is the number of cores.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub read_threads: Option<u16>,
 }
 
 #[derive(Debug, Args)]

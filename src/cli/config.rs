@@ -220,6 +220,7 @@ fn load_options(input: InputArgs) -> LoadOptions {
         salvage: reading.salvage,
         cache: Cache::from_env(!reading.no_cache),
         alloc: reading.alloc,
+        read_threads: reading.read_threads.map(usize::from),
     }
 }
 

@@ -18,7 +18,7 @@ use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
 use crate::error::{EXIT_REGRESSION, Error};
 use crate::output::{Output, write_output};
-use crate::perfdata::{Input, RUN_RECORDING};
+use crate::perfdata::{Input, RUN_RECORDING, is_perf_directory};
 use crate::profile::LoadOptions;
 use crate::render::flamegraph::diff::{DiffStacks, Drawn, Labels, draw, folded_lines};
 use crate::report::breakdown::{attribution_name, grouping_name, scope_words};
@@ -198,7 +198,7 @@ fn recordings(path: &Path) -> Result<Vec<PathBuf>, Error> {
         return Ok(vec![path.to_owned()]);
     }
     let own = path.join(RUN_RECORDING);
-    if own.is_file() {
+    if own.is_file() || is_perf_directory(&own) {
         return Ok(vec![own]);
     }
     let mut found = Vec::new();
@@ -219,13 +219,19 @@ fn collect_recordings(dir: &Path, found: &mut Vec<PathBuf>) -> std::io::Result<(
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let path = entry.path();
-        if entry.file_type()?.is_dir() {
-            collect_recordings(&path, found)?;
-            continue;
-        }
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if (name == RUN_RECORDING || name.ends_with(RECORDING_SUFFIX)) && path.is_file() {
+        let named_as_recording = name == RUN_RECORDING || name.ends_with(RECORDING_SUFFIX);
+        if entry.file_type()?.is_dir() {
+            // perf's directory format (`perf record --threads`) is one recording.
+            if named_as_recording && is_perf_directory(&path) {
+                found.push(path);
+            } else {
+                collect_recordings(&path, found)?;
+            }
+            continue;
+        }
+        if named_as_recording && path.is_file() {
             found.push(path);
         }
     }

@@ -287,6 +287,7 @@ fn load(perf_data: &Path) -> Result<Profile, Error> {
         debug_roots: vec![PathBuf::from(defaults::DEBUG_ROOT)],
         salvage: false,
         cache: Cache::from_env(true),
+        read_threads: None,
         alloc: false,
     })
 }

@@ -157,6 +157,7 @@ fn report_recording(
         debug_roots: vec![PathBuf::from(defaults::DEBUG_ROOT)],
         salvage: false,
         cache: Cache::from_env(true),
+        read_threads: None,
         alloc,
     };
     let profile = match load_recording(&load) {

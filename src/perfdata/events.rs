@@ -13,6 +13,7 @@ use super::record_header::Header;
 
 /// How one recording's records are laid out: its events, and how a record
 /// names its event.
+#[derive(Clone)]
 pub(super) struct Events {
     pub(super) parse_infos: Vec<RecordParseInfo>,
     pub(super) ids: EventIds,
@@ -21,6 +22,7 @@ pub(super) struct Events {
 }
 
 /// Where a record's event id is.
+#[derive(Clone)]
 pub(super) enum EventIds {
     /// One event: every record is its.
     One,

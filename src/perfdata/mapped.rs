@@ -15,7 +15,9 @@ use memmap2::{Advice, Mmap, UncheckedAdvice};
 
 use super::decompress::Inflation;
 use super::inflate::{PIECES_AHEAD, inflate_ahead};
-use super::reader::{Bytes, COMPRESSED, COMPRESSED2, Core, FINISHED_ROUND, PAGE_STEP, Stop};
+use super::reader::{
+    Bytes, COMPRESSED, COMPRESSED2, Core, FINISHED_ROUND, PAGE_STEP, Rounds, Stop,
+};
 use super::record_header::{Next, auxtrace_payload_end, next_header};
 use super::round_order::{Origin, Place};
 
@@ -171,7 +173,9 @@ impl Core<'_> {
                     ))
                 })?;
             }
-            if header.record_type == FINISHED_ROUND && offset >= next_step {
+            let round_ended =
+                header.record_type == FINISHED_ROUND || self.rounds == Rounds::EachRecord;
+            if round_ended && offset >= next_step {
                 next_step = offset + PAGE_STEP;
                 let needed = self
                     .order

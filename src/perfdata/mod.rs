@@ -1,11 +1,13 @@
-//! Reads a recording: a file-mode perf.data or a pipe-mode stream, plain or
+//! Reads a recording: a file-mode perf.data, perf's directory format
+//! (`perf record --threads`) or a pipe-mode stream, plain or
 //! zstd-compressed.
 //!
 //! This is the only module that reads the recording. It validates the
 //! structure (`validate`), lets linux-perf-data parse the header, reads the
 //! records itself (`reader`: in place from a memory map or a stream, zstd
 //! decompressed with one context by `inflate`, on a thread ahead of the
-//! reader for a mapped file, each record checked by `plausible`), and
+//! reader for a mapped file, each record checked by `plausible`; the
+//! streams of a directory read in parallel and merged by `directory`), and
 //! turns them into the few plain [`Record`]s the pipeline needs. It knows
 //! nothing about processes, unwinding or symbols.
 
@@ -13,6 +15,7 @@ mod byte_order;
 mod chunks;
 mod convert;
 mod decompress;
+mod directory;
 mod events;
 mod header_fields;
 mod inflate;
@@ -34,6 +37,8 @@ use linux_perf_data::{PerfFile, PerfRecordIter};
 
 use crate::error::Error;
 use convert::{deliver, drain};
+use directory::Directory;
+pub(crate) use directory::is_perf_directory;
 use events::Events;
 use reader::{ReadEnd, RecordReader};
 pub(crate) use records::RUN_RECORDING;
@@ -54,6 +59,8 @@ pub struct Recording {
 
 enum Reader {
     Records(RecordReader),
+    /// perf's directory format: the streams, merged in time order.
+    Directory(Box<Directory>),
     /// simpleperf files have no rounds: linux-perf-data's reader makes some.
     Simpleperf(Box<Simpleperf>),
 }
@@ -66,6 +73,23 @@ struct Simpleperf {
 }
 
 impl Recording {
+    /// How many streams of a directory-format recording are read at once
+    /// (at least 1). Default is the cores there are. The records, and so
+    /// every output, are the same whatever the number.
+    pub fn set_read_threads(&mut self, threads: usize) {
+        if let Reader::Directory(directory) = &mut self.reader {
+            directory.threads = threads.max(1);
+        }
+    }
+
+    /// The number of record streams: one, or a directory's streams.
+    pub fn streams(&self) -> usize {
+        match &self.reader {
+            Reader::Directory(directory) => directory.streams(),
+            _ => 1,
+        }
+    }
+
     /// Streams every record to `handle`, in time order, and says how the input ended.
     pub fn for_each_record(
         &mut self,
@@ -83,6 +107,9 @@ impl Recording {
         let input = self.input.clone();
         let records = match &mut self.reader {
             Reader::Records(records) => records,
+            Reader::Directory(directory) => {
+                return Ok(directory.for_each(handle, self.salvaged.as_ref()));
+            }
             Reader::Simpleperf(simpleperf) => {
                 let Simpleperf {
                     perf_file,

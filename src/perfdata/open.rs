@@ -12,6 +12,7 @@ use linux_perf_data::{Feature, PerfFileReader};
 
 use super::byte_order::ByteOrder;
 use super::convert::recording_info;
+use super::directory::{Directory, HEADER_FILE, is_perf_directory};
 use super::events::Events;
 use super::mapped::MappedFile;
 use super::reader::{RecordReader, Source, StreamKind};
@@ -71,6 +72,9 @@ impl Recording {
     pub fn open(input: &Input, salvage: bool) -> Result<Recording, Error> {
         let name = input.display_name();
         match input {
+            Input::Path(path) if path.is_dir() && is_perf_directory(path) => {
+                Self::open_directory(path, salvage)
+            }
             Input::Path(path) if path.is_dir() => Err(Error::NoRecordingInDirectory {
                 dir: path.clone(),
                 hint: directory_hint(path),
@@ -94,6 +98,34 @@ impl Recording {
             }
             Input::Stdin => Self::open_stream(Box::new(std::io::stdin()), name),
         }
+    }
+
+    /// Opens perf's directory format: the header file as a file-mode
+    /// recording, then its streams.
+    fn open_directory(dir: &Path, salvage: bool) -> Result<Recording, Error> {
+        let header_path = dir.join(HEADER_FILE);
+        let mut header =
+            Self::open(&Input::Path(header_path.clone()), salvage).map_err(|error| {
+                match error {
+                    // A file that is not perf's means a directory that is not either.
+                    Error::NotPerfData { reason, .. } => Error::NotPerfData {
+                        input: dir.display().to_string(),
+                        reason: format!("its {HEADER_FILE} file: {reason}"),
+                    },
+                    other => other,
+                }
+            })?;
+        let Reader::Records(records) = header.reader else {
+            return Err(corrupt(
+                &header_path.display().to_string(),
+                "the header file of a directory-format recording is not perf's file format",
+            ));
+        };
+        let directory = Directory::open(dir, records, salvage)
+            .map_err(|(path, source)| Error::Open { path, source })?;
+        header.reader = Reader::Directory(Box::new(directory));
+        header.input = dir.display().to_string();
+        Ok(header)
     }
 
     fn open_file(
@@ -188,7 +220,7 @@ impl Recording {
         })
     }
 
-    fn open_stream(mut source: Box<dyn Read>, name: String) -> Result<Recording, Error> {
+    fn open_stream(mut source: Box<dyn Read + Send>, name: String) -> Result<Recording, Error> {
         let mut start = [0u8; 16];
         let got = read_up_to(&mut source, &mut start).map_err(|error| corrupt(&name, error))?;
         if got == 0 {
@@ -346,7 +378,7 @@ fn directory_hint(dir: &Path) -> String {
     for entry in entries.flatten() {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
-        if path.join(RUN_RECORDING).is_file() {
+        if path.join(RUN_RECORDING).exists() {
             runs.push(name);
         } else if name.ends_with(".data") && path.is_file() {
             recordings.push(name);

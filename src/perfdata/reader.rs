@@ -67,7 +67,7 @@ pub(super) enum Source {
     /// A pipe-mode stream after its header records, or the data section of
     /// a file that cannot be mapped; `start` is the offset of its first byte.
     Stream {
-        reader: Box<dyn Read>,
+        reader: Box<dyn Read + Send>,
         start: u64,
         kind: StreamKind,
     },
@@ -95,6 +95,18 @@ pub(super) enum Stop {
     Salvaged { read_to: u64 },
 }
 
+/// How a record stream marks the points up to which its records can be
+/// put in time order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Rounds {
+    /// perf's FINISHED_ROUND records (one file or stream for all CPUs).
+    Marked,
+    /// None: one stream of perf's `--threads` directory, which holds one
+    /// CPU's buffer in the kernel's order; each top-level record ends a
+    /// round, so that records a little out of order still come in order.
+    EachRecord,
+}
+
 /// The records of one recording, ready to be read once.
 pub(super) struct RecordReader {
     pub(super) events: Events,
@@ -102,6 +114,7 @@ pub(super) struct RecordReader {
     /// Whether the data may end inside a record (a salvaged file whose
     /// data section's end is not known).
     pub(super) end_may_be_cut: bool,
+    pub(super) rounds: Rounds,
 }
 
 impl RecordReader {
@@ -110,6 +123,7 @@ impl RecordReader {
             events,
             source: Some(source),
             end_may_be_cut,
+            rounds: Rounds::Marked,
         }
     }
 
@@ -138,6 +152,7 @@ impl RecordReader {
             compressed_starts: VecDeque::new(),
             ended_with_round: false,
             stream,
+            rounds: self.rounds,
         };
         let end_may_be_cut = self.end_may_be_cut;
         let (read, stream_chunks, map) = match source {
@@ -213,12 +228,13 @@ pub(super) struct Core<'e> {
     pub(super) ended_with_round: bool,
     /// Whether offsets are of a pipe stream rather than a file (for messages).
     pub(super) stream: bool,
+    pub(super) rounds: Rounds,
 }
 
 impl Core<'_> {
     pub(super) fn read_stream(
         &mut self,
-        mut reader: Box<dyn Read>,
+        mut reader: Box<dyn Read + Send>,
         start: u64,
         kind: StreamKind,
         end_may_be_cut: bool,
@@ -344,16 +360,34 @@ impl Core<'_> {
         }
         match header.record_type {
             FINISHED_ROUND => self.hand_on_round(bytes, handle)?,
-            COMPRESSED | COMPRESSED2 => self.decompress(header.record_type, body, offset)?,
+            COMPRESSED | COMPRESSED2 => {
+                self.decompress(header.record_type, body, offset)?;
+                self.end_unmarked_round(bytes, handle)?;
+            }
             AUXTRACE => {
                 return self.events.rules.order.u64(body, 0).ok_or_else(|| {
                     Stop::Read(format!("the AUXTRACE record {origin} is too short"))
                 });
             }
             record_type if is_perf_type(record_type) => {}
-            _ => hold(self.events, &mut self.order, header, record, place, origin)?,
+            _ => {
+                hold(self.events, &mut self.order, header, record, place, origin)?;
+                self.end_unmarked_round(bytes, handle)?;
+            }
         }
         Ok(0)
+    }
+
+    /// In a stream without FINISHED_ROUND records, a top-level record ends a round.
+    fn end_unmarked_round(
+        &mut self,
+        bytes: &Bytes<'_>,
+        handle: &mut impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
+    ) -> Result<(), Stop> {
+        match self.rounds {
+            Rounds::Marked => Ok(()),
+            Rounds::EachRecord => self.hand_on_round(bytes, handle),
+        }
     }
 
     pub(super) fn hand_on_round(

@@ -38,10 +38,10 @@ impl RecordingKey {
         cache.root()?;
         // A FIFO or a device is read once; opening it again would block or
         // take what the reader has not read yet.
-        if !std::fs::metadata(path).is_ok_and(|meta| meta.is_file()) {
+        if !std::fs::metadata(path).is_ok_and(|meta| meta.is_file() || meta.is_dir()) {
             return None;
         }
-        let identity = Identity::of_file(path).ok()?;
+        let identity = Identity::of_recording(path).ok()?;
         let absolute = std::fs::canonicalize(path).ok()?;
         let mut hash = xxhash_rust::xxh3::Xxh3::new();
         hash.update(absolute.as_os_str().as_encoded_bytes());

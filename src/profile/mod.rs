@@ -39,6 +39,9 @@ pub(crate) struct LoadOptions {
     pub salvage: bool,
     /// The caches to use (`--no-cache`: none).
     pub cache: Cache,
+    /// How many streams of a `perf record --threads` directory are read
+    /// at once (`--read-threads`). Default (`None`) is the cores there are.
+    pub read_threads: Option<usize>,
     /// Count the bytes asked for at the allocator probes of `record --alloc`
     /// (all of them, each sample weighted by its bytes) instead of samples
     /// of one event. Default is false.
@@ -162,7 +165,10 @@ impl Profile {
 /// decompressing or unwinding it again, as long as its binaries are found
 /// as they were; a complete reading is stored there for the next time.
 pub(crate) fn load(options: &LoadOptions) -> Result<Profile, Error> {
-    let recording = Recording::open(&options.input, options.salvage)?;
+    let mut recording = Recording::open(&options.input, options.salvage)?;
+    if let Some(threads) = options.read_threads {
+        recording.set_read_threads(threads);
+    }
     let input_name = options.input.display_name();
     let alloc_events = if options.alloc {
         alloc_events(&recording.info, &input_name)?

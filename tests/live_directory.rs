@@ -1,0 +1,203 @@
+//! Live tests of perf's directory format (`perf record --threads`: a header
+//! file `data` and one stream per CPU, `data.0`, `data.1`, …): plain and
+//! zstd directories agree with `perf report` and give the same bytes read
+//! with one thread and with two; a cut or damaged stream exits 8 naming the
+//! stream and the byte, and `--salvage` reads the cut one (exit 6).
+//!
+//! They need perf and iree-compile (see `tests/live.rs` for the live-test
+//! rules).
+
+mod common;
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use common::iree::{iree_compile_argv, iree_live_prerequisites, live_lock, perf_record, workload};
+use common::perf_report::{as_u64, compare_with_perf_report};
+use common::unwinding::check_compiler_unwinding;
+use common::{TempDir, compile_perf};
+
+/// Records workload `name` with `perf record --threads PERF_ARGS` into a
+/// directory `perf.data` in `dir`, and returns it.
+fn record_directory(dir: &TempDir, name: &str, perf_args: &[&str]) -> PathBuf {
+    let input = workload(dir, name);
+    let data = dir.join("perf.data");
+    let mut args = vec!["--threads"];
+    args.extend_from_slice(perf_args);
+    perf_record(&data, &args, &iree_compile_argv(dir, &input));
+    assert!(data.is_dir(), "perf record --threads writes a directory");
+    assert!(data.join("data").is_file(), "with its header file");
+    data
+}
+
+/// The stream files of a directory recording, largest first.
+fn streams_by_size(data: &Path) -> Vec<(PathBuf, u64)> {
+    let mut streams: Vec<(PathBuf, u64)> = std::fs::read_dir(data)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            path.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("data.")
+        })
+        .map(|path| {
+            let len = std::fs::metadata(&path).unwrap().len();
+            (path, len)
+        })
+        .collect();
+    streams.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    streams
+}
+
+/// A copy of the directory recording `data` at `to`.
+fn copy_directory(data: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(data).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+    }
+}
+
+/// `collapse` of `data` with `--read-threads THREADS`, with no cache.
+fn collapsed(data: &Path, threads: &str) -> String {
+    let run = compile_perf([
+        "collapse".as_ref(),
+        data.as_os_str(),
+        "--no-cache".as_ref(),
+        "--read-threads".as_ref(),
+        threads.as_ref(),
+    ]);
+    run.expect_code(0, &format!("collapse --read-threads {threads}"));
+    run.stdout
+}
+
+/// The checks every directory recording passes: perf report's counts, whole
+/// stacks, the same bytes with one reading thread and with two (run twice
+/// with two, as threads finish in a different order each time).
+fn check_directory(data: &Path, label: &str) {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let streams = streams_by_size(data);
+    assert!(
+        streams.len() >= cores.min(2),
+        "{label}: one stream per CPU ({} streams on {cores} cores)",
+        streams.len()
+    );
+    let json = compare_with_perf_report(data, label);
+    check_compiler_unwinding(&json, label);
+    let one = collapsed(data, "1");
+    assert!(one.lines().count() > 100, "{label}: collapse has stacks");
+    for attempt in 0..2 {
+        assert!(
+            collapsed(data, "2") == one,
+            "{label}: the same folded stacks with one reading thread and two (attempt {attempt})"
+        );
+    }
+}
+
+#[test]
+fn a_threads_directory_with_zstd_agrees_with_perf_report_whatever_the_reading_threads() {
+    let _live = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("live-directory-zstd");
+    let data = record_directory(
+        &dir,
+        "hex-constants",
+        &["-z", "--call-graph", "dwarf,65528"],
+    );
+    check_directory(&data, "perf record --threads -z --call-graph dwarf,65528");
+}
+
+#[test]
+fn a_plain_threads_directory_agrees_with_perf_report_whatever_the_reading_threads() {
+    let _live = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("live-directory-plain");
+    let data = record_directory(&dir, "hex-constants", &["--call-graph", "dwarf,65528"]);
+    check_directory(&data, "perf record --threads --call-graph dwarf,65528");
+}
+
+/// Samples a report of `data` counted (`report --format json`), with the
+/// flags given, and the exit code it must have.
+fn samples_read(data: &Path, flags: &[&str], code: i32, what: &str) -> (u64, String) {
+    let mut args: Vec<&OsStr> = vec![
+        "report".as_ref(),
+        data.as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+        "--no-cache".as_ref(),
+    ];
+    args.extend(flags.iter().map(OsStr::new));
+    let run = compile_perf(args);
+    run.expect_code(code, what);
+    let samples = if code == 0 || code == 6 {
+        as_u64(&run.json()["samples"], "samples")
+    } else {
+        0
+    };
+    (samples, run.stderr)
+}
+
+#[test]
+fn a_cut_or_damaged_stream_is_named_with_its_byte_and_a_cut_one_salvaged() {
+    let _live = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("live-directory-damaged");
+    let data = record_directory(
+        &dir,
+        "hex-constants",
+        &["-z", "--call-graph", "dwarf,65528"],
+    );
+    let (whole, _) = samples_read(&data, &[], 0, "the whole directory");
+    let (largest, len) = streams_by_size(&data).remove(0);
+    let stream = largest.file_name().unwrap().to_string_lossy().into_owned();
+
+    // Cut in the middle: a record runs past the end of the stream.
+    let cut = dir.join("cut.perf.data");
+    copy_directory(&data, &cut);
+    let cut_stream = cut.join(&stream);
+    let bytes = std::fs::read(&cut_stream).unwrap();
+    std::fs::write(&cut_stream, &bytes[..len as usize / 2 + 3]).unwrap();
+    let (_, stderr) = samples_read(&cut, &[], 8, "a cut stream");
+    assert!(
+        stderr.contains(&stream) && stderr.contains("byte"),
+        "the message names the stream {stream} and the byte: {stderr}"
+    );
+    let (salvaged, stderr) = samples_read(&cut, &["--salvage"], 6, "a cut stream, salvaged");
+    assert!(
+        salvaged > whole / 4 && salvaged < whole,
+        "salvaged {salvaged} of {whole} samples: the records before the cut, not all"
+    );
+    assert!(
+        stderr.contains("salvaged") && stderr.contains(&stream),
+        "the warning names the stream: {stderr}"
+    );
+
+    // Garbage in the middle of the stream: damage, named where it is.
+    let damaged = dir.join("damaged.perf.data");
+    copy_directory(&data, &damaged);
+    let damaged_stream = damaged.join(&stream);
+    let mut bytes = std::fs::read(&damaged_stream).unwrap();
+    let middle = bytes.len() / 2;
+    for (at, byte) in bytes[middle..middle + 4096].iter_mut().enumerate() {
+        *byte = (at as u8).wrapping_mul(151).wrapping_add(7);
+    }
+    std::fs::write(&damaged_stream, &bytes).unwrap();
+    let (_, stderr) = samples_read(&damaged, &[], 8, "a damaged stream");
+    assert!(
+        stderr.contains(&stream) && stderr.contains("byte"),
+        "the message names the stream {stream} and the byte: {stderr}"
+    );
+
+    // A garbled header file: the directory is not perf's.
+    let garbled = dir.join("garbled.perf.data");
+    copy_directory(&data, &garbled);
+    std::fs::write(garbled.join("data"), b"not a perf.data header at all").unwrap();
+    samples_read(&garbled, &[], 5, "a garbled header file");
+}
