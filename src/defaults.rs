@@ -17,6 +17,22 @@ pub(crate) const ALLOC_MIN_BYTES: u64 = 4096;
 /// thread root; with 16 KiB, 82–86%.
 pub(crate) const STACK_SIZE_BYTES: u32 = 65528;
 
+/// The raw data rate `record` aims under, in MB/s across all cores
+/// (`--budget`): zstd -1 (perf's `-z`) compressed a raw recording of the
+/// example at 690 MB/s on one core here, so 256 MB/s costs perf's writers
+/// about 0.4 of a core; after zstd (18:1 on that recording) the disk gets
+/// about 14 MB/s of the 300 MB/s it wrote with fsync. 499 Hz × 64 KiB
+/// fits on up to 7 busy cores; on more, `-F` is lowered.
+pub(crate) const BUDGET_MB_PER_S: u64 = 256;
+
+/// The lowest frequency the budget lowers `-F` to before it cuts the stack
+/// copy: 99 Hz still gives a 10-minute compile 59k samples per core.
+pub(crate) const BUDGET_MIN_FREQUENCY_HZ: u32 = 99;
+
+/// The smallest stack copy the budget cuts to: with 16 KiB, 82–86% of
+/// iree-compile's stacks still reach their thread root.
+pub(crate) const BUDGET_MIN_STACK_SIZE_BYTES: u32 = 16384;
+
 /// Milliseconds between two samples of the compile's resident set
 /// (`memory.json`): each costs the sampler about 0.1 ms of CPU in a VM
 /// (waking up is most of it), so 50 a second take about 0.6% of a core;

@@ -191,7 +191,7 @@ fn a_failing_compile_still_leaves_its_profile_and_passes_on_its_exit_code() {
     let json = run_json(&run_dir);
     assert_eq!(json["exit"]["code"], 1);
     assert_eq!(json["finished"], true);
-    assert!(run_dir.join("perf.data").is_file() && run_dir.join("report.txt").is_file());
+    assert!(run_dir.join("perf.data").exists() && run_dir.join("report.txt").is_file());
 
     // The failure is loud: on stderr, in report.txt and in run.json's notes,
     // with the compiler's own error line quoted.
@@ -353,4 +353,116 @@ fn record_names_the_package_when_perf_is_missing_and_refuses_an_unwritable_direc
         run.stderr
             .contains("cannot write the run directory /proc/compile-perf/run")
     );
+}
+
+/// The arguments of `perf record` as run.json states them.
+fn perf_command(json: &Value) -> Vec<String> {
+    json["perf"]["command"]
+        .as_array()
+        .expect("perf's command line")
+        .iter()
+        .map(|arg| arg.as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The argument after `flag`, and how often `flag` is given.
+fn value_of(command: &[String], flag: &str) -> (Option<String>, usize) {
+    let at = command.iter().position(|arg| arg == flag);
+    let count = command.iter().filter(|arg| *arg == flag).count();
+    (at.and_then(|at| command.get(at + 1).cloned()), count)
+}
+
+#[test]
+fn record_sizes_the_ring_buffer_states_the_rate_and_counts_lost_samples() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("record-sized");
+    let input = workload(&dir, "many-dispatches");
+    let run_dir = dir.join("run");
+    compile_perf(record_args(&run_dir, &[], &input, &[])).expect_code(0, "record");
+    let json = run_json(&run_dir);
+    let command = perf_command(&json);
+    let ring = &json["perf"]["ring_buffer"];
+    let pages = ring["pages"].as_u64().expect("compile-perf chose -m");
+    assert!(pages.is_power_of_two() && pages >= 128, "{ring:#}");
+    assert_eq!(value_of(&command, "-m"), (Some(pages.to_string()), 1));
+    assert!(
+        ring["reason"].as_str().unwrap().contains("busy core"),
+        "{ring:#}"
+    );
+    let rate = &json["perf"]["data_rate"];
+    let expected = rate["frequency_hz"].as_u64().unwrap()
+        * rate["bytes_per_sample"].as_u64().unwrap()
+        * rate["cores"].as_u64().unwrap();
+    assert_eq!(rate["expected_bytes_per_s"].as_u64(), Some(expected));
+    assert_eq!(
+        value_of(&command, "-F").0,
+        Some(rate["frequency_hz"].to_string())
+    );
+    assert!(
+        rate["measured_raw_bytes"].as_u64().unwrap()
+            > json["perf"]["written_bytes"].as_u64().unwrap(),
+        "perf's raw bytes are more than the zstd bytes written: {rate:#}"
+    );
+    assert!(json["lost_samples"].is_u64(), "{}", json["lost_samples"]);
+    let cores = json["host"]["cores"].as_u64().unwrap();
+    let threads = command.iter().any(|arg| arg == "--threads");
+    assert_eq!(threads, cores > 1, "{command:?}");
+    assert_eq!(run_dir.join("perf.data").is_dir(), cores > 1);
+    assert_eq!(
+        json["perf"]["streams"]["choice"],
+        if cores > 1 { "per-cpu" } else { "one" }
+    );
+}
+
+#[test]
+fn a_users_mmap_pages_is_respected_and_the_budget_lowers_the_frequency() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("record-budget");
+    let input = workload(&dir, "many-dispatches");
+    let run_dir = dir.join("run");
+    // 1 MB/s is below anything 499 Hz gives: -F and then the stack fall to
+    // their lowest; 8 pages of ring buffer may lose samples, which are counted.
+    let flags = [
+        "--budget",
+        "1",
+        "--streams=one",
+        "--perf-arg=-m",
+        "--perf-arg=8",
+    ];
+    compile_perf(record_args(&run_dir, &flags, &input, &[])).expect_code(0, "record");
+    let json = run_json(&run_dir);
+    let command = perf_command(&json);
+    assert_eq!(value_of(&command, "-m"), (Some("8".to_owned()), 1));
+    assert_eq!(json["perf"]["ring_buffer"]["pages"], Value::Null);
+    assert_eq!(value_of(&command, "-F").0.as_deref(), Some("99"));
+    assert!(
+        command.iter().any(|arg| arg == "dwarf,16384"),
+        "{command:?}"
+    );
+    assert!(!command.iter().any(|arg| arg == "--threads"), "{command:?}");
+    let choice = json["perf"]["data_rate"]["choice"].as_str().unwrap();
+    assert!(
+        choice.starts_with("-F lowered from 499 to 99 Hz"),
+        "{choice}"
+    );
+    assert!(json["lost_samples"].is_u64(), "{}", json["lost_samples"]);
+    assert!(run_dir.join("perf.data").is_file());
+
+    // An explicit --freq wins over the budget.
+    let given = dir.join("given");
+    compile_perf(record_args(
+        &given,
+        &["--budget", "1", "--freq", "199"],
+        &input,
+        &[],
+    ))
+    .expect_code(0, "record --freq");
+    let command = perf_command(&run_json(&given));
+    assert_eq!(value_of(&command, "-F").0.as_deref(), Some("199"));
 }

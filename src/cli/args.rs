@@ -16,7 +16,7 @@ use crate::commands::timeline::TimelineFormat;
 use crate::commands::top::TopFormat;
 use crate::commands::{ColorChoice, ReportFormat};
 use crate::defaults;
-use crate::recorder::CallGraph;
+use crate::recorder::{CallGraph, Streams};
 
 #[derive(Debug, Args)]
 pub(super) struct RecordArgs {
@@ -26,15 +26,27 @@ pub(super) struct RecordArgs {
     /// Replace the run directory if it exists.
     #[arg(long)]
     pub force: bool,
-    /// Samples per second.
-    #[arg(long = "freq", value_name = "HZ", default_value_t = defaults::FREQUENCY_HZ)]
-    pub frequency: u32,
+    /// Samples per second. Default is 499, lowered when --budget asks.
+    #[arg(long = "freq", value_name = "HZ")]
+    pub frequency: Option<u32>,
     /// How perf collects stacks: dwarf (whole stacks in iree-compile) or fp.
     #[arg(long, value_enum, default_value_t)]
     pub call_graph: CallGraph,
-    /// Bytes of stack copied per sample with --call-graph dwarf.
-    #[arg(long, value_name = "BYTES", default_value_t = defaults::STACK_SIZE_BYTES)]
-    pub stack_size: u32,
+    /// Bytes of stack copied per sample with --call-graph dwarf. Default is
+    /// 65528, lowered when --budget asks and the frequency is at its lowest.
+    #[arg(long, value_name = "BYTES")]
+    pub stack_size: Option<u32>,
+    /// The raw data rate to stay under, in MB/s across all cores: the
+    /// frequency and then the stack size are lowered to fit (an explicit
+    /// --freq or --stack-size wins).
+    #[arg(long, value_name = "MB_PER_S", default_value_t = defaults::BUDGET_MB_PER_S,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub budget: u64,
+    /// How perf writes the recording: one stream, or one per CPU (perf's
+    /// --threads, a perf.data directory). Default is per-cpu on more than
+    /// one core.
+    #[arg(long, value_enum, value_name = "STREAMS")]
+    pub streams: Option<Streams>,
     /// The event to sample. Default: hardware cycles, or cpu-clock where the
     /// machine has no hardware counters (VMs, containers).
     #[arg(long, value_name = "EVENT")]

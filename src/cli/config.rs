@@ -23,7 +23,7 @@ use crate::defaults;
 use crate::output::Output;
 use crate::perfdata::Input;
 use crate::profile::{LoadOptions, SampleFilter};
-use crate::recorder::RecordOptions;
+use crate::recorder::{RatePlan, RateRequest, RecordOptions, StreamChoice, Streams};
 
 impl Cli {
     /// Resolves the parsed arguments into a [`Config`].
@@ -70,9 +70,20 @@ impl Cli {
                     command: args.command,
                     output_dir: args.output.unwrap_or_else(default_run_dir),
                     force: args.force,
-                    frequency: args.frequency,
+                    rate: RatePlan::choose(RateRequest {
+                        frequency: args.frequency,
+                        stack_size: args.stack_size,
+                        budget_bytes_per_s: args.budget.saturating_mul(1_000_000),
+                        call_graph: args.call_graph,
+                        cores: cores(),
+                    }),
                     call_graph: args.call_graph,
-                    stack_size: args.stack_size,
+                    streams: StreamChoice::new(
+                        args.streams
+                            .unwrap_or_else(|| Streams::default_for(cores())),
+                        args.streams.is_some(),
+                        &args.perf_args,
+                    ),
                     event: args.event,
                     perf_args: args.perf_args,
                     memory: args.memory,
@@ -211,6 +222,11 @@ fn load_options(input: InputArgs) -> LoadOptions {
         alloc: reading.alloc,
         read_threads: reading.read_threads.map(usize::from),
     }
+}
+
+/// The cores a compile may keep busy at once.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// `compile-perf-runs/<UTC timestamp>`, a new directory for each run.

@@ -25,7 +25,8 @@ use crate::output::{Output, write_output};
 use crate::perfdata::Input;
 use crate::profile::{LoadOptions, Profile, SampleFilter};
 use crate::recorder::{
-    CallGraph, CommandExit, RecordOptions, Recorded, RunStatus, prepare_series, record,
+    CallGraph, CommandExit, RatePlan, RateRequest, RecordOptions, Recorded, RunStatus,
+    StreamChoice, Streams, prepare_series, record,
 };
 use crate::report::executables::{
     CategoryShare, ExecutableEntry, ExecutablesJson, Exit, FullCompile, PassShare, Totals, median,
@@ -72,9 +73,18 @@ pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, E
         command: options.command.clone(),
         output_dir: dir.clone(),
         force: options.force,
-        frequency: options.frequency,
+        rate: RatePlan::choose(RateRequest {
+            frequency: Some(options.frequency),
+            stack_size: Some(defaults::STACK_SIZE_BYTES),
+            budget_bytes_per_s: defaults::BUDGET_MB_PER_S * 1_000_000,
+            call_graph: CallGraph::Dwarf,
+            cores: std::thread::available_parallelism().map_or(1, usize::from),
+        }),
         call_graph: CallGraph::Dwarf,
-        stack_size: defaults::STACK_SIZE_BYTES,
+        streams: StreamChoice {
+            choice: Streams::One,
+            reason: "executables: compiles of about a second, one stream each".to_owned(),
+        },
         event: None,
         // perf's own lines, twice per executable, would bury the progress;
         // its BPF events take a second per recording here and name nothing

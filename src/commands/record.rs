@@ -290,6 +290,7 @@ fn report_recording(
         .outputs
         .extend(outputs.iter().map(|name| (*name).to_owned()));
     recorded.run.notes.extend(run_notices);
+    recorded.run.lost_samples = Some(profile.counts.lost.samples());
     recorded.run.notes.extend(lost_samples_warning(&profile));
     recorded.run.status = RunStatus::Finished;
     recorded.run.finished = true;

@@ -8,11 +8,12 @@
 
 use std::ffi::{CString, OsString};
 use std::fs::{File, OpenOptions};
-use std::io::{ErrorKind, Read, Write};
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::process::{Child, ChildStderr, Command, Stdio};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -40,11 +41,17 @@ pub(crate) struct PerfOutcome {
     pub exit: Option<CommandExit>,
     /// Why perf did not record, when it did not.
     pub error: Option<String>,
+    /// What perf wrote to stderr, which `record` prints once the command
+    /// has ended (so that it does not cut through the status line) and
+    /// reads the raw bytes written from.
+    #[serde(default)]
+    pub stderr: Vec<String>,
 }
 
 /// perf, attached and recording.
 pub(super) struct AttachedPerf {
     perf: Child,
+    stderr: JoinHandle<Vec<String>>,
     control: File,
     command: Vec<String>,
     fifos: [PathBuf; 2],
@@ -69,25 +76,32 @@ impl AttachedPerf {
         let command: Vec<String> = std::iter::once("perf".to_owned())
             .chain(args.iter().map(|arg| arg.to_string_lossy().into_owned()))
             .collect();
-        let failed = |exit: Option<CommandExit>, error: String| PerfOutcome {
+        let failed = |exit: Option<CommandExit>, error: String, stderr: Vec<String>| PerfOutcome {
             command: command.clone(),
             exit,
             error: Some(error),
+            stderr,
         };
         let channel = open_channel(&fifos).map_err(|error| {
             failed(
                 None,
                 format!("its control FIFOs in {}: {error}", dir.display()),
+                Vec::new(),
             )
         })?;
         let (mut control, mut ack) = channel;
-        let mut perf = match Command::new("perf").args(&args).spawn() {
+        let mut perf = match Command::new("perf")
+            .args(&args)
+            .stderr(Stdio::piped())
+            .spawn()
+        {
             Ok(perf) => perf,
             Err(error) => {
                 remove(&fifos);
-                return Err(failed(None, error.to_string()));
+                return Err(failed(None, error.to_string(), Vec::new()));
             }
         };
+        let stderr = read_lines(perf.stderr.take());
         let answered = control
             .write_all(b"ping\n")
             .map_err(|error| error.to_string())
@@ -95,6 +109,7 @@ impl AttachedPerf {
         match answered {
             Ok(()) => Ok(AttachedPerf {
                 perf,
+                stderr,
                 control,
                 command,
                 fifos,
@@ -103,7 +118,7 @@ impl AttachedPerf {
                 let _ = perf.kill();
                 let exit = perf.wait().ok().map(CommandExit::from_status);
                 remove(&fifos);
-                Err(failed(exit, error))
+                Err(failed(exit, error, stderr.join().unwrap_or_default()))
             }
         }
     }
@@ -120,8 +135,22 @@ impl AttachedPerf {
             command: self.command,
             exit,
             error: None,
+            stderr: self.stderr.join().unwrap_or_default(),
         }
     }
+}
+
+/// Reads perf's stderr to its end on a thread of its own, so that perf
+/// never waits on a full pipe.
+fn read_lines(stderr: Option<ChildStderr>) -> JoinHandle<Vec<String>> {
+    std::thread::spawn(move || {
+        stderr.map_or_else(Vec::new, |stderr| {
+            BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+                .collect()
+        })
+    })
 }
 
 /// Makes the two FIFOs and opens them without blocking: the control one to

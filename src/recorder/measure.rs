@@ -117,6 +117,7 @@ pub(crate) fn measure(
                 command: Vec::new(),
                 exit: None,
                 error: Some("the command ended before perf could attach to it".to_owned()),
+                stderr: Vec::new(),
             })
         };
         match attached {

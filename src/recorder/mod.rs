@@ -16,6 +16,8 @@ pub(crate) mod measure;
 mod probes;
 mod rss_sampler;
 mod run_json;
+mod sizing;
+mod status;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -36,6 +38,8 @@ use checks::{check_permission, detect_event, perf_version, prepare_dir, program_
 use measure::{MEASURE_FILE, StderrExcerpt, read_measured};
 pub(crate) use run_json::{CommandExit, PerfRun, RunManifest, RunStatus, SeriesManifest};
 use run_json::{host, input_files, iree_compile_version, write_run_json};
+pub(crate) use sizing::{RatePlan, RateRequest, StreamChoice, Streams};
+use sizing::{RingBuffer, RingHost, raw_bytes_written};
 
 /// The page-fault event `--memory` adds: one sample per 64 faults (256 KiB
 /// of memory first touched) keeps a multi-GB compile's recording small.
@@ -58,20 +62,25 @@ pub(crate) enum CallGraph {
 }
 
 /// What to record and how. The defaults (in [`crate::defaults`]) make
-/// `perf record -z -F 499 --call-graph dwarf,65528`.
+/// `perf record -z --threads -m PAGES -F 499 --call-graph dwarf,65528` on
+/// a machine of up to 7 cores.
 #[derive(Clone, Debug)]
 pub(crate) struct RecordOptions {
     pub command: Vec<OsString>,
     pub output_dir: PathBuf,
     /// Replace an existing output directory. Default is to refuse.
     pub force: bool,
-    /// Samples per second. Default is [`crate::defaults::FREQUENCY_HZ`].
-    pub frequency: u32,
+    /// Samples per second and bytes of user stack copied per sample with
+    /// DWARF, as the data budget chose them. Default is
+    /// [`crate::defaults::FREQUENCY_HZ`] and
+    /// [`crate::defaults::STACK_SIZE_BYTES`] where they fit
+    /// [`crate::defaults::BUDGET_MB_PER_S`].
+    pub rate: RatePlan,
     /// How stacks are collected. Default is [`CallGraph::Dwarf`].
     pub call_graph: CallGraph,
-    /// Bytes of user stack copied per sample with DWARF. Default is
-    /// [`crate::defaults::STACK_SIZE_BYTES`].
-    pub stack_size: u32,
+    /// How perf writes the recording. Default is [`Streams::PerCpu`] on
+    /// more than one core.
+    pub streams: StreamChoice,
     /// The event; default is detected.
     pub event: Option<String>,
     /// More arguments for `perf record`, passed through.
@@ -198,6 +207,7 @@ pub(crate) fn record_with_timeout(
         inputs: input_files(&command_run[1..]),
         host: host(),
         perf: None,
+        lost_samples: None,
         outputs: vec![RUN_RECORDING.to_owned(), "run.json".to_owned()],
         notes: Vec::new(),
         artifacts: Vec::new(),
@@ -210,7 +220,30 @@ pub(crate) fn record_with_timeout(
         dir: dir.clone(),
         source,
     })?;
+    let ring_buffer = RingBuffer::choose(
+        &options.rate,
+        RingHost {
+            page_bytes: rss_sampler::page_size(),
+            memory_bytes: run.host.memory_bytes,
+            cpus: run.host.cores,
+            mlock_limit_kb: mlock_limit_kb(),
+        },
+        &options.perf_args,
+    );
     let mut perf_args: Vec<OsString> = vec!["record".into(), "-z".into()];
+    perf_args.extend(
+        options
+            .streams
+            .perf_arg(&options.perf_args)
+            .map(OsString::from),
+    );
+    perf_args.extend(
+        ring_buffer
+            .perf_args()
+            .into_iter()
+            .flatten()
+            .map(OsString::from),
+    );
     match options.alloc_min_bytes {
         Some(min_bytes) => perf_args.extend(
             probes::AllocProbes::record_args(min_bytes)
@@ -219,7 +252,7 @@ pub(crate) fn record_with_timeout(
         ),
         None => perf_args.extend([
             "-F".into(),
-            options.frequency.to_string().into(),
+            options.rate.frequency_hz.to_string().into(),
             "-e".into(),
             event.clone().into(),
         ]),
@@ -227,7 +260,7 @@ pub(crate) fn record_with_timeout(
     perf_args.extend([
         "--call-graph".into(),
         match options.call_graph {
-            CallGraph::Dwarf => format!("dwarf,{}", options.stack_size).into(),
+            CallGraph::Dwarf => format!("dwarf,{}", options.rate.stack_size_bytes).into(),
             CallGraph::Fp => "fp".into(),
         },
         // -z drops the build-id table; MMAP2 records keep them instead.
@@ -266,15 +299,17 @@ pub(crate) fn record_with_timeout(
     let interrupted = interrupt_flag();
     let started = Instant::now();
     let started_at = SystemTime::now();
-    let status = Command::new(&wrapper)
+    let wrapper_failed = |error: std::io::Error| RecordError::PerfFailed {
+        status: format!(
+            "the measure wrapper {} did not start: {error}",
+            wrapper.display()
+        ),
+    };
+    let mut running = Command::new(&wrapper)
         .args(&wrapper_args)
-        .status()
-        .map_err(|error| RecordError::PerfFailed {
-            status: format!(
-                "the measure wrapper {} did not start: {error}",
-                wrapper.display()
-            ),
-        })?;
+        .spawn()
+        .map_err(wrapper_failed)?;
+    let status = status::wait_with_status(&mut running, &perf_data).map_err(wrapper_failed)?;
     let wall = started.elapsed().as_secs_f64();
     drop(alloc_probes);
     run.wall_seconds = Some(wall);
@@ -310,6 +345,17 @@ pub(crate) fn record_with_timeout(
         ),
     }
     let _ = std::fs::remove_file(&measure_file);
+    // perf's own lines, kept by the wrapper until the status line is gone.
+    for line in perf_outcome.iter().flat_map(|perf| &perf.stderr) {
+        eprintln!("{line}");
+    }
+    let mut data_rate = options.rate.clone();
+    if let Some(raw_bytes) = perf_outcome
+        .as_ref()
+        .and_then(|perf| raw_bytes_written(&perf.stderr))
+    {
+        data_rate.set_measured(raw_bytes, command_wall_seconds.unwrap_or(wall));
+    }
     if options.mlir_timing {
         match std::fs::read_to_string(&timing_file) {
             Ok(text) => {
@@ -358,6 +404,10 @@ pub(crate) fn record_with_timeout(
         event,
         event_reason,
         exit: perf_exit.unwrap_or_else(|| CommandExit::from_status(status)),
+        streams: options.streams.clone(),
+        ring_buffer,
+        data_rate,
+        written_bytes: recording_bytes(&perf_data),
     });
     if let Some(error) = perf_outcome.and_then(|perf| perf.error) {
         write_run_json(dir, &run)?;
@@ -366,7 +416,7 @@ pub(crate) fn record_with_timeout(
             Some(_) => RecordError::PerfFailed { status: error },
         });
     }
-    let recorded = perf_data.metadata().is_ok_and(|meta| meta.len() > 0);
+    let recorded = recording_bytes(&perf_data) > 0;
     if !recorded {
         write_run_json(dir, &run)?;
         return Err(RecordError::PerfFailed {
@@ -382,6 +432,40 @@ pub(crate) fn record_with_timeout(
         command_wall_seconds,
         timed_out,
     })
+}
+
+/// The bytes of the recording at `path`: a perf.data file, or the
+/// directory perf's `--threads` writes (`data`, `data.0`, …); 0 when there
+/// is none.
+fn recording_bytes(path: &Path) -> u64 {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => std::fs::read_dir(path)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter_map(|entry| entry.metadata().ok())
+                    .filter(|meta| meta.is_file())
+                    .map(|meta| meta.len())
+                    .sum()
+            })
+            .unwrap_or(0),
+        Ok(meta) => meta.len(),
+        Err(_) => 0,
+    }
+}
+
+/// `perf_event_mlock_kb`, which limits the ring buffers of a user without
+/// privilege; `None` for root, whom the kernel lets lock more (it is
+/// CAP_IPC_LOCK that lifts the limit).
+fn mlock_limit_kb() -> Option<u64> {
+    // SAFETY: `geteuid` reads the process's effective user id and cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        return None;
+    }
+    std::fs::read_to_string("/proc/sys/kernel/perf_event_mlock_kb")
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .or(Some(516))
 }
 
 /// Writes the RSS series to `memory.json` in `dir`.

@@ -136,7 +136,7 @@ impl Tree {
 }
 
 /// The children of every thread of `pid`.
-fn children(pid: i32) -> Vec<i32> {
+pub(super) fn children(pid: i32) -> Vec<i32> {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return Vec::new();
     };
@@ -152,7 +152,7 @@ fn children(pid: i32) -> Vec<i32> {
 }
 
 /// The bytes of a page.
-fn page_size() -> u64 {
+pub(super) fn page_size() -> u64 {
     // SAFETY: `sysconf` reads a constant of the system.
     u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096)
 }

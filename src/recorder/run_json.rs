@@ -12,6 +12,7 @@ use sha2::{Digest, Sha256};
 
 use super::RecordError;
 use super::measure::StderrExcerpt;
+use super::sizing::{RatePlan, RingBuffer, StreamChoice};
 use crate::artifact::Artifact;
 
 /// Inputs larger than this are listed without a hash.
@@ -82,6 +83,16 @@ pub(crate) struct PerfRun {
     /// Why this event: given with --event, or what the detection found.
     pub event_reason: String,
     pub exit: CommandExit,
+    /// One stream or one per CPU (`--threads`), and why.
+    pub streams: StreamChoice,
+    /// perf's `-m`, and why.
+    pub ring_buffer: RingBuffer,
+    /// The frequency and stack size for the data budget, the rate expected
+    /// and the rate perf wrote.
+    pub data_rate: RatePlan,
+    /// The bytes of perf.data (the file, or the directory's files) as
+    /// written, after zstd.
+    pub written_bytes: u64,
 }
 
 /// Where the run stands; `run.json` says it so that nothing half-made passes
@@ -118,6 +129,9 @@ pub(crate) struct RunManifest {
     pub inputs: Vec<InputFile>,
     pub host: Host,
     pub perf: Option<PerfRun>,
+    /// The samples the kernel lost while recording (0 when none); `None`
+    /// until the recording has been read.
+    pub lost_samples: Option<u64>,
     /// Files of the run directory, by role.
     pub outputs: Vec<String>,
     /// Problems met while making the outputs.

@@ -43,8 +43,8 @@ pub(crate) fn lost_warning(lost: u64, percent: f64) -> Option<String> {
             "{LOST_SAMPLES_PREFIX}{lost} samples while recording ({percent:.1}% of the samples \
              taken): perf could not write them out in time, and the profile misses them; \
              record with a larger ring buffer (`record --perf-arg=-m --perf-arg=16M`), \
-             fewer bytes per second (a lower --freq or --stack-size), or while less is \
-             written to the disk"
+             fewer bytes per second (`record --budget` lower, or a lower --freq or \
+             --stack-size), or while less is written to the disk"
         )
     })
 }
@@ -206,7 +206,7 @@ mod tests {
     fn the_lost_samples_warning_says_how_many_what_share_and_what_to_do() {
         let warning = lost_warning(366, 5.6987).expect("a warning");
         assert!(warning.starts_with("the kernel lost 366 samples while recording (5.7% of"));
-        for advice in ["-m --perf-arg=16M", "--freq", "disk"] {
+        for advice in ["-m --perf-arg=16M", "--budget", "--freq", "disk"] {
             assert!(warning.contains(advice), "{advice} in {warning}");
         }
     }
