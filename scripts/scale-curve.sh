@@ -42,7 +42,7 @@ measure() {
   rm -rf "$cache"
   local samples mb
   samples=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["samples"])' "$tmp/report.json")
-  mb=$(du -sbL "$recording" | awk '{ printf "%.1f", $1 / 1e6 }')
+  mb=$(du -sbLl "$recording" | awk '{ printf "%.1f", $1 / 1e6 }')
   read -r wall user sys rss <"$tmp/time"
   awk -v s="$samples" -v mb="$mb" -v w="$wall" -v u="$user" -v k="$sys" -v r="$rss" \
     'BEGIN { printf "%d %s %.2f %.2f %.0f\n", s, mb, w, u + k, r / 1024 }'

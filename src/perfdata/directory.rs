@@ -22,7 +22,7 @@ use linux_perf_data::linux_perf_event_reader::RawEventRecord;
 
 use super::events::Events;
 use super::mapped::MappedFile;
-use super::reader::{ReadEnd, RecordReader, Rounds, Source, StreamKind};
+use super::reader::{Lookahead, ReadEnd, RecordReader, Rounds, Source, StreamKind};
 use super::record_header::{HEADER_SIZE, Header};
 use super::records::InputEnd;
 use super::validate::Salvage;
@@ -30,7 +30,7 @@ use super::validate::Salvage;
 /// The header file of the directory.
 pub(super) const HEADER_FILE: &str = "data";
 /// A stream's batch is handed to the merge once it holds this many bytes.
-const BATCH_BYTES: usize = 1 << 20;
+const BATCH_BYTES: usize = 256 << 10;
 /// Read buffer of a stream that cannot be mapped.
 const READ_BUFFER: usize = 32 << 10;
 
@@ -103,6 +103,7 @@ impl Directory {
             };
             let mut reader = RecordReader::new(events.clone(), source, salvage);
             reader.rounds = Rounds::EachRecord;
+            reader.lookahead = Lookahead::ONE_OF_MANY;
             streams.push(Stream {
                 name: path
                     .file_name()

@@ -14,10 +14,8 @@ use linux_perf_data::linux_perf_event_reader::RawEventRecord;
 use memmap2::{Advice, Mmap, UncheckedAdvice};
 
 use super::decompress::Inflation;
-use super::inflate::{PIECES_AHEAD, inflate_ahead};
-use super::reader::{
-    Bytes, COMPRESSED, COMPRESSED2, Core, FINISHED_ROUND, PAGE_STEP, Rounds, Stop,
-};
+use super::inflate::inflate_ahead;
+use super::reader::{Bytes, COMPRESSED, COMPRESSED2, Core, FINISHED_ROUND, Rounds, Stop};
 use super::record_header::{Next, auxtrace_payload_end, next_header};
 use super::round_order::{Origin, Place};
 
@@ -54,11 +52,16 @@ impl MappedFile {
     /// before the reader gets there, so it does not fault them in one at a
     /// time, and drops the pages it no longer needs (they stay in the page
     /// cache). Ends when the reader stops telling where it is.
-    pub(super) fn keep_pages_near_reader(&self, data: Range<usize>, told: Receiver<ReaderAt>) {
+    pub(super) fn keep_pages_near_reader(
+        &self,
+        data: Range<usize>,
+        page_step: usize,
+        told: Receiver<ReaderAt>,
+    ) {
         let mut mapped = data.start;
         let mut released = 0;
         let mut map_ahead = |reached: usize| {
-            let end = (reached + 2 * PAGE_STEP).min(data.end);
+            let end = (reached + 2 * page_step).min(data.end);
             if end > mapped {
                 // Best effort: kernels before 5.14 lack MADV_POPULATE_READ.
                 let _ = self
@@ -70,7 +73,7 @@ impl MappedFile {
         map_ahead(data.start);
         for at in told {
             map_ahead(at.reached);
-            let end = at.needed & !(PAGE_STEP - 1);
+            let end = at.needed & !(page_step - 1);
             if end > released {
                 // SAFETY: MADV_DONTNEED on a read-only file mapping only
                 // drops page table entries; a later read faults the same
@@ -121,7 +124,8 @@ impl Core<'_> {
             stream: None,
         };
         let order = self.events.rules.order;
-        let mut next_step = data.start + PAGE_STEP;
+        let page_step = self.lookahead.page_step;
+        let mut next_step = data.start + page_step;
         let mut offset = data.start;
         while offset < data.end {
             let origin = Origin::Top {
@@ -149,7 +153,7 @@ impl Core<'_> {
                 Next::Bad(reason) => return Err(Stop::Read(format!("{reason} ({origin})"))),
             };
             if matches!(header.record_type, COMPRESSED | COMPRESSED2) && self.inflation.is_none() {
-                let (pieces, arrive) = sync_channel(PIECES_AHEAD);
+                let (pieces, arrive) = sync_channel(self.lookahead.pieces);
                 let (released, take_back) = channel();
                 let stop = Arc::new(AtomicBool::new(false));
                 let compressed = offset..data.end;
@@ -176,7 +180,7 @@ impl Core<'_> {
             let round_ended =
                 header.record_type == FINISHED_ROUND || self.rounds == Rounds::EachRecord;
             if round_ended && offset >= next_step {
-                next_step = offset + PAGE_STEP;
+                next_step = offset + page_step;
                 let needed = self
                     .order
                     .oldest(|place| match place {

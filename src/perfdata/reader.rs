@@ -24,6 +24,7 @@ use linux_perf_data::linux_perf_event_reader::RawEventRecord;
 use super::chunks::Chunks;
 use super::decompress::{Decompressed, Inflation};
 use super::events::Events;
+use super::inflate::PIECES_AHEAD;
 use super::mapped::MappedFile;
 use super::plausible::is_perf_type;
 use super::record_header::{HEADER_SIZE, Header, Next, next_header};
@@ -42,9 +43,29 @@ pub(super) const COMPRESSED: u32 = 81;
 pub(super) const COMPRESSED2: u32 = 83;
 /// A stream is read in steps of at least this many bytes.
 pub(super) const READ_STEP: usize = 64 << 10;
-/// Pages of a mapped file are mapped ahead of the reader, and dropped
-/// behind it, in steps of this many bytes.
-pub(super) const PAGE_STEP: usize = 8 << 20;
+/// How far a mapped file is read ahead of the reader.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Lookahead {
+    /// Pages are mapped ahead of the reader, and dropped behind it, in
+    /// steps of this many bytes.
+    pub(super) page_step: usize,
+    /// Decompressed pieces made ahead of the reader, at most.
+    pub(super) pieces: usize,
+}
+
+impl Lookahead {
+    /// For a file read alone.
+    pub(super) const WHOLE_FILE: Lookahead = Lookahead {
+        page_step: 8 << 20,
+        pieces: PIECES_AHEAD,
+    };
+    /// For each of the many streams of a `--threads` directory, all read at
+    /// once: what they hold ahead adds up.
+    pub(super) const ONE_OF_MANY: Lookahead = Lookahead {
+        page_step: 1 << 20,
+        pieces: 2,
+    };
+}
 
 /// How a reading ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -120,6 +141,7 @@ pub(super) struct RecordReader {
     /// data section's end is not known).
     pub(super) end_may_be_cut: bool,
     pub(super) rounds: Rounds,
+    pub(super) lookahead: Lookahead,
 }
 
 impl RecordReader {
@@ -129,6 +151,7 @@ impl RecordReader {
             source: Some(source),
             end_may_be_cut,
             rounds: Rounds::Marked,
+            lookahead: Lookahead::WHOLE_FILE,
         }
     }
 
@@ -158,6 +181,7 @@ impl RecordReader {
             ended_with_round: false,
             stream,
             rounds: self.rounds,
+            lookahead: self.lookahead,
         };
         let end_may_be_cut = self.end_may_be_cut;
         let (read, stream_chunks, map) = match source {
@@ -166,7 +190,8 @@ impl RecordReader {
                     let (tell, told) = channel();
                     let keeper_data = data.clone();
                     let map = &map;
-                    scope.spawn(move || map.keep_pages_near_reader(keeper_data, told));
+                    let page_step = self.lookahead.page_step;
+                    scope.spawn(move || map.keep_pages_near_reader(keeper_data, page_step, told));
                     core.read_mapped(map.bytes(), data, end_may_be_cut, tell, &mut handle)
                 });
                 (read, None, Some(map))
@@ -235,6 +260,7 @@ pub(super) struct Core<'e> {
     /// Whether offsets are of a pipe stream rather than a file (for messages).
     pub(super) stream: bool,
     pub(super) rounds: Rounds,
+    pub(super) lookahead: Lookahead,
 }
 
 impl Core<'_> {
