@@ -50,11 +50,12 @@ measure() {
 
 # A directory with the streams of directory $1 repeated $2 times.
 repeated() {
-  local dir=$1 times=$2 out=$tmp/repeated-$2 n=0
-  mkdir -p "$out"
+  local dir=$1 times=$2 out n=0
+  out=$(mktemp -d -p "$tmp" repeated.XXXXXX)
   cp "$dir/data" "$out/data"
   for ((copy = 0; copy < times; copy++)); do
     for stream in "$dir"/data.*; do
+      # A new name each time; a copy where a hard link cannot be made.
       ln "$stream" "$out/data.$n" 2>/dev/null || cp "$stream" "$out/data.$n"
       n=$((n + 1))
     done
