@@ -194,7 +194,8 @@ fn recordings(path: &Path) -> Result<Vec<PathBuf>, Error> {
         source,
     };
     let metadata = std::fs::metadata(path).map_err(open_error)?;
-    if !metadata.is_dir() {
+    // A file, or perf's directory format (`perf record --threads`): one recording.
+    if !metadata.is_dir() || is_perf_directory(path) {
         return Ok(vec![path.to_owned()]);
     }
     let own = path.join(RUN_RECORDING);
