@@ -118,11 +118,6 @@ impl Directory {
         })
     }
 
-    /// The number of streams with records, the header file's among them.
-    pub(super) fn streams(&self) -> usize {
-        self.streams.len()
-    }
-
     /// Hands every record of every stream to `handle`, in time order, and
     /// says how the recording ended; `salvaged` is what the header file
     /// lacks, when it was salvaged.

@@ -82,14 +82,6 @@ impl Recording {
         }
     }
 
-    /// The number of record streams: one, or a directory's streams.
-    pub fn streams(&self) -> usize {
-        match &self.reader {
-            Reader::Directory(directory) => directory.streams(),
-            _ => 1,
-        }
-    }
-
     /// Streams every record to `handle`, in time order, and says how the input ended.
     pub fn for_each_record(
         &mut self,
