@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scale-curve.sh: how a cold `report --flamegraph` grows with the samples of a
 # recording: wall time, CPU time and peak RSS against samples, as a Markdown
-# table on stdout (docs/scale.md holds the measured curve).
+# table on stdout (docs/measurements/scale.md holds the measured curve).
 #
 # Each RECORDING is a perf.data file or a `perf record --threads` directory.
 # With --repeat K, a directory recording is also read with its streams
