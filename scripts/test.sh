@@ -11,7 +11,9 @@
 #    - the viewers the export tests read exports with: golang-go (`go tool pprof`),
 #      chromium (the HTML report, headless) and npm, with the `speedscope` package
 #      (its file-format schema) installed under target/tmp/speedscope.
-# 2. Checks: `cargo fmt --all --check`, `cargo clippy --workspace --all-targets --release
+# 2. Checks: scripts/check-links.py (every relative link and #anchor of README.md,
+#    CHANGELOG.md and the Markdown under docs/, flamegraphs/ and examples/ resolves),
+#    `cargo fmt --all --check`, `cargo clippy --workspace --all-targets --release
 #    -- -D warnings` (compile-perf and the fuzz targets of fuzz/),
 #    `cargo test --release`. Test output is shown (--show-output): the live tests print
 #    their agreement tables against perf report and the unwinding rates.
@@ -87,6 +89,8 @@ if [ "$ci" = true ]; then
   locked=(--locked)
   fail_fast=(--no-fail-fast)
 fi
+log "scripts/check-links.py (relative links and anchors of the documentation)"
+python3 scripts/check-links.py
 log "cargo fmt --all --check"
 cargo fmt --all --check
 log "cargo clippy --workspace --all-targets --release -- -D warnings"
