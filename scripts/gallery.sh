@@ -338,7 +338,8 @@ if os.path.exists(passes_json):
                           "of its timers" for p in top) + ".",
               "", "[![many-dispatches passes](many-dispatches-passes.svg)](many-dispatches-passes.svg)"]
 lines += ["", "*Other, self* is the share of the compiler's samples in functions no rule names: what the "
-          "rule table misses. Other counts no inclusive share beyond that (see the README's Categories)."]
+          "rule table misses. Other counts no inclusive share beyond that (see "
+          "[Categories](../docs/reading-the-report.md#categories))."]
 
 if "hex-constants" in loaded and "hex-constants-bytecode" in loaded:
     t, b = loaded["hex-constants"], loaded["hex-constants-bytecode"]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-example.sh: the README's first command. On a fresh Debian machine (as root)
+# run-example.sh: the first of the README's two commands. On a fresh Debian machine (as root)
 # it sets everything up (scripts/setup.sh: perf, the .venv with
 # iree-base-compiler==3.13.0, the release build), then records iree-compile
 # compiling the shipped example model (examples/model.mlir) with
@@ -8,7 +8,7 @@
 # flamegraph.svg, compiler.svg, flamegraph-inverted.svg (and model.vmfb).
 #
 # Usage: scripts/run-example.sh      (works from any directory; exit code is
-#        compile-perf record's, see the README's "Recording" section)
+#        compile-perf record's, see docs/recording.md and docs/troubleshooting.md)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
