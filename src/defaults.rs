@@ -36,7 +36,8 @@ pub(crate) const BUDGET_MIN_STACK_SIZE_BYTES: u32 = 16384;
 /// Milliseconds between two samples of the compile's resident set
 /// (`memory.json`): each costs the sampler about 0.1 ms of CPU in a VM
 /// (waking up is most of it), so 50 a second take about 0.6% of a core;
-/// 100 a second took 1.2–1.6% (measured in the README's Memory section).
+/// 100 a second took 1.2–1.6% (docs/measurements/recording.md, "The memory
+/// sampler").
 pub(crate) const RSS_INTERVAL_MS: u64 = 20;
 
 /// Where `record` makes its run directory when `-o` is not given: a new

@@ -5,8 +5,8 @@
 //!
 //! Every failure a user can cause with their input has its own variant and its
 //! own exit code, so scripts can tell "this is not a perf.data file" from "the
-//! recording was cut short". The table lives in [`Error::exit_code`] and in the
-//! README.
+//! recording was cut short". The table lives in [`Error::exit_code`] and in
+//! docs/troubleshooting.md ("Exit codes").
 
 use std::path::PathBuf;
 
@@ -191,7 +191,7 @@ pub enum Error {
 }
 
 impl Error {
-    /// The process exit code for this error; see the README's table.
+    /// The process exit code for this error; see docs/troubleshooting.md.
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Output { .. } => 1,
@@ -305,7 +305,7 @@ pub enum RecordError {
 }
 
 impl RecordError {
-    /// The process exit code; see the README's table.
+    /// The process exit code; see docs/troubleshooting.md.
     pub fn exit_code(&self) -> u8 {
         match self {
             RecordError::PerfMissing { .. } => 20,

@@ -22,7 +22,8 @@ use serde_json::Value;
 const SLOW: &str = "slow_dispatch_0";
 /// The executables' samples in `TranslateAllExecutablesPass` against the
 /// full compile's, in percent: measured 72–105% on four models here (see
-/// the README's Executables section); the range holds that with room for
+/// docs/executables-and-sizes.md, "Codegen and serialization against the
+/// full compile"); the range holds that with room for
 /// the noise of a busy machine.
 const TRANSLATE_SHARE_RANGE: std::ops::RangeInclusive<f64> = 50.0..=120.0;
 

@@ -4,7 +4,7 @@
 //! --mlir-timing`, which keeps the compile's pass timers beside its samples.
 //! For every pass above 2% of mlir-timing's `Total`, compile-perf's inclusive share of the samples inside the pass
 //! manager must agree within 5 percentage points or 30% relative, whichever
-//! is larger. The README explains the passes listed in [`EXPLAINED`], whose
+//! is larger. docs/passes-and-threads.md explains the passes listed in [`EXPLAINED`], whose
 //! timers and stacks measure different things. The same recording then
 //! checks `report --by pass`, `flamegraph --pass`, threads and the timeline;
 //! a second, with `--memory`, the memory attribution.
@@ -23,7 +23,7 @@ use serde_json::Value;
 /// The flags that make mlir-timing comparable with CPU samples.
 const SERIAL: [&str; 2] = ["--iree-opt-const-eval=false", "--mlir-disable-threading"];
 /// Passes whose mlir-timing share does not measure CPU time in the pass; see
-/// the README ("Passes: compile-perf and mlir-timing").
+/// docs/passes-and-threads.md ("Passes: compile-perf and mlir-timing").
 const EXPLAINED: [&str; 1] = ["ConfigureTargetExecutableVariants"];
 /// mlir-timing entries that are pass-manager structure, not passes.
 fn is_structure(name: &str) -> bool {
@@ -51,7 +51,7 @@ fn pass_shares_agree_with_mlir_timing() {
     let dir = TempDir::new("passes");
     let input = workload_at_scale(&dir, "many-dispatches", "default");
     // One compile gives both measures: two compiles' timers alone differed
-    // by 7 points of `Total` for one pass here (see the README).
+    // by 7 points of `Total` for one pass here (see docs/passes-and-threads.md).
     let run_dir = dir.join("run");
     compile_perf(record_args(&run_dir, &["--mlir-timing"], &input, &SERIAL))
         .expect_code(0, "record --mlir-timing");

@@ -15,8 +15,8 @@ use common::iree::{iree_live_prerequisites, live_lock, record_args, timer_walls,
 use common::{TempDir, compile_perf};
 use serde_json::Value;
 
-/// Whether the timer `timer` may be the stack pass `class`, by the README's
-/// name rules: the same name, the name after `::`, or the name with `Pass`
+/// Whether the timer `timer` may be the stack pass `class`, by the name rules
+/// of docs/passes-and-threads.md ("How a timer finds its pass"): the same name, the name after `::`, or the name with `Pass`
 /// added.
 fn names_match(timer: &str, class: &str) -> bool {
     timer == class || timer.ends_with(&format!("::{class}")) || timer == format!("{class}Pass")

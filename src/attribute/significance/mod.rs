@@ -33,7 +33,8 @@ const MIN_POOLED_COUNT: f64 = 5.0;
 /// five standard errors: the bar of rustc-perf's Q3 + 3·IQR rule (4.7
 /// standard deviations for normal noise). Run-to-run noise on a busy
 /// machine has heavier tails than the model; this bar is where real
-/// same-configuration pairs stopped being flagged (see the README).
+/// same-configuration pairs stopped being flagged (see
+/// docs/measurements/diff-noise.md).
 pub(crate) const FAMILY_ALPHA: f64 = 1e-4;
 
 /// One run's samples in a row, and the run's samples in all.
