@@ -15,8 +15,9 @@ use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use linux_perf_data::linux_perf_event_reader::RawEventRecord;
 
@@ -31,6 +32,9 @@ use super::validate::Salvage;
 pub(super) const HEADER_FILE: &str = "data";
 /// A stream's batch is handed to the merge once it holds this many bytes.
 const BATCH_BYTES: usize = 256 << 10;
+/// What a batch reserves: enough for its last record to go past
+/// `BATCH_BYTES` without growing it (a sample with a 64 KiB stack copy).
+const BATCH_CAPACITY: usize = BATCH_BYTES + (80 << 10);
 /// Read buffer of a stream that cannot be mapped.
 const READ_BUFFER: usize = 32 << 10;
 
@@ -80,6 +84,7 @@ impl Directory {
         salvage: bool,
     ) -> Result<Directory, (PathBuf, std::io::Error)> {
         let events = header.events.clone();
+        let bytes_read = header.bytes_read.clone();
         let mut streams = vec![Stream {
             name: HEADER_FILE.to_owned(),
             reader: header,
@@ -104,6 +109,7 @@ impl Directory {
             let mut reader = RecordReader::new(events.clone(), source, salvage);
             reader.rounds = Rounds::EachRecord;
             reader.lookahead = Lookahead::ONE_OF_MANY;
+            reader.bytes_read = bytes_read.clone();
             streams.push(Stream {
                 name: path
                     .file_name()
@@ -116,6 +122,18 @@ impl Directory {
             streams,
             threads: std::thread::available_parallelism().map_or(1, usize::from),
         })
+    }
+
+    /// The bytes of records in all the streams.
+    pub(super) fn bytes_to_read(&self) -> Option<u64> {
+        (self.streams.iter())
+            .map(|stream| stream.reader.bytes_to_read())
+            .sum()
+    }
+
+    /// The counter of the bytes read, which every stream adds to.
+    pub(super) fn bytes_read(&self) -> Arc<AtomicU64> {
+        self.streams[0].reader.bytes_read.clone()
     }
 
     /// Hands every record of every stream to `handle`, in time order, and
@@ -185,10 +203,18 @@ impl Gate {
 
 /// Records of one stream, copied out of its file or its decompressed
 /// pieces, in the stream's order.
-#[derive(Default)]
 struct Batch {
     bytes: Vec<u8>,
     records: Vec<Held>,
+}
+
+impl Batch {
+    fn new() -> Batch {
+        Batch {
+            bytes: Vec::with_capacity(BATCH_CAPACITY),
+            records: Vec::new(),
+        }
+    }
 }
 
 /// One record of a batch: its body is `bytes[start..end]`.
@@ -212,7 +238,7 @@ enum Message {
 /// Reads one stream into batches, entering `gate` for the reading and
 /// leaving it while a full batch waits for the merge.
 fn read_stream(reader: &mut RecordReader, send: &SyncSender<Message>, gate: &Gate) {
-    let mut batch = Batch::default();
+    let mut batch = Batch::new();
     let mut last_time = 0;
     gate.enter();
     let end = reader.for_each(|attr_index, record| {
@@ -230,7 +256,7 @@ fn read_stream(reader: &mut RecordReader, send: &SyncSender<Message>, gate: &Gat
         });
         if batch.bytes.len() >= BATCH_BYTES {
             gate.leave();
-            let sent = send.send(Message::Batch(std::mem::take(&mut batch)));
+            let sent = send.send(Message::Batch(std::mem::replace(&mut batch, Batch::new())));
             gate.enter();
             sent.map_err(|_| "the merge of the streams stopped".to_owned())?;
         }

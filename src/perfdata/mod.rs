@@ -31,6 +31,8 @@ mod zstd_blocks;
 
 use std::fs::File;
 use std::io::BufReader;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 use linux_perf_data::linux_perf_event_reader::RawEventRecord;
 use linux_perf_data::{PerfFile, PerfRecordIter};
@@ -79,6 +81,18 @@ impl Recording {
     pub fn set_read_threads(&mut self, threads: usize) {
         if let Reader::Directory(directory) = &mut self.reader {
             directory.threads = threads.max(1);
+        }
+    }
+
+    /// How far the reading has gone, for a progress display: a counter of
+    /// the record bytes read, which goes up while [`Self::for_each_record`]
+    /// runs, and the bytes there are to read (not known of a pipe, nor of
+    /// a simpleperf file).
+    pub fn progress(&self) -> (Arc<AtomicU64>, Option<u64>) {
+        match &self.reader {
+            Reader::Records(records) => (records.bytes_read.clone(), records.bytes_to_read()),
+            Reader::Directory(directory) => (directory.bytes_read(), directory.bytes_to_read()),
+            Reader::Simpleperf(_) => (Arc::default(), None),
         }
     }
 

@@ -17,6 +17,8 @@
 use std::collections::VecDeque;
 use std::io::Read;
 use std::ops::Range;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::channel;
 
 use linux_perf_data::linux_perf_event_reader::RawEventRecord;
@@ -142,6 +144,9 @@ pub(super) struct RecordReader {
     pub(super) end_may_be_cut: bool,
     pub(super) rounds: Rounds,
     pub(super) lookahead: Lookahead,
+    /// Bytes of top-level records read so far (shared by the streams of a
+    /// directory), for a progress display.
+    pub(super) bytes_read: Arc<AtomicU64>,
 }
 
 impl RecordReader {
@@ -152,6 +157,19 @@ impl RecordReader {
             end_may_be_cut,
             rounds: Rounds::Marked,
             lookahead: Lookahead::WHOLE_FILE,
+            bytes_read: Arc::default(),
+        }
+    }
+
+    /// The bytes of records there are to read, when known (not of a pipe).
+    pub(super) fn bytes_to_read(&self) -> Option<u64> {
+        match self.source.as_ref()? {
+            Source::Mapped(_, data) => Some(data.len() as u64),
+            Source::Stream {
+                kind: StreamKind::FileData { len },
+                ..
+            } => Some(*len),
+            Source::Stream { .. } => None,
         }
     }
 
@@ -182,6 +200,7 @@ impl RecordReader {
             stream,
             rounds: self.rounds,
             lookahead: self.lookahead,
+            bytes_read: &self.bytes_read,
         };
         let end_may_be_cut = self.end_may_be_cut;
         let (read, stream_chunks, map) = match source {
@@ -261,6 +280,8 @@ pub(super) struct Core<'e> {
     pub(super) stream: bool,
     pub(super) rounds: Rounds,
     pub(super) lookahead: Lookahead,
+    /// Counts the bytes of the top-level records read.
+    pub(super) bytes_read: &'e AtomicU64,
 }
 
 impl Core<'_> {
@@ -387,6 +408,7 @@ impl Core<'_> {
             offset,
             stream: self.stream,
         };
+        (self.bytes_read).fetch_add(header.size as u64, Ordering::Relaxed);
         if header.record_type != LOST_SAMPLES {
             self.ended_with_round = header.record_type == FINISHED_ROUND;
         }
