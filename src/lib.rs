@@ -34,6 +34,7 @@ mod output;
 pub mod perfdata;
 mod process;
 mod profile;
+mod progress;
 mod push;
 mod recorder;
 mod render;

@@ -145,6 +145,9 @@ pub(crate) struct RecordingEntry {
     /// The counts of the `PERF_RECORD_LOST_SAMPLES` records, summed.
     pub lost_samples_reported: u64,
     pub period_total: u64,
+    /// Why the last records of some streams were not read, when perf did
+    /// not finish writing them (the warning a warm read repeats).
+    pub unfinished: Option<String>,
 }
 
 /// Records the kernel dropped: when (ns) and on which CPU, when the

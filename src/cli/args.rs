@@ -76,6 +76,10 @@ pub(super) struct RecordArgs {
     /// DIR/mlir-timing.json, which `report --by pass` joins with the samples.
     #[arg(long)]
     pub mlir_timing: bool,
+    /// Neither the live status line nor the summary on stderr (warnings
+    /// still print).
+    #[arg(long, short)]
+    pub quiet: bool,
     #[command(flatten)]
     pub rules: RulesFileArg,
     /// The command to record, after `--`.

@@ -28,6 +28,7 @@ use crate::recorder::{RatePlan, RateRequest, RecordOptions, StreamChoice, Stream
 impl Cli {
     /// Resolves the parsed arguments into a [`Config`].
     pub fn into_config(self) -> Config {
+        let record_quiet = matches!(&self.command, Command::Record(args) if args.quiet);
         let (input, action, output, rules_file) = match self.command {
             Command::Collapse(args) => (Some(args.input), Action::Collapse, args.output, None),
             Command::Top(args) => (
@@ -90,6 +91,8 @@ impl Cli {
                     alloc_min_bytes: args.alloc.then_some(args.alloc_min_bytes),
                     repeat: args.repeat,
                     mlir_timing: args.mlir_timing,
+                    quiet: args.quiet,
+                    status_label: None,
                 }),
                 None,
                 args.rules.file,
@@ -180,7 +183,7 @@ impl Cli {
                 args.rules.file,
             ),
         };
-        let quiet = input.as_ref().is_some_and(|input| input.reading.quiet);
+        let quiet = record_quiet || input.as_ref().is_some_and(|input| input.reading.quiet);
         let filter = input
             .as_ref()
             .map_or_else(SampleFilter::default, |input| filter(&input.reading));
@@ -221,6 +224,7 @@ fn load_options(input: InputArgs) -> LoadOptions {
         cache: Cache::from_env(!reading.no_cache),
         alloc: reading.alloc,
         read_threads: reading.read_threads.map(usize::from),
+        progress: crate::progress::shown(reading.quiet),
     }
 }
 

@@ -24,6 +24,7 @@ use crate::executables::{
 use crate::output::{Output, write_output};
 use crate::perfdata::Input;
 use crate::profile::{LoadOptions, Profile, SampleFilter};
+use crate::progress::{self, Progress};
 use crate::recorder::{
     CallGraph, CommandExit, RatePlan, RateRequest, RecordOptions, Recorded, RunStatus,
     StreamChoice, Streams, prepare_series, record,
@@ -94,6 +95,9 @@ pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, E
         alloc_min_bytes: None,
         repeat: None,
         mlir_timing: false,
+        // Its own progress lines say what runs; several records run at once.
+        quiet: true,
+        status_label: None,
     };
     prepare_series(&RecordOptions {
         command: full_command.clone(),
@@ -120,7 +124,20 @@ pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, E
         options.jobs,
         options.timeout.as_secs_f64()
     );
-    let runs = record_executables(dir, &sources, &settings, options.timeout, options.jobs);
+    let progress = Progress::steps(
+        progress::shown(config.quiet),
+        sources.len() as u64,
+        "executables",
+    );
+    let runs = record_executables(
+        dir,
+        &sources,
+        &settings,
+        options.timeout,
+        options.jobs,
+        &progress,
+    );
+    drop(progress);
     let interrupted = crate::recorder::interrupt_flag().load(std::sync::atomic::Ordering::SeqCst);
     if runs.len() < sources.len() {
         manifest.notes.push(format!(
@@ -293,6 +310,8 @@ fn load(perf_data: &Path) -> Result<Profile, Error> {
         cache: Cache::from_env(true),
         read_threads: None,
         alloc: false,
+        // Its own progress line says which executable is read.
+        progress: false,
     })
 }
 

@@ -88,6 +88,7 @@ fn run_series(
             output_dir: dir.join(&name),
             force: false,
             repeat: None,
+            status_label: Some(format!("run {index}/{times}")),
             ..options.clone()
         })?;
         let failed = recorded.run.interrupted
@@ -159,6 +160,7 @@ fn report_recording(
         cache: Cache::from_env(true),
         read_threads: None,
         alloc,
+        progress: crate::progress::shown(config.quiet),
     };
     let profile = match load_recording(&load) {
         Ok(profile) => profile,

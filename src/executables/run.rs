@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use super::{EXECUTABLES_DIR, ExecutableSource, executable_command};
+use crate::progress::Progress;
 use crate::recorder::{RecordError, RecordOptions, Recorded, interrupt_flag, record_with_timeout};
 
 /// One executable's recording, or why perf left none.
@@ -20,14 +21,15 @@ pub(crate) struct ExecutableRun {
 
 /// Records every source in `sources` under `dir/executables/NAME/`, `jobs`
 /// at a time, with `settings` (the command and the directory are each
-/// executable's own). Returns the runs in the order of `sources`; after
-/// Ctrl-C, the runs made until then.
+/// executable's own), counting them on `progress`. Returns the runs in the
+/// order of `sources`; after Ctrl-C, the runs made until then.
 pub(crate) fn record_executables(
     dir: &Path,
     sources: &[ExecutableSource],
     settings: &RecordOptions,
     timeout: Duration,
     jobs: usize,
+    progress: &Progress,
 ) -> Vec<ExecutableRun> {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
@@ -45,14 +47,16 @@ pub(crate) fn record_executables(
                     if interrupted.load(Ordering::SeqCst) {
                         break;
                     }
+                    progress.set_message(source.name.clone());
                     let run = record_one(dir, source, settings, timeout);
                     let finished = done.fetch_add(1, Ordering::SeqCst) + 1;
-                    eprintln!(
+                    progress.println(&format!(
                         "compile-perf: executable {finished} of {}: {} {}",
                         sources.len(),
                         source.name,
                         outcome(&run.recorded)
-                    );
+                    ));
+                    progress.step_done();
                     runs.lock().unwrap_or_else(|error| error.into_inner())[index] = Some(run);
                 }
             });

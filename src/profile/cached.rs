@@ -64,6 +64,8 @@ pub(super) struct Parts<'a> {
     pub processes: &'a Processes,
     pub stacks: &'a StackTable,
     pub counts: &'a IngestCounts,
+    /// Why some streams' last records were not read, if they were not.
+    pub unfinished: Option<&'a str>,
 }
 
 /// The entry for `parts` of the recording with `identity`.
@@ -133,6 +135,7 @@ pub(super) fn to_entry(identity: Identity, parts: &Parts<'_>) -> RecordingEntry 
             .collect(),
         lost_samples_reported: parts.counts.lost.samples_reported,
         period_total: parts.counts.period_total,
+        unfinished: parts.unfinished.map(str::to_owned),
     }
 }
 
@@ -146,6 +149,8 @@ pub(super) struct Restored {
     /// How much of the stack copies whole stacks read: known when the
     /// recording was unwound, not when it came from the cache.
     pub stack_use: Option<StackUse>,
+    /// Why some streams' last records were not read, if they were not.
+    pub unfinished: Option<String>,
 }
 
 /// The reading kept in `entry`, with its binaries found again in `store`
@@ -249,6 +254,7 @@ pub(super) fn restore(entry: RecordingEntry, store: &mut Store) -> Result<Restor
         kernel_text_address: entry.kernel_text_address,
         kernel_build_id: entry.kernel_build_id,
         stack_use: None,
+        unfinished: entry.unfinished,
     })
 }
 

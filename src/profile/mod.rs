@@ -16,6 +16,7 @@ use crate::cache::{Cache, Kind};
 use crate::error::Error;
 use crate::perfdata::{Input, InputEnd, Record, Recording, RecordingInfo};
 use crate::process::{MappedCode, Processes};
+use crate::progress;
 use crate::stacks::{SampleKey, StackId, StackTable};
 use crate::symbolize::{
     KernelLoading, KernelSource, KernelSymbols, NamedAhead, NamingAhead, RecordedKernel, SymbolId,
@@ -48,6 +49,9 @@ pub(crate) struct LoadOptions {
     /// (all of them, each sample weighted by its bytes) instead of samples
     /// of one event. Default is false.
     pub alloc: bool,
+    /// Show how far the reading has gone on stderr, once it takes more
+    /// than a second. Default is on a terminal, and not under `-q`.
+    pub progress: bool,
 }
 
 /// Counts gathered while streaming.
@@ -203,12 +207,16 @@ pub(crate) fn load(options: &LoadOptions) -> Result<Profile, Error> {
         if let Some(entry) = cached::read(&options.cache, key, event_index) {
             match cached::restore(entry, &mut store) {
                 Ok(restored) => {
+                    let input_end = match restored.unfinished.clone() {
+                        Some(reason) => InputEnd::Unfinished { reason },
+                        None => InputEnd::Complete,
+                    };
                     return Ok(finish_load(
                         reading,
                         recording.info,
                         store,
                         restored,
-                        InputEnd::Complete,
+                        input_end,
                         None,
                         NamedAhead::new(),
                     ));
@@ -318,6 +326,22 @@ fn finish_load(
     }
 }
 
+/// The last part of a recording's name (`perf.data`, or the run
+/// directory's), short enough for a progress line.
+fn recording_file_name(input_name: &str) -> String {
+    let path = std::path::Path::new(input_name);
+    match path.file_name() {
+        Some(name) if name == "perf.data" => {
+            path.parent().and_then(|dir| dir.file_name()).map_or_else(
+                || "perf.data".to_owned(),
+                |dir| format!("{}/perf.data", dir.to_string_lossy()),
+            )
+        }
+        Some(name) => name.to_string_lossy().into_owned(),
+        None => input_name.to_owned(),
+    }
+}
+
 /// Streams the records through the process model and the unwinder into
 /// the stack table, stores the result under `key` when the recording was
 /// read to its end, and symbolizes it: the frames found while reading are
@@ -349,96 +373,123 @@ fn read_records(
     let mut kernel_symbols = None;
     let mut frames: Vec<FrameKey> = Vec::with_capacity(256);
     let mut naming_ahead = NamingAhead::start(&options.cache);
-    let input_end = recording.for_each_record(|record| match record {
-        Record::Sample(sample) => {
-            let weight = match alloc_periods.get(sample.event_index) {
-                Some(Some(period)) => crate::alloc::requested_bytes(&sample, *period),
-                _ if sample.event_index == event_index => 1,
-                _ => {
-                    counts.other_event_samples += 1;
-                    return;
-                }
-            };
-            counts.samples += 1;
-            counts.period_total = counts
-                .period_total
-                .saturating_add(sample.period.unwrap_or(0));
-            counts.first_time.get_or_insert(sample.time);
-            counts.last_time = Some(sample.time);
-            let thread = processes.thread_for_sample(sample.pid, sample.tid);
-            let walk = unwinders.unwind(&sample, &processes, &store, &mut frames);
-            if !kernel_seen && frames.iter().any(|frame| frame.dso == store.kernel()) {
-                kernel_seen = true;
-                let source = KernelSource {
-                    recorded: kernel.clone(),
-                    started: Mutex::new(None),
-                };
-                let cached = (source.cache_key())
-                    .is_some_and(|key| options.cache.contains(Kind::Binary, &key));
-                if !cached {
-                    let cache = options.cache.clone();
-                    kernel_symbols = Some(std::thread::spawn(move || {
-                        KernelSymbols::load(&source.recorded, &cache)
-                    }));
-                }
-            }
-            stacks.add_sample(sample.time, thread, &frames, walk, weight);
-            if let Some(naming) = &mut naming_ahead {
-                naming.offer(&stacks.frames, &store);
-            }
-        }
-        Record::Comm {
-            pid,
-            tid,
-            name,
-            is_exec,
-        } => {
-            if is_exec {
-                unwinders.on_exec(pid);
-            }
-            processes.on_comm(pid, tid, &String::from_utf8_lossy(name), is_exec);
-        }
-        Record::Fork {
-            pid,
-            ppid,
-            tid,
-            parent_tid,
-        } => {
-            processes.on_fork(pid, ppid, tid, parent_tid);
-            if pid == tid {
-                unwinders.on_fork(pid, ppid);
-            }
-        }
-        Record::Mmap(mapping) => {
-            let path = String::from_utf8_lossy(mapping.path);
-            if mapping.is_kernel {
-                if path.starts_with("[kernel.kallsyms]") {
-                    kernel.text_address = Some(mapping.file_offset);
-                    if kernel.build_id.is_none() {
-                        kernel.build_id = mapping.build_id.clone();
+    let (bytes_read, bytes_to_read) = recording.progress();
+    let shown_name = recording_file_name(&reading.input_name);
+    let input_end = progress::while_reading(
+        options.progress,
+        &shown_name,
+        &bytes_read,
+        bytes_to_read,
+        || {
+            recording.for_each_record(|record| match record {
+                Record::Sample(sample) => {
+                    let weight = match alloc_periods.get(sample.event_index) {
+                        Some(Some(period)) => crate::alloc::requested_bytes(&sample, *period),
+                        _ if sample.event_index == event_index => 1,
+                        _ => {
+                            counts.other_event_samples += 1;
+                            return;
+                        }
+                    };
+                    counts.samples += 1;
+                    counts.period_total = counts
+                        .period_total
+                        .saturating_add(sample.period.unwrap_or(0));
+                    counts.first_time.get_or_insert(sample.time);
+                    counts.last_time = Some(sample.time);
+                    let thread = processes.thread_for_sample(sample.pid, sample.tid);
+                    let walk = unwinders.unwind(&sample, &processes, &store, &mut frames);
+                    if !kernel_seen && frames.iter().any(|frame| frame.dso == store.kernel()) {
+                        kernel_seen = true;
+                        let source = KernelSource {
+                            recorded: kernel.clone(),
+                            started: Mutex::new(None),
+                        };
+                        let cached = (source.cache_key())
+                            .is_some_and(|key| options.cache.contains(Kind::Binary, &key));
+                        if !cached {
+                            let cache = options.cache.clone();
+                            kernel_symbols = Some(std::thread::spawn(move || {
+                                KernelSymbols::load(&source.recorded, &cache)
+                            }));
+                        }
+                    }
+                    stacks.add_sample(sample.time, thread, &frames, walk, weight);
+                    if let Some(naming) = &mut naming_ahead {
+                        naming.offer(&stacks.frames, &store);
                     }
                 }
-                return;
-            }
-            let dso = store.intern_mapping(&path, mapping.build_id.as_deref());
-            let code = MappedCode {
-                start: mapping.start,
-                end: mapping.start.saturating_add(mapping.len),
-                dso,
-                bias: mapping_bias(&store, dso, mapping.start, mapping.file_offset, mapping.len),
-            };
-            processes.on_mmap(mapping.pid, code, &path);
-            if let Some(image) = &store.get(dso).image {
-                unwinders.on_mmap(mapping.pid, &code, image);
-            }
-        }
-        Record::Lost { count, time, cpu } => counts.lost.records.push(Loss { time, cpu, count }),
-        Record::LostSamples { count, .. } => counts.lost.samples_reported += count,
-    })?;
+                Record::Comm {
+                    pid,
+                    tid,
+                    name,
+                    is_exec,
+                } => {
+                    if is_exec {
+                        unwinders.on_exec(pid);
+                    }
+                    processes.on_comm(pid, tid, &String::from_utf8_lossy(name), is_exec);
+                }
+                Record::Fork {
+                    pid,
+                    ppid,
+                    tid,
+                    parent_tid,
+                } => {
+                    processes.on_fork(pid, ppid, tid, parent_tid);
+                    if pid == tid {
+                        unwinders.on_fork(pid, ppid);
+                    }
+                }
+                Record::Mmap(mapping) => {
+                    let path = String::from_utf8_lossy(mapping.path);
+                    if mapping.is_kernel {
+                        if path.starts_with("[kernel.kallsyms]") {
+                            kernel.text_address = Some(mapping.file_offset);
+                            if kernel.build_id.is_none() {
+                                kernel.build_id = mapping.build_id.clone();
+                            }
+                        }
+                        return;
+                    }
+                    let dso = store.intern_mapping(&path, mapping.build_id.as_deref());
+                    let code = MappedCode {
+                        start: mapping.start,
+                        end: mapping.start.saturating_add(mapping.len),
+                        dso,
+                        bias: mapping_bias(
+                            &store,
+                            dso,
+                            mapping.start,
+                            mapping.file_offset,
+                            mapping.len,
+                        ),
+                    };
+                    processes.on_mmap(mapping.pid, code, &path);
+                    if let Some(image) = &store.get(dso).image {
+                        unwinders.on_mmap(mapping.pid, &code, image);
+                    }
+                }
+                Record::Lost { count, time, cpu } => {
+                    counts.lost.records.push(Loss { time, cpu, count })
+                }
+                Record::LostSamples { count, .. } => counts.lost.samples_reported += count,
+            })
+        },
+    )?;
     let named_ahead = naming_ahead.map(NamingAhead::finish).unwrap_or_default();
 
-    if let (Some(key), InputEnd::Complete) = (&key, &input_end) {
+    // A recording read to its end is kept, and so is one whose streams end
+    // in records perf did not finish: those are final once perf has exited
+    // (a file that still grows has another identity).
+    let unfinished = match &input_end {
+        InputEnd::Complete => Some(None),
+        InputEnd::Unfinished { reason } => Some(Some(reason.as_str())),
+        _ => None,
+    };
+    if let (Some(key), Some(unfinished)) = (&key, unfinished) {
         let parts = cached::Parts {
+            unfinished,
             event_index,
             store: &store,
             kernel_text_address: kernel.text_address,
@@ -459,6 +510,7 @@ fn read_records(
         kernel_text_address: kernel.text_address,
         kernel_build_id: kernel.build_id,
         stack_use: Some(unwinders.stack_use),
+        unfinished: None,
     };
     Ok(finish_load(
         reading,

@@ -97,6 +97,11 @@ pub(crate) struct RecordOptions {
     /// Add MLIR's timing flags to the iree-compile command and keep its
     /// pass timers as `mlir-timing.json`. Default is off.
     pub mlir_timing: bool,
+    /// No live status line. Default is one, on a terminal.
+    pub quiet: bool,
+    /// What the status line starts with, e.g. `run 2/3` in a series.
+    /// Default is nothing.
+    pub status_label: Option<String>,
 }
 
 /// A finished recording, ready to be reported on.
@@ -200,6 +205,7 @@ pub(crate) fn record_with_timeout(
             .unwrap_or_default(),
         start_time: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
         wall_seconds: None,
+        command_wall_seconds: None,
         exit: None,
         peak_rss_bytes: None,
         stderr: StderrExcerpt::default(),
@@ -309,7 +315,18 @@ pub(crate) fn record_with_timeout(
         .args(&wrapper_args)
         .spawn()
         .map_err(wrapper_failed)?;
-    let status = status::wait_with_status(&mut running, &perf_data).map_err(wrapper_failed)?;
+    let status_line = status::StatusLine {
+        shown: !options.quiet,
+        label: options.status_label.as_deref(),
+        // CPU samples come at -F per second of the compile's CPU time; the
+        // allocator's probes do not.
+        frequency_hz: options
+            .alloc_min_bytes
+            .is_none()
+            .then_some(options.rate.frequency_hz),
+    };
+    let status =
+        status::wait_with_status(&mut running, &perf_data, status_line).map_err(wrapper_failed)?;
     let wall = started.elapsed().as_secs_f64();
     drop(alloc_probes);
     run.wall_seconds = Some(wall);
@@ -331,6 +348,7 @@ pub(crate) fn record_with_timeout(
             run.exit = Some(measured.exit);
             run.peak_rss_bytes = Some(measured.peak_rss_bytes);
             command_wall_seconds = measured.wall_seconds;
+            run.command_wall_seconds = measured.wall_seconds;
             timed_out = measured.timed_out;
             run.interrupted |= measured.exit.signal == Some(libc::SIGINT);
             run.stderr = measured.stderr;

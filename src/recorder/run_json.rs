@@ -119,7 +119,11 @@ pub(crate) struct RunManifest {
     pub command: Vec<String>,
     pub working_directory: String,
     pub start_time: String,
+    /// perf's start, the command and perf's writing of the recording.
     pub wall_seconds: Option<f64>,
+    /// The command alone, from its start to its exit, timed by the wrapper
+    /// under perf: what to compare with the compile run without perf.
+    pub command_wall_seconds: Option<f64>,
     pub exit: Option<CommandExit>,
     /// Of the command and its descendants (the compiler), not of perf.
     pub peak_rss_bytes: Option<u64>,
