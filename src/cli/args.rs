@@ -108,6 +108,9 @@ pub(super) struct ExecutablesArgs {
     /// Samples per second.
     #[arg(long = "freq", value_name = "HZ", default_value_t = defaults::FREQUENCY_HZ)]
     pub frequency: u32,
+    /// No progress bar on stderr (the line per executable still prints).
+    #[arg(long, short)]
+    pub quiet: bool,
     #[command(flatten)]
     pub rules: RulesFileArg,
     /// The full compile, after `--`: iree-compile ARGS… (flags with `=`).

@@ -28,7 +28,11 @@ use crate::recorder::{RatePlan, RateRequest, RecordOptions, StreamChoice, Stream
 impl Cli {
     /// Resolves the parsed arguments into a [`Config`].
     pub fn into_config(self) -> Config {
-        let record_quiet = matches!(&self.command, Command::Record(args) if args.quiet);
+        let command_quiet = match &self.command {
+            Command::Record(args) => args.quiet,
+            Command::Executables(args) => args.quiet,
+            _ => false,
+        };
         let (input, action, output, rules_file) = match self.command {
             Command::Collapse(args) => (Some(args.input), Action::Collapse, args.output, None),
             Command::Top(args) => (
@@ -183,7 +187,7 @@ impl Cli {
                 args.rules.file,
             ),
         };
-        let quiet = record_quiet || input.as_ref().is_some_and(|input| input.reading.quiet);
+        let quiet = command_quiet || input.as_ref().is_some_and(|input| input.reading.quiet);
         let filter = input
             .as_ref()
             .map_or_else(SampleFilter::default, |input| filter(&input.reading));
