@@ -6,15 +6,19 @@
 //! - f32 dense literals in text make APFloat the top self category;
 //! - const-eval evaluates globals at compile time: constant folding shows on
 //!   the inclusive side.
+//!
+//! The Chrome trace of each nests as trace viewers need it.
 
 mod common;
 
+use common::exports::{assert_trace_nests, export};
 use common::iree::{iree_compile_argv, iree_live_prerequisites, live_lock, perf_record, workload};
 use common::{TempDir, compile_perf};
 use serde_json::Value;
 
-/// Records `name` (small scale) with DWARF stacks and returns
-/// `compile-perf report --format json` of the compiler process.
+/// Records `name` (small scale) with DWARF stacks, checks that its Chrome
+/// trace's pass spans nest, and returns `compile-perf report --format
+/// json` of the compiler process.
 fn report_of(name: &str) -> Value {
     let dir = TempDir::new(&format!("categories-{name}"));
     let input = workload(&dir, name);
@@ -34,6 +38,7 @@ fn report_of(name: &str) -> Value {
     ]);
     run.expect_code(0, name);
     let report = run.json();
+    assert_trace_nests(&export(&data, "chrome-trace", &["--compiler"], &dir));
     let shares: Vec<String> = report["categories"]
         .as_array()
         .unwrap()

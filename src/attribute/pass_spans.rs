@@ -63,6 +63,38 @@ pub(crate) fn spans<'a>(
     spans
 }
 
+/// `spans` made to nest, as trace viewers need them, and ordered for them:
+/// by thread, then start, a parent before the child that starts with it.
+/// On each thread a span is cut back to end where the next span of its
+/// depth or of a shallower one starts (a span lasts one period past its
+/// last sample, and the next one's first sample may come sooner), and a
+/// child to end with its parent. Starts and sample counts do not change.
+pub(crate) fn nested(mut spans: Vec<PassSpan>) -> Vec<PassSpan> {
+    spans.sort_by_key(|span| (span.thread, span.start, span.depth));
+    // Indices into `spans` of the spans open on the current thread,
+    // outermost first.
+    let mut open: Vec<usize> = Vec::new();
+    for index in 0..spans.len() {
+        let (thread, start, depth) = (spans[index].thread, spans[index].start, spans[index].depth);
+        if open.first().is_some_and(|&first| spans[first].thread != thread) {
+            open.clear();
+        }
+        while let Some(&last) = open.last() {
+            let ended = spans[last].end <= start;
+            if !ended && spans[last].depth < depth {
+                break;
+            }
+            spans[last].end = spans[last].end.min(start);
+            open.pop();
+        }
+        if let Some(&parent) = open.last() {
+            spans[index].end = spans[index].end.min(spans[parent].end);
+        }
+        open.push(index);
+    }
+    spans
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,5 +150,39 @@ mod tests {
                 span(0, 0, 0, 60, 62, 1),
             ]
         );
+    }
+
+    #[test]
+    fn nested_spans_end_where_the_next_begins_and_parents_come_first() {
+        let made = nested(vec![
+            // A child that starts with its parent, listed first as spans()
+            // lists it, and runs past the parent's end.
+            span(0, 1, 1, 10, 45, 3),
+            span(0, 0, 0, 10, 42, 4),
+            // The next outermost span starts before the last one ended.
+            span(0, 2, 0, 40, 60, 2),
+            // Its child overlaps a sibling that starts before it ends.
+            span(0, 3, 1, 40, 52, 1),
+            span(0, 4, 1, 50, 60, 1),
+            // Another thread is left as it is.
+            span(1, 5, 0, 15, 70, 5),
+        ]);
+        assert_eq!(
+            made,
+            vec![
+                span(0, 0, 0, 10, 40, 4),
+                span(0, 1, 1, 10, 40, 3),
+                span(0, 2, 0, 40, 60, 2),
+                span(0, 3, 1, 40, 50, 1),
+                span(0, 4, 1, 50, 60, 1),
+                span(1, 5, 0, 15, 70, 5),
+            ]
+        );
+        for pair in made.windows(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            if a.thread == b.thread && b.start < a.end {
+                assert!(b.depth > a.depth && b.end <= a.end, "{a:?} and {b:?} overlap");
+            }
+        }
     }
 }

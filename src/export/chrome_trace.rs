@@ -1,7 +1,10 @@
 //! Chrome's Trace Event format (JSON): the pass spans as complete events
 //! (`ph: "X"`), one row per thread, named by process and thread metadata
-//! events. Perfetto (ui.perfetto.dev) and `chrome://tracing` open it.
-//! Times are microseconds from the first sample kept.
+//! events. Perfetto (ui.perfetto.dev) and Chromium's DevTools Performance
+//! panel open it. The spans of a thread nest (no partial overlaps, a parent
+//! before the child that starts with it), since the viewers drop or
+//! misplace slices that do not; each carries its samples and the CPU time
+//! they stand for. Times are microseconds from the first sample kept.
 
 use std::io::{self, Write};
 
@@ -9,6 +12,7 @@ use serde::Serialize;
 
 use super::Samples;
 use super::spans::pass_spans;
+use crate::attribute::pass_spans::nested;
 
 /// The trace file.
 #[derive(Serialize)]
@@ -72,7 +76,8 @@ pub(crate) fn write(samples: &Samples<'_>, out: &mut dyn Write) -> io::Result<()
             samples.thread_name(thread),
         ));
     }
-    for span in pass_spans(samples) {
+    let sample_seconds = samples.nanoseconds_per_sample().unwrap_or(0.0) / 1e9;
+    for span in nested(pass_spans(samples)) {
         let (_, pid) = samples.process_of(span.thread);
         events.push(Event {
             name: samples.classes.passes.name(span.pass).to_owned(),
@@ -82,7 +87,11 @@ pub(crate) fn write(samples: &Samples<'_>, out: &mut dyn Write) -> io::Result<()
             cat: Some("pass"),
             ts: Some(micros(span.start)),
             dur: Some((span.end - span.start) as f64 / 1e3),
-            args: serde_json::json!({ "samples": span.samples, "depth": span.depth }),
+            args: serde_json::json!({
+                "samples": span.samples,
+                "cpu_seconds": span.samples as f64 * sample_seconds,
+                "depth": span.depth,
+            }),
         });
     }
     let trace = Trace {

@@ -57,8 +57,20 @@ pub(crate) fn sample_total(format: &str, path: &Path) -> u64 {
             .as_array()
             .expect("profiles")
             .iter()
-            .flat_map(|profile| profile["weights"].as_array().expect("weights"))
-            .map(|weight| weight.as_u64().expect("a whole weight"))
+            .map(|profile| {
+                // Each sample weighs the CPU time it stands for, in the
+                // profile's unit: the same for every sample of a recording.
+                let weights = profile["weights"].as_array().expect("weights");
+                let unit = profile["unit"].as_str().expect("unit");
+                assert!(matches!(unit, "nanoseconds" | "none"), "unit {unit}");
+                let first = weights.first().and_then(Value::as_u64).expect("a weight");
+                assert!(unit == "nanoseconds" || first == 1, "{unit}: {first}");
+                assert!(
+                    weights.iter().all(|weight| weight.as_u64() == Some(first)),
+                    "one weight per sample"
+                );
+                weights.len() as u64
+            })
             .sum(),
         "firefox" => json_file(path)["threads"]
             .as_array()
@@ -97,6 +109,7 @@ pub(crate) fn firefox_categories(path: &Path) -> Vec<String> {
 
 /// The pass spans of a Chrome trace: (name, depth, samples) of each `X` event.
 pub(crate) fn trace_spans(path: &Path) -> Vec<(String, u64, u64)> {
+    assert_trace_nests(path);
     json_file(path)["traceEvents"]
         .as_array()
         .expect("traceEvents")
@@ -114,4 +127,54 @@ pub(crate) fn trace_spans(path: &Path) -> Vec<(String, u64, u64)> {
             )
         })
         .collect()
+}
+
+/// Checks that the spans of the Chrome trace at `path` nest on each thread
+/// as trace viewers need them: every span starts at or after the end of
+/// the one before at its depth or shallower, or lies inside it; a parent
+/// comes before a child that starts with it; each carries its CPU time.
+pub(crate) fn assert_trace_nests(path: &Path) {
+    // Microseconds written as decimals: ends computed from start and
+    // length may differ in the last place.
+    const SLACK: f64 = 1e-3;
+    let trace = json_file(path);
+    let mut open: std::collections::HashMap<(i64, i64), Vec<(f64, f64, u64)>> =
+        std::collections::HashMap::new();
+    let mut spans = 0;
+    for event in trace["traceEvents"].as_array().expect("traceEvents") {
+        if event["ph"] != "X" {
+            continue;
+        }
+        spans += 1;
+        let thread = (
+            event["pid"].as_i64().unwrap(),
+            event["tid"].as_i64().unwrap(),
+        );
+        let start = event["ts"].as_f64().unwrap();
+        let end = start + event["dur"].as_f64().unwrap();
+        let depth = event["args"]["depth"].as_u64().unwrap();
+        assert!(
+            event["args"]["cpu_seconds"]
+                .as_f64()
+                .is_some_and(|s| s > 0.0),
+            "a span's CPU time: {event}"
+        );
+        let stack = open.entry(thread).or_default();
+        while let Some(&(_, last_end, _)) = stack.last() {
+            if last_end <= start + SLACK {
+                stack.pop();
+            } else {
+                break;
+            }
+        }
+        if let Some(&(parent_start, parent_end, parent_depth)) = stack.last() {
+            assert!(
+                end <= parent_end + SLACK && parent_depth < depth,
+                "{event} overlaps the span from {parent_start} to {parent_end} \
+                 (depth {parent_depth}) partly, or comes after its child"
+            );
+        }
+        stack.push((start, end, depth));
+    }
+    assert!(spans > 0, "the trace has spans");
 }
