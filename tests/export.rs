@@ -54,20 +54,45 @@ fn pprof_is_labelled_and_filters_by_its_labels() {
     let report = report_json(&input, &[], "category");
     let path = export(&input, "pprof", &[], &dir);
     let tags = pprof(&["-tags"], &path);
-    for key in ["category", "pass", "thread", "process"] {
+    for key in ["category", "category_id", "pass", "thread", "process"] {
         assert!(
             tags.contains(&format!(" {key}: Total")),
             "-tags lists {key}:\n{tags}"
         );
     }
+    // Every mapping has a range of addresses (`-raw` prints
+    // `id: start/limit/offset path`).
+    let raw = pprof(&["-raw"], &path);
+    let mappings: Vec<&str> = raw
+        .split_once("Mappings")
+        .expect("a Mappings section")
+        .1
+        .lines()
+        .filter(|line| line.contains(": 0x"))
+        .collect();
+    assert!(!mappings.is_empty(), "{raw}");
+    for mapping in mappings {
+        assert!(
+            !mapping.contains(": 0x0/0x0/"),
+            "a mapping without a range: {mapping}"
+        );
+    }
+    // Each category's self samples, found by its name (as reports show
+    // it) and by its id.
     for category in report["categories"].as_array().unwrap() {
         let id = category["id"].as_str().unwrap();
-        let raw = pprof(&["-raw", &format!("-tagfocus=category=^{id}$")], &path);
-        assert_eq!(
-            raw_sample_total(&raw),
-            category["self_samples"].as_u64().unwrap(),
-            "-tagfocus=category=^{id}$"
-        );
+        let name = regex::escape(category["name"].as_str().unwrap());
+        for focus in [
+            format!("-tagfocus=category=^{name}$"),
+            format!("-tagfocus=category_id=^{id}$"),
+        ] {
+            let raw = pprof(&["-raw", &focus], &path);
+            assert_eq!(
+                raw_sample_total(&raw),
+                category["self_samples"].as_u64().unwrap(),
+                "{focus}"
+            );
+        }
     }
     let top = pprof(&["-top", "-sample_index=samples"], &path);
     let first = report["categories"][0]["top_symbols"][0]["symbol"]

@@ -3,9 +3,12 @@
 //! process image, one thread per recorded thread, every sample at its real
 //! time (from the first sample kept, or from the start of the run when
 //! `run.json` says when that was). Every category on the stacks is a
-//! category of the profile, with the nearest colour of the profiler's
-//! palette; a frame has its function's category, and the leaf frame the
-//! sample's self category. Pass spans are interval markers on their thread.
+//! category of the profile, with a colour of the profiler's palette: the
+//! nearest to its own not yet taken, busiest category first, so that the
+//! categories can be told apart while the palette lasts (grey is the
+//! profiler's Other); a frame has its function's category, and the leaf
+//! frame the sample's self category. Pass spans are interval markers on
+//! their thread.
 
 use std::io::{self, Write};
 use std::time::{Duration, UNIX_EPOCH};
@@ -112,6 +115,9 @@ fn build(samples: &Samples<'_>, start_unix_nanos: Option<i64>) -> Profile {
     let at = |time: u64| Timestamp::from_nanos_since_reference(time.saturating_sub(origin));
 
     let table = samples.classes.table;
+    let colors = distinct_colors(&category_samples(samples), |id| {
+        table.category(id).color.as_str()
+    });
     let mut categories: HashMap<CategoryId, CategoryHandle> = HashMap::new();
     let mut category_of = |profile: &mut Profile, id: CategoryId| {
         *categories.entry(id).or_insert_with(|| {
@@ -119,7 +125,11 @@ fn build(samples: &Samples<'_>, start_unix_nanos: Option<i64>) -> Profile {
             if category.name == PROFILER_OTHER {
                 CategoryHandle::OTHER
             } else {
-                profile.add_category(&category.name, nearest_color(&category.color))
+                let color = colors
+                    .get(&id)
+                    .copied()
+                    .unwrap_or_else(|| nearest_color(&category.color, &[]));
+                profile.add_category(&category.name, color)
             }
         })
     };
@@ -198,13 +208,53 @@ fn frame(label: StringHandle, category: CategoryHandle) -> FrameInfo {
     }
 }
 
-/// The palette colour nearest to `#rrggbb`; grey for what does not parse.
-fn nearest_color(hex: &str) -> CategoryColor {
+/// Every category on the stacks (a frame's or a sample's self category),
+/// with the samples whose stacks hold it, busiest first (then by id).
+fn category_samples(samples: &Samples<'_>) -> Vec<(CategoryId, u64)> {
+    let mut counts: HashMap<CategoryId, u64> = HashMap::new();
+    for stack in &samples.stacks {
+        let mut seen = vec![stack.category];
+        for symbol in samples.symbols_root_first(stack) {
+            seen.push(samples.classes.category_of(symbol));
+        }
+        seen.sort_unstable();
+        seen.dedup();
+        for id in seen {
+            *counts.entry(id).or_default() += stack.count;
+        }
+    }
+    let mut counts: Vec<(CategoryId, u64)> = counts.into_iter().collect();
+    counts.sort_unstable_by_key(|&(id, count)| (std::cmp::Reverse(count), id));
+    counts
+}
+
+/// A palette colour for each category of `busiest_first`: the nearest to
+/// its own (`color_of`) among those not taken yet, grey aside (the
+/// profiler's Other is grey); once every colour is taken, the nearest.
+fn distinct_colors<'a>(
+    busiest_first: &[(CategoryId, u64)],
+    color_of: impl Fn(CategoryId) -> &'a str,
+) -> HashMap<CategoryId, CategoryColor> {
+    let mut taken = vec![CategoryColor::Gray];
+    let mut colors = HashMap::new();
+    for &(id, _) in busiest_first {
+        let all_taken = taken.len() >= PALETTE.len();
+        let color = nearest_color(color_of(id), if all_taken { &[] } else { &taken });
+        taken.push(color);
+        colors.insert(id, color);
+    }
+    colors
+}
+
+/// The palette colour nearest to `#rrggbb` but those in `taken`; grey for
+/// what does not parse.
+fn nearest_color(hex: &str, taken: &[CategoryColor]) -> CategoryColor {
     let Some(rgb) = parse_hex(hex) else {
         return CategoryColor::Gray;
     };
     PALETTE
         .iter()
+        .filter(|(color, _)| !taken.contains(color))
         .min_by_key(|(_, palette)| {
             palette
                 .iter()
@@ -230,10 +280,32 @@ mod tests {
 
     #[test]
     fn colours_map_to_the_nearest_of_the_palette() {
-        assert_eq!(nearest_color("#1f77b4"), CategoryColor::Blue);
-        assert_eq!(nearest_color("#e6550d"), CategoryColor::Orange);
-        assert_eq!(nearest_color("#d9d9d9"), CategoryColor::Gray);
-        assert_eq!(nearest_color("#2ca02c"), CategoryColor::Green);
-        assert_eq!(nearest_color("not a colour"), CategoryColor::Gray);
+        assert_eq!(nearest_color("#1f77b4", &[]), CategoryColor::Blue);
+        assert_eq!(nearest_color("#e6550d", &[]), CategoryColor::Orange);
+        assert_eq!(nearest_color("#d9d9d9", &[]), CategoryColor::Gray);
+        assert_eq!(nearest_color("#2ca02c", &[]), CategoryColor::Green);
+        assert_eq!(nearest_color("not a colour", &[]), CategoryColor::Gray);
+        assert_eq!(
+            nearest_color("#2ca02c", &[CategoryColor::Green]),
+            CategoryColor::LightGreen
+        );
+    }
+
+    #[test]
+    fn categories_get_distinct_colours_while_the_palette_lasts() {
+        // Fourteen greens: the busiest gets green, the next the nearest
+        // colour left, and so on; grey stays the profiler's Other's.
+        let categories: Vec<(CategoryId, u64)> =
+            (0..14).map(|index| (CategoryId::new(index), 100 - index as u64)).collect();
+        let colors = distinct_colors(&categories, |_| "#2ca02c");
+        assert_eq!(colors[&CategoryId::new(0)], CategoryColor::Green);
+        let mut first_twelve: Vec<CategoryColor> =
+            (0..12).map(|index| colors[&CategoryId::new(index)]).collect();
+        assert!(!first_twelve.contains(&CategoryColor::Gray));
+        first_twelve.sort_by_key(|color| format!("{color:?}"));
+        first_twelve.dedup();
+        assert_eq!(first_twelve.len(), 12, "twelve distinct colours");
+        // Past the palette, the nearest again.
+        assert_eq!(colors[&CategoryId::new(13)], CategoryColor::Green);
     }
 }

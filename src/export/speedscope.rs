@@ -1,6 +1,9 @@
 //! speedscope's file format (`file-format-schema.json` of the `speedscope`
 //! npm package): one sampled profile per thread, its samples in the order
-//! they were taken, each of weight 1 (the unit is samples). Frames are
+//! they were taken, each weighing the nanoseconds of CPU time one sample
+//! stands for (the event's mean period, or one over the frequency), so
+//! that speedscope's axis reads in time; when that is not known (or the
+//! samples weigh bytes), each weighs 1 and the unit is "none". Frames are
 //! functions, inlined ones included; a stack that stops early begins with
 //! a `[truncated]` frame.
 
@@ -98,6 +101,12 @@ pub(crate) fn write(samples: &Samples<'_>, out: &mut dyn Write) -> io::Result<()
                 .collect()
         })
         .collect();
+    let (unit, weight) = match samples.nanoseconds_per_sample() {
+        Some(nanoseconds) if samples.profile.unit == "samples" && nanoseconds >= 1.0 => {
+            ("nanoseconds", nanoseconds.round() as u64)
+        }
+        _ => ("none", 1),
+    };
     let mut profiles: Vec<(ThreadId, SampledProfile)> = Vec::new();
     let mut profile_of: HashMap<ThreadId, usize> = HashMap::new();
     for &(_, at) in &samples.timed {
@@ -110,7 +119,7 @@ pub(crate) fn write(samples: &Samples<'_>, out: &mut dyn Write) -> io::Result<()
                 SampledProfile {
                     r#type: "sampled",
                     name: format!("{} ({process} {pid}/{tid})", samples.thread_name(thread)),
-                    unit: "none",
+                    unit,
                     start_value: 0,
                     end_value: 0,
                     samples: Vec::new(),
@@ -121,8 +130,8 @@ pub(crate) fn write(samples: &Samples<'_>, out: &mut dyn Write) -> io::Result<()
         });
         let profile = &mut profiles[index].1;
         profile.samples.push(stack_frames[at].clone());
-        profile.weights.push(1);
-        profile.end_value += 1;
+        profile.weights.push(weight);
+        profile.end_value += weight;
     }
     // The busiest thread first: speedscope opens the active profile.
     profiles.sort_by(|a, b| (b.1.end_value, a.0).cmp(&(a.1.end_value, b.0)));

@@ -1,11 +1,15 @@
 //! pprof: the gzipped `profile.proto` that `go tool pprof`, Pyroscope and
 //! Parca read. Two sample types, `samples/count` and `cpu/nanoseconds`
 //! (samples × the sampling period); every sample labelled with its
-//! `category` (the leaf function's), `pass` (the innermost pass, or the
-//! place outside passes), `thread` and `process` (and the numbers `pid` and
-//! `tid`). Functions carry their demangled names (the symbol table's raw
-//! name as the system name); mappings carry the binary's path and build id
-//! and say `has_functions`, so pprof does not try to symbolize again.
+//! `category` (the leaf function's, by the name reports show) and
+//! `category_id` (the id `--category` and rules files use), `pass` (the
+//! innermost pass, or the place outside passes), `thread` and `process`
+//! (and the numbers `pid` and `tid`). Functions carry their demangled names
+//! (the symbol table's raw name as the system name); mappings carry the
+//! binary's path and build id and say `has_functions`, so pprof does not
+//! try to symbolize again, and the range of addresses their locations are
+//! in (the binary's executable segment, in the file's own addresses, as
+//! the locations are; or, without the binary, the locations' own range).
 //! Inlined functions are lines of their location, innermost first.
 
 mod proto;
@@ -76,6 +80,7 @@ fn build(samples: &Samples<'_>, facts: &PprofFacts) -> Profile {
             label: keys.labels(&mut builder, samples, stack),
         });
     }
+    builder.cover_locations();
     let comment = vec![builder.strings.intern(&samples.profile.profiled_command())];
     let default_sample_type = sample_type.last().map_or(0, |kind| kind.r#type);
     Profile {
@@ -235,12 +240,16 @@ impl Builder {
                     .and_then(|image| image.build_id.clone())
             })
             .map_or(0, |id| self.strings.intern(&hex(&id)));
+        // The locations' addresses are the file's own (SVMA), so the
+        // mapping is the executable segment as the file states it.
+        let segment = (binary.image.as_ref())
+            .and_then(|image| image.segments.iter().find(|segment| segment.executable));
         let id = self.mappings.len() as u64 + 1;
         self.mappings.push(Mapping {
             id,
-            memory_start: 0,
-            memory_limit: 0,
-            file_offset: 0,
+            memory_start: segment.map_or(0, |segment| segment.svma),
+            memory_limit: segment.map_or(0, |segment| segment.svma + segment.file_size),
+            file_offset: segment.map_or(0, |segment| segment.file_offset),
             filename: self.strings.intern(&binary.recorded_path),
             build_id,
             has_functions: true,
@@ -250,6 +259,26 @@ impl Builder {
         });
         self.mapping_ids.insert(dso, id);
         id
+    }
+
+    /// Widens every mapping to hold the addresses of its locations: a
+    /// mapping without its binary gets their range, and one whose segment
+    /// misses some (another build's addresses) grows to hold them.
+    fn cover_locations(&mut self) {
+        for location in &self.locations {
+            let Some(mapping) = (location.mapping_id.checked_sub(1))
+                .and_then(|index| self.mappings.get_mut(index as usize))
+            else {
+                continue;
+            };
+            if mapping.memory_start == 0 && mapping.memory_limit == 0 {
+                mapping.memory_start = location.address;
+                mapping.memory_limit = location.address + 1;
+            } else {
+                mapping.memory_start = mapping.memory_start.min(location.address);
+                mapping.memory_limit = mapping.memory_limit.max(location.address + 1);
+            }
+        }
     }
 
     fn function(&mut self, samples: &Samples<'_>, symbol: SymbolId) -> u64 {
@@ -277,6 +306,7 @@ impl Builder {
 /// The string-table indexes of the label keys.
 struct LabelKeys {
     category: i64,
+    category_id: i64,
     pass: i64,
     thread: i64,
     process: i64,
@@ -289,6 +319,7 @@ impl LabelKeys {
         let mut key = |name| builder.strings.intern(name);
         LabelKeys {
             category: key("category"),
+            category_id: key("category_id"),
             pass: key("pass"),
             thread: key("thread"),
             process: key("process"),
@@ -314,7 +345,11 @@ impl LabelKeys {
             num_unit: 0,
         };
         vec![
-            text(self.category, samples.category_id(stack.category)),
+            text(
+                self.category,
+                &samples.classes.table.category(stack.category).name,
+            ),
+            text(self.category_id, samples.category_id(stack.category)),
             text(self.pass, samples.place_name(stack.place)),
             text(self.thread, samples.thread_name(thread)),
             text(self.process, process),
