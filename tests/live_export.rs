@@ -139,7 +139,7 @@ fn check_exports(perf_data: &Path, filters: &[&str], dir: &TempDir) {
     let top = &report["categories"][0];
     let id = top["id"].as_str().unwrap();
     let focused = pprof(
-        &["-raw", &format!("-tagfocus=category=^{id}$")],
+        &["-raw", &format!("-tagfocus=category_id=^{id}$")],
         &pprof_file,
     );
     assert_eq!(
@@ -189,6 +189,22 @@ fn check_exports(perf_data: &Path, filters: &[&str], dir: &TempDir) {
     );
 }
 
+/// Clicks a frame in each flamegraph of the page, then its "Reset Zoom",
+/// and writes how many were clicked and the errors the frames raised into
+/// `<pre id="click-result">`.
+const CLICK_EVERY_FLAMEGRAPH: &str = "window.addEventListener('load',function(){\
+var errors=[],clicked=0;\
+document.querySelectorAll('iframe.flamegraph').forEach(function(frame){\
+var w=frame.contentWindow;w.addEventListener('error',function(e){errors.push(e.message);});\
+var rects=w.document.querySelectorAll('#frames g rect');\
+var target=rects[Math.min(3,rects.length-1)];\
+if(target){target.dispatchEvent(new w.MouseEvent('click',{bubbles:true}));clicked++;}\
+var reset=w.document.getElementById('unzoom');\
+if(reset){reset.dispatchEvent(new w.MouseEvent('click',{bubbles:true}));}});\
+var out=document.createElement('pre');out.id='click-result';\
+out.textContent='clicked '+clicked+' errors '+errors.length+': '+errors.join(' | ');\
+document.body.appendChild(out);});";
+
 /// The HTML report at `page`, opened in headless Chromium.
 fn check_html(page: &Path, report: &Value, flamegraphs: usize, dir: &TempDir) {
     let html = std::fs::read_to_string(page).expect("the HTML report");
@@ -213,6 +229,24 @@ fn check_html(page: &Path, report: &Value, flamegraphs: usize, dir: &TempDir) {
     assert!(
         section(&dom, "class=\"timeline\"", "</div>").contains("<svg"),
         "the timeline SVG"
+    );
+
+    // A click on a frame of every flamegraph, then on "Reset Zoom", as a
+    // user would click: no page error in any frame.
+    let clicking = dir.join("report-clicked.html");
+    std::fs::write(
+        &clicking,
+        html.replace(
+            "</body>",
+            &format!("<script>{CLICK_EVERY_FLAMEGRAPH}</script></body>"),
+        ),
+    )
+    .unwrap();
+    let (dom, _) = chromium(&clicking, &["--dump-dom", "--virtual-time-budget=5000"]);
+    let result = section(&dom, "id=\"click-result\">", "</pre>");
+    assert!(
+        result.contains(&format!("clicked {flamegraphs} errors 0:")),
+        "clicks on the flamegraphs: {result}"
     );
 
     let shot = dir.join("report.png");

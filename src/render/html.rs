@@ -146,6 +146,9 @@ fn grouped_rows(
                 _ => (None, String::new()),
             };
             let mut details: Vec<(&Detail, &u64)> = totals.details.iter().collect();
+            let of_categories = details
+                .iter()
+                .all(|(detail, _)| matches!(detail, Detail::Category(_)));
             let mut counts = Vec::new();
             details.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
             let names: Vec<&str> = details
@@ -159,8 +162,15 @@ fn grouped_rows(
                     }
                 })
                 .collect();
-            // Shown short, as in the text report; the full name is the tooltip.
-            let top = short_name::distinct(&names, NAME_CHARS)
+            // Functions are shown short, as in the text report, with the
+            // full name as the tooltip; categories by the whole name that
+            // `--category` takes.
+            let shown = if of_categories {
+                names.iter().map(|name| (*name).to_owned()).collect()
+            } else {
+                short_name::distinct(&names, NAME_CHARS)
+            };
+            let top = shown
                 .into_iter()
                 .zip(&names)
                 .zip(&counts)
@@ -270,14 +280,23 @@ fn write_artifacts(html: &mut String, artifacts: &[Artifact]) {
 }
 
 /// An inferno SVG as the HTML document of an iframe: without the XML
-/// prolog and doctype, which an HTML parser does not take.
+/// prolog and doctype, which an HTML parser does not take, and with
+/// [`QUIET_HISTORY`] before its script.
 fn svg_document(svg: &[u8]) -> String {
     let text = String::from_utf8_lossy(svg);
     format!(
-        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>body{{margin:0}}</style></head><body>{}</body></html>",
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>body{{margin:0}}</style>\
+         <script>{QUIET_HISTORY}</script></head><body>{}</body></html>",
         without_prolog(&text)
     )
 }
+
+/// inferno's script keeps the zoom in the page's address with
+/// `history.replaceState`, which a `srcdoc` frame (address `about:srcdoc`)
+/// refuses with an error on every click: there the zoom is kept in the
+/// frame alone.
+const QUIET_HISTORY: &str = "(function(){var replace=history.replaceState;\
+history.replaceState=function(){try{return replace.apply(history,arguments)}catch(e){}};})();";
 
 /// The `height` of the `<svg>` element in `document`, in pixels.
 fn svg_height(document: &str) -> Option<f64> {
