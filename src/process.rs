@@ -82,6 +82,40 @@ impl Processes {
         &self.threads[id.index()]
     }
 
+    /// Gives a thread its program's file name after its own, as
+    /// `iree-compile (python3.11)`, when threads of another program have
+    /// the same name: iree-compile's Python launcher and the native
+    /// compiler are both `iree-compile`, and would merge in flamegraphs and
+    /// tables. A thread named as its program's file keeps its name.
+    pub(crate) fn qualify_shared_names(&mut self) {
+        let program = |thread: &ThreadSlot| {
+            let executable = self.images[thread.process.index()].executable.as_deref()?;
+            std::path::Path::new(executable).file_name()?.to_str()
+        };
+        let mut programs: HashMap<&str, Vec<&str>> = HashMap::new();
+        for thread in &self.threads {
+            if let Some(program) = program(thread) {
+                let seen = programs.entry(thread.name.as_str()).or_default();
+                if !seen.contains(&program) {
+                    seen.push(program);
+                }
+            }
+        }
+        let renamed: Vec<Option<String>> = (self.threads.iter())
+            .map(|thread| {
+                let program = program(thread)?;
+                let shared = programs.get(thread.name.as_str())?.len() > 1;
+                (shared && program != thread.name).then(|| format!("{} ({program})", thread.name))
+            })
+            .collect();
+        drop(programs);
+        for (thread, name) in self.threads.iter_mut().zip(renamed) {
+            if let Some(name) = name {
+                thread.name = name;
+            }
+        }
+    }
+
     /// A COMM record: an exec starts a new image; otherwise the thread is renamed.
     pub(crate) fn on_comm(&mut self, pid: i32, tid: i32, name: &str, is_exec: bool) {
         if is_exec {
@@ -249,5 +283,31 @@ mod tests {
         assert!(processes.mapping_at(1, 0x1800).is_none());
         assert_eq!(processes.mapping_at(1, 0x2800).unwrap().dso, DsoId::new(8));
         assert!(processes.mapping_at(1, 0x4000).is_none());
+    }
+
+    #[test]
+    fn a_launcher_and_a_compiler_of_one_name_are_told_apart_by_their_program() {
+        let mut processes = Processes::default();
+        let code = |dso| MappedCode {
+            start: 0x1000,
+            end: 0x2000,
+            dso: DsoId::new(dso),
+            bias: 0,
+        };
+        // The Python launcher, exec'd, and the compiler it starts.
+        processes.on_comm(100, 100, "iree-compile", true);
+        processes.on_mmap(100, code(1), "/usr/bin/python3.11");
+        processes.on_fork(101, 100, 101, 100);
+        processes.on_comm(101, 101, "iree-compile", true);
+        processes.on_mmap(101, code(2), "/venv/_mlir_libs/iree-compile");
+        processes.on_fork(101, 101, 102, 101);
+        processes.on_comm(101, 102, "llvm-worker-0", false);
+        let launcher = processes.thread_for_sample(100, 100);
+        let compiler = processes.thread_for_sample(101, 101);
+        let worker = processes.thread_for_sample(101, 102);
+        processes.qualify_shared_names();
+        assert_eq!(processes.thread(launcher).name, "iree-compile (python3.11)");
+        assert_eq!(processes.thread(compiler).name, "iree-compile");
+        assert_eq!(processes.thread(worker).name, "llvm-worker-0");
     }
 }

@@ -288,6 +288,8 @@ fn finish_load(
     named_ahead: NamedAhead,
 ) -> Profile {
     let cache = &reading.options.cache;
+    let mut processes = restored.processes;
+    processes.qualify_shared_names();
     let kernel = KernelSource {
         recorded: recorded_kernel(
             &info,
@@ -309,7 +311,7 @@ fn finish_load(
         event,
         info,
         input_name: reading.input_name,
-        processes: restored.processes,
+        processes,
         store,
         stacks: restored.stacks,
         symbols,
