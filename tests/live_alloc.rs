@@ -86,6 +86,22 @@ fn the_parser_asks_for_most_bytes_of_hex_constants() {
         );
     }
 
+    // The top functions of each category are the ones that asked, not the
+    // allocator or a container growing for its owner.
+    for category in categories.as_array().unwrap() {
+        let id = category["id"].as_str().unwrap();
+        for top in category["top_symbols"].as_array().unwrap() {
+            let symbol = top["symbol"].as_str().unwrap();
+            assert!(
+                !["malloc", "operator new", "_int_malloc", "realloc", "calloc"]
+                    .iter()
+                    .any(|allocator| symbol.starts_with(allocator))
+                    && !symbol.contains("::grow("),
+                "{id}'s top function is plumbing: {symbol}"
+            );
+        }
+    }
+
     let by_pass = alloc_report(&run_dir, &["--by", "pass"]);
     let rows = &by_pass["rows"];
     let parsing = inclusive(rows, "key", "(parsing the input)");

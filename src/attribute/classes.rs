@@ -4,9 +4,12 @@
 //!
 //! Each sample has a *self* category (its leaf function's, or with
 //! [`Attribution::Caller`] the nearest compiler caller's when the leaf is
-//! generic library code) and an *inclusive* set (every category on its
+//! generic library code; of an allocation profile, containers such as
+//! `SmallVector::grow` are skipped too, so that the bytes go to the code
+//! that owns the container) and an *inclusive* set (every category on its
 //! stack, once); likewise an innermost pass and the set of passes on its
-//! stack.
+//! stack. The function charged with the self sample is the one whose
+//! category it gets: the leaf, or that caller.
 
 use hashbrown::HashMap;
 use rayon::prelude::*;
@@ -16,7 +19,7 @@ use super::rows::RowKey;
 use crate::cache::{Cache, CategoriesEntry, CategoryOf, Kind};
 use crate::process::{ProcessId, ThreadId};
 use crate::profile::{Profile, is_compiler, is_linker};
-use crate::rules::{CategoryId, FunctionRef, RuleTable};
+use crate::rules::{CONTAINERS, CategoryId, FunctionRef, RuleTable};
 use crate::stacks::SampleKey;
 use crate::symbolize::{Symbol, SymbolId};
 
@@ -63,6 +66,9 @@ pub(crate) struct Facts {
     pub symbols: Vec<SymbolId>,
     /// The leaf function.
     pub leaf: Option<SymbolId>,
+    /// The function charged with the self sample: the leaf, or with caller
+    /// attribution the caller whose category is the self category.
+    pub charged: Option<SymbolId>,
     pub self_category: CategoryId,
     /// The passes on the stack, outermost first.
     pub passes: Vec<PassId>,
@@ -89,13 +95,22 @@ pub(crate) fn facts(
     }
     let leaf = profile.leaf_function(key.stack);
     let table = classes.table;
-    let self_category = leaf.map_or(table.other(), |leaf| {
-        let category = classes.category_of(leaf);
-        match attribution {
-            Attribution::Leaf => category,
-            Attribution::Caller => charged_category(table, &classes.categories, category, &symbols),
+    let (self_category, charged) = match leaf {
+        None => (table.other(), None),
+        Some(leaf) => {
+            let category = classes.category_of(leaf);
+            let caller = match attribution {
+                Attribution::Leaf => None,
+                Attribution::Caller => {
+                    let plumbing = Plumbing::of(table, profile.unit == "bytes");
+                    charged_caller(&plumbing, &classes.categories, category, &symbols)
+                }
+            };
+            caller.map_or((category, Some(leaf)), |(symbol, category)| {
+                (category, Some(symbol))
+            })
         }
-    });
+    };
     let mut passes = Vec::new();
     classes.passes.on_stack(&symbols, &mut passes);
     let thread = key.thread;
@@ -120,6 +135,7 @@ pub(crate) fn facts(
     Facts {
         symbols,
         leaf,
+        charged,
         self_category,
         passes,
         place,
@@ -204,21 +220,72 @@ fn function_of<'a>(profile: &'a Profile, symbol: &'a Symbol) -> FunctionRef<'a> 
     }
 }
 
-/// With caller attribution: the category of the nearest caller (walking from
-/// the leaf) whose category is a compiler category; the leaf's own category
-/// when the leaf is not generic or no such caller exists.
-fn charged_category(
-    table: &RuleTable,
+/// The categories caller attribution passes over: generic library work,
+/// Other, and of an allocation profile the containers that grow for their
+/// owner.
+struct Plumbing<'t> {
+    table: &'t RuleTable,
+    containers: Option<CategoryId>,
+}
+
+impl<'t> Plumbing<'t> {
+    fn of(table: &'t RuleTable, allocations: bool) -> Plumbing<'t> {
+        Plumbing {
+            table,
+            containers: allocations.then(|| table.find(CONTAINERS)).flatten(),
+        }
+    }
+
+    fn holds(&self, category: CategoryId) -> bool {
+        self.table.category(category).generic
+            || category == self.table.other()
+            || Some(category) == self.containers
+    }
+}
+
+/// With a leaf in a plumbing category (`leaf_category`), the nearest
+/// caller on `leaf_first` that is not plumbing, and its category; `None`
+/// when the leaf is not plumbing or no caller is anything else.
+fn charged_caller(
+    plumbing: &Plumbing<'_>,
     categories: &[CategoryId],
     leaf_category: CategoryId,
     leaf_first: &[SymbolId],
-) -> CategoryId {
-    if !table.category(leaf_category).generic {
-        return leaf_category;
+) -> Option<(SymbolId, CategoryId)> {
+    let table = plumbing.table;
+    if !table.category(leaf_category).generic && plumbing.containers != Some(leaf_category) {
+        return None;
     }
     leaf_first
         .iter()
-        .map(|symbol| categories[symbol.index()])
-        .find(|&category| !table.category(category).generic && category != table.other())
-        .unwrap_or(leaf_category)
+        .map(|&symbol| (symbol, categories[symbol.index()]))
+        .find(|&(_, category)| !plumbing.holds(category))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caller_attribution_passes_over_plumbing_to_the_owner() {
+        let table = RuleTable::builtin();
+        let id = |id: &str| table.find(id).unwrap();
+        // malloc, under SmallVector::grow, under the parser.
+        let categories = [id("malloc"), id("adt"), id("other"), id("parser")];
+        let leaf_first: Vec<SymbolId> = (0..4).map(SymbolId::new).collect();
+        let charged = |allocations| {
+            let plumbing = Plumbing::of(&table, allocations);
+            charged_caller(&plumbing, &categories, categories[0], &leaf_first)
+        };
+        // CPU time in a container is the container's work.
+        assert_eq!(charged(false), Some((SymbolId::new(1), id("adt"))));
+        // Bytes a container asks for are its owner's.
+        assert_eq!(charged(true), Some((SymbolId::new(3), id("parser"))));
+        // A leaf that is compiler code keeps its samples.
+        let plumbing = Plumbing::of(&table, true);
+        assert_eq!(
+            charged_caller(&plumbing, &categories, id("parser"), &leaf_first),
+            None
+        );
+    }
 }

@@ -88,9 +88,11 @@ pub(crate) fn group(
         let leaf = facts.leaf;
         let self_category = facts.self_category;
         let (self_key, detail) = match grouping {
+            // A category's top functions are those charged with its
+            // samples: with caller attribution, the callers.
             Grouping::Category => (
                 Some(RowKey::Category(self_category)),
-                leaf.map(Detail::Symbol),
+                facts.charged.map(Detail::Symbol),
             ),
             Grouping::Symbol => (
                 leaf.map(RowKey::Symbol),

@@ -20,6 +20,11 @@ pub(crate) const BUILTIN_RULES: &str = include_str!("rules.toml");
 /// The id every unmatched function gets.
 pub(crate) const OTHER: &str = "other";
 
+/// The id of the containers' category (`SmallVector`, `DenseMap`,
+/// `std::vector`…): in an allocation profile, caller attribution charges
+/// what they ask for to the code that owns them.
+pub(crate) const CONTAINERS: &str = "adt";
+
 crate::index::index_type! {
     /// Index of a category in a [`RuleTable`].
     pub struct CategoryId(u16);
