@@ -37,11 +37,13 @@ fn a_recorded_compile_exports_and_reports_in_html() {
     for filters in [vec![], vec!["--compiler"]] {
         check_exports(&perf_data, &filters, &dir);
     }
+    // The flamegraph of every process and the icicle: the compiler's own
+    // picture is the flamegraph's widest root, not drawn a second time.
     let report = report_json(&perf_data, &[], "category");
-    check_html(&run_dir.join("report.html"), &report, 3, &dir);
+    check_html(&run_dir.join("report.html"), &report, 2, &dir);
 
-    // `report --format html` of the compiler process alone: no separate
-    // compiler flamegraph, the same tables.
+    // `report --format html` of the compiler process alone: the same two
+    // pictures, of its samples.
     let page = dir.join("compiler.html");
     compile_perf([
         "report",
@@ -205,11 +207,43 @@ var out=document.createElement('pre');out.id='click-result';\
 out.textContent='clicked '+clicked+' errors '+errors.length+': '+errors.join(' | ');\
 document.body.appendChild(out);});";
 
+/// Counts the pass table's rows a reader sees with the fold closed, after a
+/// click on its first header (a sort by name), and with the fold open, and
+/// writes them, with whether the rows are in the sorted order, into
+/// `<pre id="fold-result">`.
+const COUNT_FOLDED_ROWS: &str = "window.addEventListener('load',function(){\
+var table=document.getElementById('passes-table'),rows=table.tBodies[0].rows;\
+function seen(){var n=0;for(var i=0;i<rows.length;i++){if(rows[i].getClientRects().length)n++;}return n;}\
+var closed=seen();table.querySelector('th').click();var sorted=seen(),ordered=true;\
+for(var i=1;i<rows.length;i++){if(rows[i-1].cells[0].textContent.localeCompare(rows[i].cells[0].textContent)>0)ordered=false;}\
+var fold=table.parentNode.querySelector('details');if(fold){fold.open=true;}var open=seen();\
+var out=document.createElement('pre');out.id='fold-result';\
+out.textContent='closed '+closed+' sorted '+sorted+' open '+open+' of '+rows.length+' ordered '+ordered;\
+document.body.appendChild(out);});";
+
 /// The HTML report at `page`, opened in headless Chromium.
 fn check_html(page: &Path, report: &Value, flamegraphs: usize, dir: &TempDir) {
     let html = std::fs::read_to_string(page).expect("the HTML report");
     assert!(html.len() > 100_000, "{} bytes", html.len());
     assert_no_remote_references(&html);
+    // The contents first, then the run, the categories, the timeline near
+    // the top, the pass table, and the flamegraphs last.
+    let sections = [
+        "<nav class=\"contents\"",
+        "<h2 id=\"facts\"",
+        "<h2 id=\"categories\"",
+        "<h2 id=\"timeline\"",
+        "<h2 id=\"passes\"",
+        "<h2 id=\"flamegraph-0\"",
+    ];
+    let at: Vec<usize> = sections
+        .iter()
+        .map(|section| html.find(section).unwrap_or_else(|| panic!("{section}")))
+        .collect();
+    assert!(
+        at.is_sorted(),
+        "sections in this order: {sections:?} at {at:?}"
+    );
 
     let (dom, requests) = chromium(page, &["--dump-dom", "--virtual-time-budget=5000"]);
     assert_not_asked(&html, &requests);
@@ -238,7 +272,7 @@ fn check_html(page: &Path, report: &Value, flamegraphs: usize, dir: &TempDir) {
         &clicking,
         html.replace(
             "</body>",
-            &format!("<script>{CLICK_EVERY_FLAMEGRAPH}</script></body>"),
+            &format!("<script>{CLICK_EVERY_FLAMEGRAPH}{COUNT_FOLDED_ROWS}</script></body>"),
         ),
     )
     .unwrap();
@@ -247,6 +281,20 @@ fn check_html(page: &Path, report: &Value, flamegraphs: usize, dir: &TempDir) {
     assert!(
         result.contains(&format!("clicked {flamegraphs} errors 0:")),
         "clicks on the flamegraphs: {result}"
+    );
+    // The pass table of a real compile (about 130 passes) shows 25 rows
+    // until its fold is opened; a sort sorts every row and the fold keeps
+    // the first 25 of the new order.
+    let passes = html
+        .split("id=\"passes-table\"")
+        .nth(1)
+        .and_then(|table| table.split("</table>").next())
+        .map_or(0, |table| table.matches("<tr><td>").count());
+    let folded = section(&dom, "id=\"fold-result\">", "</pre>");
+    assert!(passes > 30, "{passes} passes");
+    assert_eq!(
+        folded,
+        format!("id=\"fold-result\">closed 25 sorted 25 open {passes} of {passes} ordered true"),
     );
 
     let shot = dir.join("report.png");

@@ -132,49 +132,23 @@ pub(super) fn save_flamegraph(
     Ok(rendered.svg)
 }
 
-/// The flamegraphs of the HTML report, drawn in memory: the samples
-/// `filter` keeps, the compiler process alone (when the filter keeps
-/// every process), and the icicle. A picture with nothing to draw is
-/// left out.
+/// The flamegraphs of the HTML report, drawn in memory (see
+/// [`PAGE_PICTURES`]). A picture with nothing to draw is left out.
 pub(super) fn report_flamegraphs(
     profile: &Profile,
     classes: &Classes<'_>,
     filter: &SampleFilter,
 ) -> Result<Vec<(String, Vec<u8>)>, Error> {
-    let compiler = SampleFilter {
-        compiler_only: true,
-        ..SampleFilter::default()
-    };
-    let mut wanted = vec![(
-        FLAMEGRAPH_CAPTIONS[0],
-        filter,
-        false,
-        defaults::MIN_WIDTH_PERCENT,
-    )];
-    if filter.keeps_all() {
-        wanted.push((
-            FLAMEGRAPH_CAPTIONS[1],
-            &compiler,
-            false,
-            defaults::MIN_WIDTH_PERCENT,
-        ));
-    }
-    wanted.push((
-        FLAMEGRAPH_CAPTIONS[2],
-        filter,
-        true,
-        defaults::INVERTED_MIN_WIDTH_PERCENT,
-    ));
     let mut drawn = Vec::new();
-    for (caption, filter, inverted, min_width) in wanted {
-        let request = FlamegraphRequest::whole(Output::Stdout, inverted, min_width);
+    for picture in PAGE_PICTURES {
+        let request = FlamegraphRequest::whole(Output::Stdout, picture.inverted, picture.min_width);
         match flamegraph_picture(&request, filter, profile, classes, None) {
-            Ok(picture) => {
-                let rendered = picture.draw().map_err(|source| Error::Output {
+            Ok(picture_drawn) => {
+                let rendered = picture_drawn.draw().map_err(|source| Error::Output {
                     target: "the HTML report".to_owned(),
                     source,
                 })?;
-                drawn.push((caption.to_owned(), rendered.svg));
+                drawn.push((picture.caption.to_owned(), rendered.svg));
             }
             Err(Error::NothingToDraw { .. }) => {}
             Err(error) => return Err(error),
@@ -183,12 +157,31 @@ pub(super) fn report_flamegraphs(
     Ok(drawn)
 }
 
-/// Captions of the HTML report's flamegraphs: all samples, the compiler
-/// process, the icicle.
-pub(super) const FLAMEGRAPH_CAPTIONS: [&str; 3] = [
-    "Flamegraph",
-    "Flamegraph of the compiler process",
-    "Icicle: the hot functions and their callers",
+/// One picture of the HTML report.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PagePicture {
+    pub(super) caption: &'static str,
+    pub(super) inverted: bool,
+    pub(super) min_width: f64,
+}
+
+/// The HTML report's pictures: the flamegraph and the icicle of the
+/// samples the page's tables count, each sample in each once. The compiler
+/// process alone (record's `compiler.svg`) is not drawn again beside the
+/// flamegraph: it is the flamegraph's widest root, and a click on it
+/// zooms to it; drawn too, it doubled the page (the compiler is about 95%
+/// of a compile's samples, so the two pictures were nearly the same).
+pub(super) const PAGE_PICTURES: [PagePicture; 2] = [
+    PagePicture {
+        caption: "Flamegraph",
+        inverted: false,
+        min_width: defaults::MIN_WIDTH_PERCENT,
+    },
+    PagePicture {
+        caption: "Icicle: the hot functions and their callers",
+        inverted: true,
+        min_width: defaults::INVERTED_MIN_WIDTH_PERCENT,
+    },
 ];
 
 /// What the HTML report shows of the run besides its samples.

@@ -14,8 +14,7 @@
 use std::path::PathBuf;
 
 use super::draw::{
-    FLAMEGRAPH_CAPTIONS, FlamegraphRequest, PageRun, flamegraph_picture, html_report,
-    save_flamegraph,
+    FlamegraphRequest, PAGE_PICTURES, PageRun, flamegraph_picture, html_report, save_flamegraph,
 };
 use super::{
     Config, finish, load_recording, load_rules, memory_section, rss_join, stdout_wants_color,
@@ -220,20 +219,34 @@ fn report_recording(
         false,
     )?;
     let mut outputs = vec!["report.txt", "report.json"];
+    // The files, and the page's pictures among them (the page does not
+    // draw the compiler alone again: see `PAGE_PICTURES`).
+    let [flamegraph, icicle] = PAGE_PICTURES;
     let drawings = [
-        ("flamegraph.svg", false, false, defaults::MIN_WIDTH_PERCENT),
-        ("compiler.svg", true, false, defaults::MIN_WIDTH_PERCENT),
+        (
+            "flamegraph.svg",
+            false,
+            false,
+            defaults::MIN_WIDTH_PERCENT,
+            Some(flamegraph.caption),
+        ),
+        (
+            "compiler.svg",
+            true,
+            false,
+            defaults::MIN_WIDTH_PERCENT,
+            None,
+        ),
         (
             "flamegraph-inverted.svg",
             false,
             true,
             defaults::INVERTED_MIN_WIDTH_PERCENT,
+            Some(icicle.caption),
         ),
     ];
     let mut svgs = Vec::new();
-    for ((name, compiler_only, inverted, min_width), caption) in
-        drawings.into_iter().zip(FLAMEGRAPH_CAPTIONS)
-    {
+    for (name, compiler_only, inverted, min_width, caption) in drawings {
         let request = FlamegraphRequest {
             run_facts: run.as_ref().map(RunFacts::short_line),
             ..FlamegraphRequest::whole(file(name), inverted, min_width)
@@ -247,7 +260,9 @@ fn report_recording(
         match drawn {
             Ok(svg) => {
                 outputs.push(name);
-                svgs.push((caption.to_owned(), svg));
+                if let Some(caption) = caption {
+                    svgs.push((caption.to_owned(), svg));
+                }
             }
             Err(Error::NothingToDraw { reason }) => recorded
                 .run

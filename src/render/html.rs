@@ -1,13 +1,15 @@
 //! The HTML report: one self-contained page (no network, no files beside
-//! it) with the run's facts, the category and pass tables (the rows of
-//! `report`), the flamegraphs and the timeline. It works from an e-mail
-//! attachment or a CI artifact.
+//! it) with a table of contents, the run's facts, the category table, the
+//! timeline, the pass table (the rows of `report`), the artifacts and the
+//! flamegraphs. It works from an e-mail attachment or a CI artifact.
 //!
 //! Each flamegraph is inferno's SVG, script and all, in an `<iframe
 //! srcdoc>` of its own, so that its search and zoom work and the pages'
 //! scripts and ids do not meet. The timeline SVG is inline. Tables are
-//! plain HTML, readable without JavaScript; a few lines of script make
-//! their columns sortable.
+//! plain HTML, readable without JavaScript: a long one shows its first
+//! rows, and a `<details>` below it shows the rest (CSS alone; a browser
+//! without `:has()` shows every row). A few lines of script make their
+//! columns sortable, every row sorted, the fold kept on the first rows.
 
 use std::fmt::Write as _;
 
@@ -24,6 +26,11 @@ const FRAME_HEIGHT: f64 = 720.0;
 /// Characters of a function's name shown beside a row (the whole name is
 /// in the tooltip).
 const NAME_CHARS: usize = 90;
+/// A table longer than this many rows is folded…
+const FOLD_OVER_ROWS: usize = 30;
+/// …to this many rows; a click shows the rest (`STYLE` hides rows from
+/// the 26th).
+const FOLDED_ROWS: usize = 25;
 
 /// What the page shows, besides the rows it makes itself.
 pub(crate) struct HtmlPage {
@@ -77,6 +84,7 @@ pub(crate) fn render(
          <title>compile-perf: {title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
          <h1>compile-perf report</h1>\n<p class=\"command\"><code>{title}</code></p>\n"
     );
+    write_contents(&mut html, page);
     html.push_str("<h2 id=\"facts\">The run</h2>\n<table class=\"facts\">\n");
     for (label, value) in &page.facts {
         let _ = writeln!(
@@ -95,6 +103,11 @@ pub(crate) fn render(
         &categories.1,
         samples,
     );
+    if let Some(timeline) = &page.timeline {
+        html.push_str("<h2 id=\"timeline\">Timeline</h2>\n<div class=\"timeline\">\n");
+        html.push_str(without_prolog(timeline));
+        html.push_str("</div>\n");
+    }
     write_table(&mut html, "passes", "Passes", "pass", &passes.1, samples);
     write_artifacts(&mut html, &page.artifacts);
     for (index, (caption, svg)) in page.flamegraphs.iter().enumerate() {
@@ -102,20 +115,40 @@ pub(crate) fn render(
         let height = svg_height(&document).unwrap_or(FRAME_HEIGHT);
         let _ = write!(
             html,
-            "<h2 id=\"flamegraph-{index}\">{}</h2>\n<iframe class=\"flamegraph\" title=\"{}\" style=\"height:{}px\" srcdoc=\"{}\"></iframe>\n",
+            "<h2 id=\"flamegraph-{index}\">{}</h2>\n<iframe class=\"flamegraph\" title=\"{}\" style=\"height:{}px\" srcdoc='{}'></iframe>\n",
             xml_escape(caption),
             xml_escape(caption),
             height.ceil() + 4.0,
-            xml_escape(&document)
+            single_quoted(&document)
         );
-    }
-    if let Some(timeline) = &page.timeline {
-        html.push_str("<h2 id=\"timeline\">Timeline</h2>\n<div class=\"timeline\">\n");
-        html.push_str(without_prolog(timeline));
-        html.push_str("</div>\n");
     }
     let _ = write!(html, "<script>{SORT_SCRIPT}</script>\n</body>\n</html>\n");
     html
+}
+
+/// The table of contents: a link to each section, in the page's order.
+fn write_contents(html: &mut String, page: &HtmlPage) {
+    let mut sections = vec![("facts".to_owned(), "The run".to_owned())];
+    sections.push(("categories".to_owned(), "Categories".to_owned()));
+    if page.timeline.is_some() {
+        sections.push(("timeline".to_owned(), "Timeline".to_owned()));
+    }
+    sections.push(("passes".to_owned(), "Passes".to_owned()));
+    if outputs(&page.artifacts).next().is_some() {
+        sections.push(("artifacts".to_owned(), "Artifacts".to_owned()));
+    }
+    for (index, (caption, _)) in page.flamegraphs.iter().enumerate() {
+        sections.push((format!("flamegraph-{index}"), caption.clone()));
+    }
+    html.push_str("<nav class=\"contents\" aria-label=\"contents\"><ul>\n");
+    for (id, heading) in sections {
+        let _ = writeln!(
+            html,
+            "<li><a href=\"#{id}\">{}</a></li>",
+            xml_escape(&heading)
+        );
+    }
+    html.push_str("</ul></nav>\n");
 }
 
 /// The rows of one grouping, sorted as `report` sorts them (self, then
@@ -194,12 +227,16 @@ fn write_table(html: &mut String, id: &str, heading: &str, what: &str, rows: &[R
     } else {
         "top functions"
     };
+    // Every row stays in the one body, where sorting moves them; the CSS
+    // hides those past the first rows while the fold is closed.
+    let folded = rows.len() > FOLD_OVER_ROWS;
     let _ = write!(
         html,
-        "<h2 id=\"{id}\">{heading}</h2>\n<table class=\"rows sortable\" id=\"{id}-table\">\n<thead><tr>\
+        "<h2 id=\"{id}\">{heading}</h2>\n{}<table class=\"rows sortable\" id=\"{id}-table\">\n<thead><tr>\
          <th data-type=\"text\">{what}</th><th data-type=\"number\">self</th><th data-type=\"number\">self %</th>\
          <th data-type=\"number\">inclusive</th><th data-type=\"number\">incl %</th><th data-type=\"text\">{top}</th>\
-         </tr></thead>\n<tbody>\n"
+         </tr></thead>\n<tbody>\n",
+        if folded { "<div class=\"fold\">\n" } else { "" }
     );
     for row in rows {
         let swatch = row.swatch.as_deref().map_or(String::new(), |color| {
@@ -231,6 +268,15 @@ fn write_table(html: &mut String, id: &str, heading: &str, what: &str, rows: &[R
         );
     }
     html.push_str("</tbody>\n</table>\n");
+    if folded {
+        let _ = writeln!(
+            html,
+            "<details><summary><span class=\"more\">Show the other {} {}</span>\
+             <span class=\"less\">Show the first {FOLDED_ROWS} only</span></summary></details>\n</div>",
+            rows.len() - FOLDED_ROWS,
+            heading.to_lowercase(),
+        );
+    }
 }
 
 /// The Artifacts section: each output's size, and its members by kind
@@ -306,6 +352,13 @@ fn svg_height(document: &str) -> Option<f64> {
     value.parse().ok()
 }
 
+/// `text` as the value of an attribute in single quotes: only `&` and `'`
+/// need escaping there, where [`xml_escape`] would also escape the SVG's
+/// every `"`, `<` and `>` (half as many bytes again).
+fn single_quoted(text: &str) -> String {
+    text.replace('&', "&amp;").replace('\'', "&#39;")
+}
+
 /// `svg` from its `<svg` element on.
 fn without_prolog(svg: &str) -> &str {
     svg.find("<svg").map_or(svg, |start| &svg[start..])
@@ -323,6 +376,10 @@ td.top{color:#555;max-width:40em;overflow-wrap:anywhere}\
 table.artifacts td:nth-child(5){text-align:left}\
 .swatch{display:inline-block;width:.9em;height:.9em;margin-right:.4em;vertical-align:-.1em;border:1px solid #8888}\
 iframe.flamegraph{width:1210px;border:1px solid #ccc}\
+nav.contents ul{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.2em 1.4em}\
+.fold:not(:has(details[open])) tbody tr:nth-child(n+26){display:none}\
+.fold summary{cursor:pointer;color:#036;margin:.4em 0}\
+details[open] .more,details:not([open]) .less{display:none}\
 .timeline svg{max-width:100%;height:auto}";
 
 /// Sorting by a click on a column's header; the tables read the same without it.
@@ -333,3 +390,104 @@ var down=th.dataset.order!=='desc';th.dataset.order=down?'desc':'asc';\
 rows.sort(function(a,b){var x=a.cells[column].textContent,y=b.cells[column].textContent;\
 var order=number?parseFloat(y)-parseFloat(x):x.localeCompare(y);return down?order:-order;});\
 rows.forEach(function(row){body.appendChild(row);});});});});";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(count: usize) -> Vec<Row> {
+        (0..count)
+            .map(|index| Row {
+                swatch: None,
+                name: format!("Pass{index}"),
+                self_samples: (count - index) as u64,
+                inclusive_samples: (count - index) as u64,
+                top: vec![("Parser (1)".to_owned(), "Parser".to_owned())],
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_long_table_shows_its_first_rows_and_folds_the_rest_in_one_body() {
+        let mut html = String::new();
+        write_table(&mut html, "passes", "Passes", "pass", &rows(130), 1000);
+        assert_eq!(html.matches("<tbody>").count(), 1, "one body to sort");
+        assert_eq!(html.matches("<tr><td>").count(), 130, "every row is there");
+        assert!(
+            html.contains(
+                "<div class=\"fold\">\n<table class=\"rows sortable\" id=\"passes-table\">"
+            )
+        );
+        assert!(html.contains("Show the other 105 passes"), "{html}");
+        assert!(html.ends_with("</details>\n</div>\n"));
+        assert!(
+            STYLE.contains(&format!("tr:nth-child(n+{})", FOLDED_ROWS + 1)),
+            "the style hides the rows after the first {FOLDED_ROWS}"
+        );
+        assert!(
+            SORT_SCRIPT.contains("table.tBodies[0]"),
+            "sorting moves every row"
+        );
+    }
+
+    #[test]
+    fn a_short_table_is_not_folded() {
+        let mut html = String::new();
+        write_table(
+            &mut html,
+            "categories",
+            "Categories",
+            "category",
+            &rows(FOLD_OVER_ROWS),
+            100,
+        );
+        assert!(!html.contains("details"));
+        assert!(!html.contains("class=\"fold\""));
+        assert_eq!(html.matches("<tr><td>").count(), FOLD_OVER_ROWS);
+    }
+
+    #[test]
+    fn the_contents_link_every_section_in_the_pages_order() {
+        let page = HtmlPage {
+            command: "iree-compile x.mlir".to_owned(),
+            facts: Vec::new(),
+            flamegraphs: vec![
+                ("Flamegraph".to_owned(), Vec::new()),
+                ("Icicle".to_owned(), Vec::new()),
+            ],
+            timeline: Some("<svg></svg>".to_owned()),
+            attribution: Attribution::Leaf,
+            artifacts: Vec::new(),
+        };
+        let mut html = String::new();
+        write_contents(&mut html, &page);
+        let links: Vec<&str> = html
+            .split("href=\"#")
+            .skip(1)
+            .map(|rest| &rest[..rest.find('"').unwrap()])
+            .collect();
+        assert_eq!(
+            links,
+            [
+                "facts",
+                "categories",
+                "timeline",
+                "passes",
+                "flamegraph-0",
+                "flamegraph-1"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_flamegraph_document_in_single_quotes_escapes_only_ampersands_and_apostrophes() {
+        let document = "<svg a=\"1\"><title>f(int&amp;) 'q'</title></svg>";
+        let quoted = single_quoted(document);
+        assert_eq!(
+            quoted,
+            "<svg a=\"1\"><title>f(int&amp;amp;) &#39;q&#39;</title></svg>"
+        );
+        assert!(!quoted.contains('\''));
+        assert_eq!(quoted.replace("&#39;", "'").replace("&amp;", "&"), document);
+    }
+}
