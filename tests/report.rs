@@ -421,6 +421,64 @@ fn a_category_flamegraph_keeps_only_stacks_with_that_category() {
     legend_of(&std::fs::read_to_string(&svg_path).unwrap());
 }
 
+/// The `height` of an SVG's root element and inferno's `total_samples`.
+fn height_and_total(svg: &str) -> (u64, u64) {
+    let value = |prefix: &str| {
+        let start = svg.find(prefix).unwrap() + prefix.len();
+        svg[start..start + svg[start..].find('"').unwrap()]
+            .parse()
+            .unwrap()
+    };
+    (value(" height=\""), value("total_samples=\""))
+}
+
+#[test]
+fn a_depth_limit_cuts_deep_stacks_under_a_marker_and_keeps_every_sample() {
+    let draw = |depth: &str, inverted: bool| {
+        let svg_path = scratch(&format!("depth-{depth}-{inverted}.svg"));
+        let mut args = vec!["-o", svg_path.to_str().unwrap(), "--max-depth", depth];
+        if inverted {
+            args.push("--inverted");
+        }
+        success(on_fixture("flamegraph", &args));
+        std::fs::read_to_string(&svg_path).unwrap()
+    };
+    // The fixture's stacks are at most 12 functions deep: `auto` (at least
+    // 64 frames) draws them whole, as `all` does.
+    assert_eq!(draw("auto", false), draw("all", false));
+    let (whole, cut) = (draw("all", false), draw("3", false));
+    let ((whole_height, whole_total), (cut_height, cut_total)) =
+        (height_and_total(&whole), height_and_total(&cut));
+    assert_eq!(cut_total, whole_total, "every sample is still counted");
+    assert_eq!(cut_total, 518);
+    assert!(
+        cut_height < whole_height,
+        "{cut_height} px against {whole_height} px"
+    );
+    assert!(!whole.contains("deeper frame"));
+    assert!(
+        cut.contains(" deeper frame"),
+        "a marker stands for the frames cut"
+    );
+    legend_of(&cut);
+    let icicle = draw("3", true);
+    assert_eq!(height_and_total(&icicle).1, 518);
+    assert!(
+        icicle.contains(" outer frame"),
+        "an icicle cuts the outer callers"
+    );
+    assert!(!icicle.contains(" deeper frame"));
+
+    let svg_path = scratch("never-deep.svg");
+    let output = on_fixture(
+        "flamegraph",
+        &["-o", svg_path.to_str().unwrap(), "--max-depth", "0"],
+    );
+    assert_eq!(output.status.code(), Some(2), "a usage error");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("`auto`, `all` or a number"));
+    assert!(!svg_path.exists());
+}
+
 #[test]
 fn bad_flamegraph_requests_fail_cleanly_and_leave_no_file() {
     let svg_path = scratch("never.svg");

@@ -17,6 +17,7 @@ use crate::commands::top::TopFormat;
 use crate::commands::{ColorChoice, ReportFormat};
 use crate::defaults;
 use crate::recorder::{CallGraph, Streams};
+use crate::render::flamegraph::MaxDepth;
 
 #[derive(Debug, Args)]
 pub(super) struct RecordArgs {
@@ -328,6 +329,10 @@ pub(super) struct ReportArgs {
     /// Also draw the category flamegraph to OUT.svg, from the same reading of the recording.
     #[arg(long, value_name = "OUT.svg")]
     pub flamegraph: Option<PathBuf>,
+    /// How deep the flamegraphs of --flamegraph and --format html draw: as
+    /// `flamegraph --max-depth` (auto, all or a number of frames).
+    #[arg(long, value_name = "DEPTH", default_value = "auto")]
+    pub max_depth: MaxDepth,
     /// Write to FILE instead of stdout (`-` is stdout).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -365,6 +370,11 @@ pub(super) struct FlamegraphArgs {
     /// (inferno's test: 0.1 leaves out frames under 1/1000 of the samples).
     #[arg(long, value_name = "PERCENT", default_value_t = defaults::MIN_WIDTH_PERCENT)]
     pub min_width: f64,
+    /// Cut stacks deeper than DEPTH frames, with one frame `[N deeper frames]` on top for
+    /// the rest (samples are all counted). auto: half again the depth 95% of the samples
+    /// stay within, at least 64; all: no cut.
+    #[arg(long, value_name = "DEPTH", default_value = "auto")]
+    pub max_depth: MaxDepth,
     /// Also write the folded stacks drawn to FILE.
     #[arg(long, value_name = "FILE")]
     pub folded_out: Option<PathBuf>,

@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::output::{Output, write_output};
 use crate::profile::{Profile, SampleFilter};
 use crate::render::flamegraph::{
-    Drawable, Picture, PictureOptions, passes_picture, picture, picture_of,
+    Drawable, MaxDepth, Picture, PictureOptions, passes_picture, picture, picture_of,
 };
 use crate::render::html::{self, HtmlPage};
 use crate::render::timeline_svg;
@@ -32,13 +32,16 @@ pub(super) struct FlamegraphRequest {
     /// Only pass frames and the places outside passes.
     pub(super) passes_only: bool,
     pub(super) min_width: f64,
+    /// Stacks deeper than this are cut, with a marker frame for the rest.
+    pub(super) max_depth: MaxDepth,
     pub(super) folded_out: Option<PathBuf>,
     /// The run's facts (from `run.json`), shown under the title.
     pub(super) run_facts: Option<String>,
 }
 
 impl FlamegraphRequest {
-    /// The whole picture at `min_width`, written to `output`.
+    /// The whole picture at `min_width`, written to `output`, cut at the
+    /// automatic depth limit.
     pub(super) fn whole(output: Output, inverted: bool, min_width: f64) -> FlamegraphRequest {
         FlamegraphRequest {
             output,
@@ -47,6 +50,7 @@ impl FlamegraphRequest {
             inverted,
             passes_only: false,
             min_width,
+            max_depth: MaxDepth::Auto,
             folded_out: None,
             run_facts: None,
         }
@@ -94,6 +98,7 @@ pub(super) fn flamegraph_picture(
         inverted: request.inverted,
         passes_only: request.passes_only,
         min_width: request.min_width,
+        max_depth: request.max_depth,
         keep_folded: request.folded_out.is_some(),
         filter: filter.clone(),
         run_facts: request.run_facts.clone(),
@@ -133,15 +138,20 @@ pub(super) fn save_flamegraph(
 }
 
 /// The flamegraphs of the HTML report, drawn in memory (see
-/// [`PAGE_PICTURES`]). A picture with nothing to draw is left out.
+/// [`PAGE_PICTURES`]) with stacks cut at `max_depth`. A picture with
+/// nothing to draw is left out.
 pub(super) fn report_flamegraphs(
     profile: &Profile,
     classes: &Classes<'_>,
     filter: &SampleFilter,
+    max_depth: MaxDepth,
 ) -> Result<Vec<(String, Vec<u8>)>, Error> {
     let mut drawn = Vec::new();
     for picture in PAGE_PICTURES {
-        let request = FlamegraphRequest::whole(Output::Stdout, picture.inverted, picture.min_width);
+        let request = FlamegraphRequest {
+            max_depth,
+            ..FlamegraphRequest::whole(Output::Stdout, picture.inverted, picture.min_width)
+        };
         match flamegraph_picture(&request, filter, profile, classes, None) {
             Ok(picture_drawn) => {
                 let rendered = picture_drawn.draw().map_err(|source| Error::Output {

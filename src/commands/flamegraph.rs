@@ -9,7 +9,7 @@ use super::{Config, finish, leave_to_exit, rules_and_profile, run_facts};
 use crate::attribute::Classes;
 use crate::defaults;
 use crate::error::Error;
-use crate::render::flamegraph::all_stacks;
+use crate::render::flamegraph::{MaxDepth, all_stacks};
 use crate::report::run_facts::RunFacts;
 
 /// What `flamegraph` was asked for.
@@ -22,6 +22,8 @@ pub(crate) struct FlamegraphOptions {
     pub(crate) passes_only: bool,
     /// Default is [`defaults::MIN_WIDTH_PERCENT`].
     pub(crate) min_width: f64,
+    /// How deep stacks are drawn. Default is [`MaxDepth::Auto`].
+    pub(crate) max_depth: MaxDepth,
     pub(crate) folded_out: Option<PathBuf>,
 }
 
@@ -36,6 +38,7 @@ pub(crate) fn run(config: &Config, options: &FlamegraphOptions) -> Result<u8, Er
         inverted: options.inverted,
         passes_only: options.passes_only,
         min_width: options.min_width,
+        max_depth: options.max_depth,
         folded_out: options.folded_out.clone(),
         run_facts: run.as_ref().map(RunFacts::short_line),
     };
@@ -47,7 +50,16 @@ pub(crate) fn run(config: &Config, options: &FlamegraphOptions) -> Result<u8, Er
     // the symbols are classified.
     let (classes, prepared) = rayon::join(
         || Classes::new(&profile, &rules),
-        || drawn_whole.then(|| all_stacks(&profile, &config.filter, defaults::MIN_WIDTH_PERCENT)),
+        || {
+            drawn_whole.then(|| {
+                all_stacks(
+                    &profile,
+                    &config.filter,
+                    defaults::MIN_WIDTH_PERCENT,
+                    options.max_depth,
+                )
+            })
+        },
     );
     let picture = flamegraph_picture(&request, &config.filter, &profile, &classes, prepared)?;
     save_flamegraph(&request, picture)?;

@@ -20,7 +20,7 @@ use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
 use crate::error::Error;
 use crate::output::{Output, write_output};
-use crate::render::flamegraph::all_stacks;
+use crate::render::flamegraph::{MaxDepth, all_stacks};
 use crate::report::breakdown::{BreakdownOptions, breakdown};
 use crate::report::run_facts::{RunFacts, notices};
 
@@ -33,6 +33,8 @@ pub(crate) struct ReportOptions {
     pub(crate) color: ColorChoice,
     /// Also draw the whole flamegraph here.
     pub(crate) flamegraph: Option<PathBuf>,
+    /// How deep the flamegraphs draw. Default is [`MaxDepth::Auto`].
+    pub(crate) max_depth: MaxDepth,
 }
 
 /// The formats of `report`: those of `diff`, and the HTML page.
@@ -67,7 +69,7 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
     let (rules, profile) = rules_and_profile(config)?;
     let Some(format) = options.format.tabular() else {
         let classes = Classes::new(&profile, &rules);
-        let flamegraphs = report_flamegraphs(&profile, &classes, filter)?;
+        let flamegraphs = report_flamegraphs(&profile, &classes, filter, options.max_depth)?;
         if let (Some(svg), Some((_, drawn))) = (&options.flamegraph, flamegraphs.first()) {
             write_output(&Output::File(svg.clone()), |out| out.write_all(drawn))?;
         }
@@ -98,10 +100,14 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
     let (classes, prepared) = rayon::join(
         || Classes::new(&profile, &rules),
         || {
-            options
-                .flamegraph
-                .is_some()
-                .then(|| all_stacks(&profile, filter, defaults::MIN_WIDTH_PERCENT))
+            options.flamegraph.is_some().then(|| {
+                all_stacks(
+                    &profile,
+                    filter,
+                    defaults::MIN_WIDTH_PERCENT,
+                    options.max_depth,
+                )
+            })
         },
     );
     let colors = options.color.wanted(&config.output);
@@ -114,6 +120,7 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
         .map(|svg| {
             let request = FlamegraphRequest {
                 run_facts: run.as_ref().map(RunFacts::short_line),
+                max_depth: options.max_depth,
                 ..FlamegraphRequest::whole(
                     Output::File(svg.clone()),
                     false,

@@ -11,12 +11,14 @@ use crate::attribute::{Classes, percent};
 use crate::fold::{FoldedStack, TRUNCATED_FRAME};
 use crate::rules::CategoryId;
 
-/// Colour of frames that are not functions: thread roots and `[truncated]`.
+/// Colour of frames that are not functions: thread roots, `[truncated]` and
+/// the depth limit's markers.
 pub(super) const NEUTRAL_COLOR: &str = "#bdbdbd";
 
 /// inferno colours frames by name, here their tokens: every function's
 /// frame gets its category's colour (dimmed outside `--category`); thread
-/// roots, the `[truncated]` marker and inferno's own root are neutral.
+/// roots, the `[truncated]` marker, the depth markers and inferno's own
+/// root are neutral.
 /// Frames `names` has no token for (cut away before inferno) get none.
 pub(super) fn palette(
     classes: &Classes<'_>,
@@ -57,6 +59,9 @@ pub(super) fn palette(
         neutral_frame(stack.thread);
     }
     neutral_frame(TRUNCATED_FRAME);
+    for marker in names.markers() {
+        neutral_frame(marker);
+    }
     // An icicle's first level: the categories, in their colours.
     if options.inverted {
         for (index, category) in table.categories.iter().enumerate() {

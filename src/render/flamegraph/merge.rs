@@ -4,6 +4,7 @@
 
 use hashbrown::HashMap;
 
+use super::depth::{Drawn, Hidden};
 use crate::attribute::{Classes, PassId};
 use crate::fold::{FoldedStack, TRUNCATED_FRAME};
 use crate::profile::Profile;
@@ -13,18 +14,23 @@ use crate::profile::Profile;
 /// Each stack is cut a frame above its first such frame, and cut stacks
 /// that become equal are merged. No sample is dropped and the lines sort as
 /// before, so every frame drawn keeps its place and width: the picture is
-/// the same, and inferno has far less to read.
+/// the same, and inferno has far less to read. A depth limit's marker
+/// frame (on top of a stack) is a frame like the others.
 /// `stacks` must be sorted by their frames' names, so that stacks sharing
 /// frames from the root are adjacent.
 pub(super) fn cut_narrow_frames<'a>(
     profile: &'a Profile,
-    stacks: &[(FoldedStack<'a>, u64)],
+    stacks: &[(Drawn<'a>, u64)],
     min_width: f64,
-) -> Vec<(FoldedStack<'a>, u64)> {
+) -> Vec<(Drawn<'a>, u64)> {
+    let markers: Vec<Option<String>> = stacks
+        .iter()
+        .map(|(drawn, _)| drawn.hidden.map(Hidden::name))
+        .collect();
     let keep = frames_to_keep(
         stacks.len(),
         |index, names| {
-            let (stack, _) = &stacks[index];
+            let stack = &stacks[index].0.stack;
             names.push(stack.thread);
             if stack.truncated {
                 names.push(TRUNCATED_FRAME);
@@ -35,12 +41,14 @@ pub(super) fn cut_narrow_frames<'a>(
                     .iter()
                     .map(|&symbol| profile.symbols.get(symbol).name.as_str()),
             );
+            names.extend(markers[index].as_deref());
         },
         |index| stacks[index].1,
         min_width,
     );
-    let mut merged: HashMap<FoldedStack<'a>, u64> = HashMap::new();
-    for ((stack, count), kept) in stacks.iter().zip(keep) {
+    let mut merged: HashMap<Drawn<'a>, u64> = HashMap::new();
+    for ((drawn, count), kept) in stacks.iter().zip(keep) {
+        let stack = &drawn.stack;
         let marker = usize::from(stack.truncated);
         let symbols = kept.saturating_sub(1 + marker).min(stack.symbols.len());
         let cut = FoldedStack {
@@ -49,7 +57,11 @@ pub(super) fn cut_narrow_frames<'a>(
             symbols: stack.symbols[..symbols].to_vec(),
             leaf: None,
         };
-        *merged.entry(cut).or_insert(0) += count;
+        // The marker stays when every frame below it does and it too.
+        let hidden = drawn
+            .hidden
+            .filter(|_| kept > 1 + marker + stack.symbols.len());
+        *merged.entry(Drawn { stack: cut, hidden }).or_insert(0) += count;
     }
     merged.into_iter().collect()
 }

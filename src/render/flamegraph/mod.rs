@@ -6,11 +6,12 @@
 //!
 //! As in inferno's own `flamegraph/`: this file selects the stacks and
 //! draws the picture, `merge.rs` cuts stacks (where inferno stops drawing,
-//! at a pass), `color.rs` makes the category palette, and `svg.rs` the
-//! title, subtitle and legend. `passes.rs` draws the passes alone
-//! (`--passes-only`).
+//! at a pass), `depth.rs` cuts the few very deep ones (`--max-depth`),
+//! `color.rs` makes the category palette, and `svg.rs` the title, subtitle
+//! and legend. `passes.rs` draws the passes alone (`--passes-only`).
 
 mod color;
+mod depth;
 pub(crate) mod diff;
 mod labels;
 mod merge;
@@ -27,6 +28,8 @@ use crate::fold::{FoldedStack, counted_lines, fold, sort_by_names};
 use crate::profile::{Profile, SampleFilter};
 use crate::rules::{CategoryId, RuleTable};
 use color::{category_shares, palette};
+pub(crate) use depth::MaxDepth;
+use depth::cut_deep;
 use merge::{cut_at_pass, cut_narrow_frames};
 pub(crate) use passes::passes_picture;
 use svg::{IMAGE_WIDTH, LegendEntry, add_legend, legend_entries, subtitle, title};
@@ -46,6 +49,8 @@ pub(crate) struct PictureOptions {
     pub passes_only: bool,
     /// Frames narrower than this, in percent of the width, are left out.
     pub min_width: f64,
+    /// Stacks deeper than this are cut, with a marker frame for the rest.
+    pub max_depth: MaxDepth,
     /// Keep the folded lines of every stack drawn, uncut, in [`Rendered`].
     pub keep_folded: bool,
     pub filter: SampleFilter,
@@ -69,9 +74,10 @@ pub(crate) struct Drawable<'a> {
     /// lines of tokens in byte order, and the names the tokens stand for.
     lines: Vec<String>,
     names: FrameNames,
-    /// The narrowest frame drawn, in percent of the width, and whether the
-    /// picture is an icicle: what the cut depends on.
+    /// The narrowest frame drawn, in percent of the width, the depth
+    /// limit, and whether the picture is an icicle: what the cut depends on.
     min_width: f64,
+    max_depth: MaxDepth,
     inverted: bool,
 }
 
@@ -83,61 +89,70 @@ impl Drawable<'_> {
             && !options.passes_only
             && options.inverted == self.inverted
             && options.min_width == self.min_width
+            && options.max_depth == self.max_depth
     }
 }
 
 /// Every stack `filter` keeps, ready for a flamegraph with frames at least
-/// `min_width` percent wide. It needs no categories, so it can be made while
-/// the symbols are classified.
+/// `min_width` percent wide, cut at `max_depth`. It needs no categories, so
+/// it can be made while the symbols are classified.
 pub(crate) fn all_stacks<'a>(
     profile: &'a Profile,
     filter: &SampleFilter,
     min_width: f64,
+    max_depth: MaxDepth,
 ) -> Drawable<'a> {
-    straight(profile, fold(profile, filter), min_width)
+    straight(profile, fold(profile, filter), min_width, max_depth)
 }
 
-/// `stacks` for a flamegraph (not an icicle), cut where inferno stops
-/// drawing.
+/// `stacks` for a flamegraph (not an icicle), cut at the depth limit and
+/// where inferno stops drawing.
 fn straight<'a>(
     profile: &'a Profile,
     mut stacks: Vec<(FoldedStack<'a>, u64)>,
     min_width: f64,
+    max_depth: MaxDepth,
 ) -> Drawable<'a> {
     sort_by_names(profile, &mut stacks);
-    let cut = cut_narrow_frames(profile, &stacks, min_width);
+    let deep = cut_deep(&stacks, max_depth.limit(&stacks), false);
+    let cut = cut_narrow_frames(profile, &deep, min_width);
     let names = FrameNames::new(profile, &cut, &[]);
     Drawable {
         lines: names.lines(&cut),
         names,
         stacks,
         min_width,
+        max_depth,
         inverted: false,
     }
 }
 
 /// An icicle's stacks: each under its leaf's category, so that the hot part
 /// of the compiler reads as one wide bar with its functions below it
-/// (inferno draws the line's last frame on top).
+/// (inferno draws the line's last frame on top). Stacks deeper than the
+/// depth limit lose their outermost callers.
 fn icicle<'a>(
     profile: &'a Profile,
     classes: &Classes<'_>,
     mut stacks: Vec<(FoldedStack<'a>, u64)>,
     min_width: f64,
+    max_depth: MaxDepth,
 ) -> Drawable<'a> {
     sort_by_names(profile, &mut stacks);
     let table = classes.table;
     let category_frames: Vec<String> = (0..table.categories.len())
         .map(|index| category_frame(table, CategoryId::new(index)))
         .collect();
-    let names = FrameNames::new(profile, &stacks, &category_frames);
-    let mut lines: Vec<String> = stacks
+    let cut = cut_deep(&stacks, max_depth.limit(&stacks), true);
+    let names = FrameNames::new(profile, &cut, &category_frames);
+    let mut lines: Vec<String> = cut
         .iter()
-        .map(|(stack, count)| {
-            let category = stack
+        .map(|(drawn, count)| {
+            let category = drawn
+                .stack
                 .leaf
                 .map_or(table.other(), |leaf| classes.category_of(leaf));
-            names.line(stack, *count, Some(&category_frames[category.index()]))
+            names.line(drawn, *count, Some(&category_frames[category.index()]))
         })
         .collect();
     lines.sort_unstable();
@@ -146,6 +161,7 @@ fn icicle<'a>(
         lines,
         names,
         min_width,
+        max_depth,
         inverted: true,
     }
 }
@@ -211,9 +227,15 @@ pub(crate) fn picture(
         stacks = cut_at_pass(stacks, classes, pass);
     }
     let drawable = if options.inverted {
-        icicle(profile, classes, stacks, options.min_width)
+        icicle(
+            profile,
+            classes,
+            stacks,
+            options.min_width,
+            options.max_depth,
+        )
     } else {
-        straight(profile, stacks, options.min_width)
+        straight(profile, stacks, options.min_width, options.max_depth)
     };
     picture_of(profile, classes, options, drawable)
 }

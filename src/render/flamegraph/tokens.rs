@@ -12,7 +12,8 @@ use hashbrown::HashMap;
 use quick_xml::escape::escape;
 
 use super::super::xml_escape;
-use crate::fold::{FoldedStack, TRUNCATED_FRAME, frame_name};
+use super::depth::{Drawn, Hidden};
+use crate::fold::{TRUNCATED_FRAME, frame_name};
 use crate::profile::Profile;
 use crate::short_name;
 use crate::symbolize::SymbolId;
@@ -30,26 +31,32 @@ pub(super) struct FrameNames {
     /// Each symbol's rank, by symbol index (`u32::MAX` if not drawn).
     symbol_rank: Vec<u32>,
     /// Ranks of the names that are not symbols: threads, the truncation
-    /// marker, an icicle's category frames.
+    /// marker, a depth limit's markers, an icicle's category frames.
     other_rank: HashMap<String, u32>,
+    /// The names of the depth limit's marker frames.
+    markers: Vec<String>,
 }
 
 impl FrameNames {
-    /// The names of every frame of `stacks`, with `extra` names (frames the
-    /// caller adds to lines, such as an icicle's categories).
-    pub(super) fn new(
-        profile: &Profile,
-        stacks: &[(FoldedStack<'_>, u64)],
-        extra: &[String],
-    ) -> Self {
+    /// The names of every frame of `stacks` (their depth markers too), with
+    /// `extra` names (frames the caller adds to lines, such as an icicle's
+    /// categories).
+    pub(super) fn new(profile: &Profile, stacks: &[(Drawn<'_>, u64)], extra: &[String]) -> Self {
         let mut symbols: Vec<usize> = stacks
             .iter()
-            .flat_map(|(stack, _)| stack.symbols.iter().map(|symbol| symbol.index()))
+            .flat_map(|(drawn, _)| drawn.stack.symbols.iter().map(|symbol| symbol.index()))
             .collect();
         symbols.sort_unstable();
         symbols.dedup();
-        let mut others: Vec<&str> = stacks.iter().map(|(stack, _)| stack.thread).collect();
+        let mut markers: Vec<String> = stacks
+            .iter()
+            .filter_map(|(drawn, _)| drawn.hidden.map(Hidden::name))
+            .collect();
+        markers.sort_unstable();
+        markers.dedup();
+        let mut others: Vec<&str> = stacks.iter().map(|(drawn, _)| drawn.stack.thread).collect();
         others.push(TRUNCATED_FRAME);
+        others.extend(markers.iter().map(String::as_str));
         others.extend(extra.iter().map(String::as_str));
         let entries: Vec<(Cow<'_, str>, Option<usize>)> = symbols
             .iter()
@@ -59,7 +66,14 @@ impl FrameNames {
             })
             .chain(others.into_iter().map(|name| (frame_name(name), None)))
             .collect();
-        Self::from_entries(entries)
+        let mut names = Self::from_entries(entries);
+        names.markers = markers;
+        names
+    }
+
+    /// The names of the depth limit's marker frames in the lines.
+    pub(super) fn markers(&self) -> &[String] {
+        &self.markers
     }
 
     /// The names of `entries`, each with its symbol's index or `None` for
@@ -91,6 +105,7 @@ impl FrameNames {
             width,
             symbol_rank,
             other_rank,
+            markers: Vec::new(),
         }
     }
 
@@ -123,29 +138,36 @@ impl FrameNames {
     }
 
     /// The token of a frame that is not a symbol (a thread, the truncation
-    /// marker, one of the `extra` names); `None` when no line here has it.
+    /// marker, a depth marker, one of the `extra` names); `None` when no
+    /// line here has it.
     pub(super) fn other_token(&self, name: &str) -> Option<String> {
         let rank = *self.other_rank.get(frame_name(name).as_ref())?;
         Some(self.token(rank))
     }
 
-    /// The folded line of `stack` in tokens, with `leaf_frame` (one of the
-    /// `extra` names) on top, and its count.
-    pub(super) fn line(
-        &self,
-        stack: &FoldedStack<'_>,
-        count: u64,
-        leaf_frame: Option<&str>,
-    ) -> String {
-        let mut line = String::with_capacity((stack.symbols.len() + 3) * (self.width + 2) + 12);
+    /// The folded line of `drawn` in tokens, with its depth marker (on top,
+    /// or for an icicle's outer frames below them), `leaf_frame` (one of
+    /// the `extra` names) on top, and its count.
+    pub(super) fn line(&self, drawn: &Drawn<'_>, count: u64, leaf_frame: Option<&str>) -> String {
+        let stack = &drawn.stack;
+        let mut line = String::with_capacity((stack.symbols.len() + 4) * (self.width + 2) + 12);
         self.push_other(&mut line, stack.thread);
         if stack.truncated {
             line.push(';');
             self.push_other(&mut line, TRUNCATED_FRAME);
         }
+        let marker = drawn.hidden.map(|hidden| (hidden.outer(), hidden.name()));
+        if let Some((true, name)) = &marker {
+            line.push(';');
+            self.push_other(&mut line, name);
+        }
         for symbol in &stack.symbols {
             line.push(';');
             self.push_token(&mut line, self.symbol_rank[symbol.index()]);
+        }
+        if let Some((false, name)) = &marker {
+            line.push(';');
+            self.push_other(&mut line, name);
         }
         if let Some(name) = leaf_frame {
             line.push(';');
@@ -158,10 +180,10 @@ impl FrameNames {
 
     /// The token lines of `stacks`, in byte order (which is the order of
     /// their names frame by frame).
-    pub(super) fn lines(&self, stacks: &[(FoldedStack<'_>, u64)]) -> Vec<String> {
+    pub(super) fn lines(&self, stacks: &[(Drawn<'_>, u64)]) -> Vec<String> {
         let mut lines: Vec<String> = stacks
             .iter()
-            .map(|(stack, count)| self.line(stack, *count, None))
+            .map(|(drawn, count)| self.line(drawn, *count, None))
             .collect();
         lines.sort_unstable();
         lines
