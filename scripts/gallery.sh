@@ -4,11 +4,15 @@
 # For each workload of scripts/workloads.py (default scale) it generates the input,
 # records `iree-compile` with `compile-perf record` into a temp run directory, and
 # writes into flamegraphs/:
-#   NAME.svg    the run's compiler.svg: the native iree-compile process only (not its
-#               Python launcher), coloured by category, with the legend at the bottom
+#   NAME.svg    `compile-perf flamegraph --compiler --min-width $svg_min_width` of the run:
+#               the native iree-compile process only (not its Python launcher), coloured
+#               by category, with the legend at the bottom; the run's compiler.svg
+#               without the frames too narrow for a label (1% is 12 px of 1200), a
+#               quarter to a third of its bytes
 #   NAME.md     `compile-perf report perf.data --compiler --format markdown`, with the
 #               wall time and peak RSS from run.json
 #   f32-literals-inverted.svg   the icicle of leaf callers of the APFloat workload
+#               (--min-width $svg_min_width too)
 #   many-dispatches-passes.svg  `compile-perf flamegraph --passes-only --compiler` of the
 #               many-dispatches run (recorded with --mlir-timing): the passes alone
 #   many-dispatches-passes.md   its `report --by pass --compiler --format markdown`: the
@@ -19,15 +23,17 @@
 #   executables-slowest.svg, executables.md
 #               `compile-perf executables` of many-dispatches --scale small: the
 #               slowest executable's flamegraph (compiled alone) and the ranking
-#   diff-hex-constants.svg, diff-hex-constants-base.svg, diff-hex-constants.md
+#   diff-hex-constants-base.svg, diff-hex-constants.md
 #               `compile-perf diff` of hex-constants as text against bytecode, three
-#               runs each (`record --repeat 3`): the stacks of both sides coloured by
-#               the change, and the table
+#               runs each (`record --repeat 3`): text's stacks coloured by the change
+#               (the diff draws bytecode's too; the budget leaves them out), and the table
 #   README.md   one line per workload with measured figures, the lexer text-vs-bytecode
 #               comparison side by side, the diff, and how to regenerate
 # perf.data files stay in the temp dir and are deleted (use --keep to keep them).
-# An SVG over 2 MB is drawn again with a larger --min-width.
+# The whole folder must fit in 2 MB ($max_total bytes), and no page may hold one
+# picture twice: the script fails, leaving the old gallery, if either is broken.
 #
+# The binary is $COMPILE_PERF, else target/release/compile-perf.
 # Takes about two minutes on 2 cores. Needs scripts/setup.sh to have run.
 # Usage: scripts/gallery.sh [--keep]
 set -euo pipefail
@@ -46,12 +52,15 @@ for arg; do
 done
 names=(f32-literals hex-constants hex-constants-bytecode const-eval many-dispatches)
 
-bin=$repo/target/release/compile-perf
-[ -x "$bin" ] || die "$bin missing: run scripts/setup.sh"
+bin=${COMPILE_PERF:-$repo/target/release/compile-perf}
+[ -x "$bin" ] || die "$bin missing: run scripts/setup.sh (or set COMPILE_PERF)"
 [ -x .venv/bin/iree-compile ] || die ".venv/bin/iree-compile missing: run scripts/setup.sh"
 # iree-compile by name, so that titles and tables show no temp paths.
 export PATH=$repo/.venv/bin:$PATH
-max_svg=2000000
+# The gallery's budget, and the narrowest frame its flamegraphs draw (in
+# percent of the width: 0.5 is 6 px of 1200; `record` draws 0.1).
+max_total=2000000
+svg_min_width=1.0
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/compile-perf-gallery.XXXXXX")
 if ((keep)); then trap 'log "kept $tmp"' EXIT; else trap 'rm -rf "$tmp"' EXIT; fi
@@ -60,15 +69,9 @@ if ((keep)); then trap 'log "kept $tmp"' EXIT; else trap 'rm -rf "$tmp"' EXIT; f
 out=$tmp/flamegraphs
 mkdir -p "$out"
 
-# svg_or_smaller RUN OUT: copy RUN/compiler.svg to OUT, drawn again coarser if too big.
-svg_or_smaller() {
-  cp "$1/compiler.svg" "$2"
-  local width
-  for width in 0.3 0.6 1.2; do
-    (($(stat -c %s "$2") > max_svg)) || return 0
-    log "$2 is $(stat -c %s "$2") bytes; drawing again with --min-width $width"
-    "$bin" flamegraph "$1/perf.data" --compiler --min-width "$width" -q -o "$2"
-  done
+# gallery_svg RUN OUT: the compiler process of RUN drawn to OUT for the gallery.
+gallery_svg() {
+  "$bin" flamegraph "$1/perf.data" --compiler --min-width "$svg_min_width" -q -o "$2"
 }
 
 for name in "${names[@]}"; do
@@ -88,7 +91,7 @@ for name in "${names[@]}"; do
   # 10 and 11: done, with a warning about a binary (printed above).
   [[ $code = 0 || $code = 10 || $code = 11 ]] || die "$name: compile-perf record exited with $code"
   run=$tmp/$name
-  svg_or_smaller "$run" "$out/$name.svg"
+  gallery_svg "$run" "$out/$name.svg"
   "$bin" report "$run/perf.data" --compiler --format json -q -o "$tmp/$name.json"
   "$bin" report "$run/perf.data" --compiler --format markdown -q -o "$tmp/$name.table.md"
   "$bin" report "$run/perf.data" --compiler --by symbol --format markdown -q -o "$tmp/$name.symbols.md"
@@ -113,7 +116,7 @@ for table in tables:
             sys.exit(f"{name}: {table}: one row's top entries read the same: {tops}")
 EOF
   if [ "$name" = f32-literals ]; then
-    "$bin" flamegraph "$run/perf.data" --compiler --inverted --min-width 0.5 -q \
+    "$bin" flamegraph "$run/perf.data" --compiler --inverted --min-width "$svg_min_width" -q \
       -o "$out/$name-inverted.svg"
     cp "$run/report.html" "$out/$name.html"
   fi
@@ -153,7 +156,7 @@ with open(out, "w") as f:
     f.write(open(table).read())
 EOF
   cp "$run/run.json" "$tmp/$name.run.json"
-  ((keep)) || rm -f "$run/perf.data"
+  ((keep)) || rm -rf "$run/perf.data"
   log "$name: flamegraphs/$name.svg ($(stat -c %s "$out/$name.svg") bytes), flamegraphs/$name.md"
 done
 
@@ -174,8 +177,9 @@ done
 log "diff: text against bytecode"
 code=0
 (cd "$tmp" && "$bin" diff text bytecode --compiler -q --format markdown -o diff.table.md \
-  --flamegraph "$out/diff-hex-constants.svg") || code=$?
+  --flamegraph "$tmp/diff-hex-constants.svg") || code=$?
 [[ $code = 0 || $code = 10 || $code = 11 ]] || die "compile-perf diff exited with $code"
+cp "$tmp/diff-hex-constants-base.svg" "$out/"
 python3 - "$tmp/diff.table.md" "$out/diff-hex-constants.md" <<'EOF'
 import sys
 table, out = sys.argv[1:]
@@ -183,13 +187,14 @@ with open(out, "w") as f:
     f.write("# diff: hex-constants as text against bytecode\n\n")
     f.write("![text's stacks coloured by the change](diff-hex-constants-base.svg)\n\n")
     f.write("Each side is `compile-perf record --repeat 3` of the workload (default scale); the table is "
-            "`compile-perf diff text bytecode --compiler --format markdown`, the pictures are its "
-            "`--flamegraph diff-hex-constants.svg`: [bytecode's stacks](diff-hex-constants.svg) and, above, "
-            "[text's](diff-hex-constants-base.svg), each frame coloured by how its share changed from text "
-            "to bytecode (red grew, blue shrank, grey within the noise or under 1 point).\n\n")
+            "`compile-perf diff text bytecode --compiler --format markdown`, the picture above is the "
+            "`diff-hex-constants-base.svg` of its `--flamegraph diff-hex-constants.svg`: text's stacks, each "
+            "frame coloured by how its share changed from text to bytecode (red grew, blue shrank, grey "
+            "within the noise or under 1 point). The diff also draws bytecode's stacks, coloured the same "
+            "way (`diff-hex-constants.svg`); the gallery leaves them out to stay within its 2 MB.\n\n")
     f.write(open(table).read())
 EOF
-((keep)) || rm -f "$tmp"/text/run-*/perf.data "$tmp"/bytecode/run-*/perf.data
+((keep)) || rm -rf "$tmp"/text/run-*/perf.data "$tmp"/bytecode/run-*/perf.data
 
 # Executables: many-dispatches --scale small dumped and compiled executable
 # by executable (`compile-perf executables`): the slowest one's flamegraph,
@@ -201,12 +206,14 @@ code=0
   --iree-hal-local-target-device-backends=llvm-cpu --iree-llvmcpu-target-cpu=generic \
   dispatches.mlir -o dispatches.vmfb > executables.table) || code=$?
 [[ $code = 0 ]] || die "compile-perf executables exited with $code"
+slowest=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["executables"][0]["flamegraph"])' \
+  "$tmp/executables/executables.json")
+gallery_svg "$tmp/executables/$(dirname "$slowest")" "$out/executables-slowest.svg"
 python3 - "$tmp/executables" "$out" <<'EOF'
-import json, shutil, sys
+import json, sys
 run, out = sys.argv[1:]
 ranking = json.load(open(f"{run}/executables.json"))
 slowest = ranking["executables"][0]
-shutil.copy(f"{run}/{slowest['flamegraph']}", f"{out}/executables-slowest.svg")
 totals = ranking["totals"]
 with open(f"{out}/executables.md", "w") as f:
     f.write("# executables: many-dispatches, one executable at a time\n\n")
@@ -219,13 +226,13 @@ with open(f"{out}/executables.md", "w") as f:
             "native compiler process only; below, the ranking as the command prints it.\n\n")
     f.write("```\n" + open(f"{run}/executables.txt").read() + "```\n")
 EOF
-((keep)) || rm -f "$tmp"/executables/full/perf.data "$tmp"/executables/executables/*/perf.data
+((keep)) || rm -rf "$tmp"/executables/full/perf.data "$tmp"/executables/executables/*/perf.data
 
 # The index, with figures taken from the reports just made.
 log "writing flamegraphs/README.md"
-python3 - "$tmp" "$out/README.md" <<'EOF'
+python3 - "$tmp" "$out/README.md" "$svg_min_width" <<'EOF'
 import json, os, sys
-tmp, out = sys.argv[1:]
+tmp, out, min_width = sys.argv[1:]
 
 def load(name):
     path = os.path.join(tmp, name + ".json")
@@ -279,9 +286,10 @@ lines = [
     "Each workload is a model from [`scripts/workloads.py`](../scripts/workloads.py) at its default "
     "scale, compiled by iree-compile 3.13.0 (`--iree-hal-target-device=local "
     "--iree-hal-local-target-device-backends=llvm-cpu --iree-llvmcpu-target-cpu=generic`) under "
-    "`compile-perf record`. Each SVG is the run's `compiler.svg` (the native iree-compile process, "
-    "without its Python launcher), coloured by category, with the legend at the bottom; open it in "
-    "a browser to search and zoom. Each table is `compile-perf report perf.data --compiler --format "
+    f"`compile-perf record`. Each SVG is `compile-perf flamegraph --compiler --min-width {min_width}` "
+    "of the run (the native iree-compile process, without its Python launcher; the run's `compiler.svg` "
+    f"with frames narrower than {min_width}% of the width left out, to keep the gallery small), coloured by "
+    "category, with the legend at the bottom; open it in a browser to search and zoom. Each table is `compile-perf report perf.data --compiler --format "
     "markdown`. Percentages are shares of the compiler process's samples.",
     "",
     "| workload | what it shows | top self categories | Other, self | compile (samples' span) | flamegraph | table |",
@@ -300,12 +308,12 @@ for name, (what, shows) in WHAT.items():
                  f"| [{name}.svg]({name}.svg) | [{name}.md]({name}.md) |")
 if "f32-literals" in loaded:
     lines += ["", "[f32-literals-inverted.svg](f32-literals-inverted.svg) is the same APFloat profile "
-              "inverted (`compile-perf flamegraph --compiler --inverted --min-width 0.5`): the categories "
+              f"inverted (`compile-perf flamegraph --compiler --inverted --min-width {min_width}`): the categories "
               "on top, each one bar, its hot leaf functions below it and their callers below them. "
               "[f32-literals.html](f32-literals.html) is the "
               "`report.html` of an f32-literals run, the self-contained HTML report `record` writes (the run's facts, the "
-              "category and pass tables, the flamegraphs of all processes, of the compiler and inverted, "
-              "and the timeline); download it and open it in a browser."]
+              "category table, the timeline, the pass table folded after 25 rows, the flamegraph of every "
+              "process and the icicle); download it and open it in a browser."]
 passes_json = os.path.join(tmp, "const-eval.passes.json")
 if os.path.exists(passes_json):
     rep = json.load(open(passes_json))
@@ -379,8 +387,7 @@ if os.path.exists(diff_table):
         f"Lexer's self share goes from {lexer[0].strip()} to {lexer[1].strip()}, and the frames of text "
         "parsing are blue in text's stacks, coloured by the change from text to bytecode (red grew, "
         "blue shrank, grey within the noise). The table and the method are in "
-        "[diff-hex-constants.md](diff-hex-constants.md); bytecode's stacks, coloured the same way, are "
-        "[diff-hex-constants.svg](diff-hex-constants.svg).",
+        "[diff-hex-constants.md](diff-hex-constants.md).",
         "",
         "[![text's stacks coloured by the change to bytecode](diff-hex-constants-base.svg)](diff-hex-constants-base.svg)",
     ]
@@ -423,6 +430,30 @@ if loaded:
               f"{run['perf']['version']}, event {run['perf']['event']}; {version}."]
 open(out, "w").write("\n".join(lines) + "\n")
 EOF
+# What the gallery promises: no page holds one picture twice (the same SVG,
+# or a flamegraph whose every frame another one of the same direction has,
+# as the compiler's inside the picture of every process), and the whole
+# folder fits its budget. Either broken, the old gallery stays.
+python3 - "$out" <<'EOF'
+import glob, hashlib, html, re, sys
+for page in sorted(glob.glob(f"{sys.argv[1]}/*.html")):
+    text = open(page).read()
+    docs = [html.unescape(a or b) for a, b in re.findall(r"srcdoc='([^']*)'|srcdoc=\"([^\"]*)\"", text)]
+    inline = re.sub(r"srcdoc='[^']*'|srcdoc=\"[^\"]*\"", "", text)
+    pictures = docs + re.findall(r"<svg.*?</svg>", inline, re.S)
+    digests = [hashlib.sha256(picture.encode()).hexdigest() for picture in pictures]
+    if len(set(digests)) != len(digests):
+        sys.exit(f"gallery: {page} holds the same picture twice")
+    frames = [(re.search(r"var inverted = (\w+)", doc).group(1),
+               set(re.findall(r"<title>([^<]*?) \([\d,]+ samples", doc))) for doc in docs]
+    for i, (way, names) in enumerate(frames):
+        for j, (other_way, other) in enumerate(frames):
+            if i != j and way == other_way and names and names <= other:
+                sys.exit(f"gallery: {page}: flamegraph {i + 1} is drawn again inside flamegraph {j + 1}")
+EOF
+total=$(du -cb "$out"/* | tail -n 1 | cut -f1)
+((total <= max_total)) || die "the gallery is $total bytes, over its budget of $max_total:" \
+  "$(cd "$out" && du -b -- * | sort -rn | head -n 5 | tr '\t\n' '  ')"
 rm -rf flamegraphs
 cp -r "$out" flamegraphs
-log "done: $(du -ch flamegraphs/*.svg | tail -n 1 | cut -f1) of SVGs in flamegraphs/"
+log "done: flamegraphs/ is $total bytes (budget $max_total), $(du -cb flamegraphs/*.svg | tail -n 1 | cut -f1) of them SVGs"
