@@ -371,8 +371,8 @@ pub(super) struct FlamegraphArgs {
     #[arg(long, value_name = "PERCENT", default_value_t = defaults::MIN_WIDTH_PERCENT)]
     pub min_width: f64,
     /// Cut stacks deeper than DEPTH frames, with one frame `[N deeper frames]` on top for
-    /// the rest (samples are all counted). auto: half again the depth 95% of the samples
-    /// stay within, at least 64; all: no cut.
+    /// the rest (samples are all counted). auto: three times the samples' median depth,
+    /// at least 64; all: no cut.
     #[arg(long, value_name = "DEPTH", default_value = "auto")]
     pub max_depth: MaxDepth,
     /// Also write the folded stacks drawn to FILE.
