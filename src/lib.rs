@@ -71,6 +71,8 @@ pub fn run(config: &Config) -> Result<u8, Error> {
         Action::Measure(options) => commands::measure::run(options),
         Action::Cache(action) => commands::cache::run(*action),
         Action::Executables(options) => commands::executables::run(config, options),
+        Action::Completions(options) => commands::completions::run(config, options),
+        Action::Man(options) => commands::man::run(config, options),
     };
     if let Some(load) = &config.load {
         load.cache.wait_for_writes();

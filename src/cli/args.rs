@@ -2,12 +2,15 @@
 //! `--help` come from [`crate::defaults`] and the `#[default]` variants of
 //! the library's enums.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
-use clap::Args;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, CommandFactory};
 
 use crate::attribute::{Attribution, Grouping};
+use crate::commands::completions::Shell;
 use crate::commands::export::ExportFormat;
 use crate::commands::push::PushFormat;
 use crate::commands::report::ReportPageFormat;
@@ -19,67 +22,94 @@ use crate::defaults;
 use crate::recorder::{CallGraph, Streams};
 use crate::render::flamegraph::MaxDepth;
 
+use super::Cli;
+
+/// The headings `--help` groups options under, after the command's own
+/// options (clap's "Options"). A shared struct (`ReadingArgs`,
+/// `RulesFileArg`) names its headings once for every command that flattens
+/// it; the headings follow in the order their first option is declared.
+pub(super) mod heading {
+    /// Where the results go and how much is said on stderr.
+    pub(in crate::cli) const OUTPUT: &str = "Output";
+    /// Which samples count, and what a sample weighs.
+    pub(in crate::cli) const SAMPLES: &str = "Samples";
+    /// How a recording is read: binaries, debug files, caches, damage.
+    pub(in crate::cli) const READING: &str = "Reading";
+    /// The rule table that sorts functions into categories.
+    pub(in crate::cli) const CATEGORIES: &str = "Categories";
+    /// What `record` records besides CPU time, and how often.
+    pub(in crate::cli) const RECORDING: &str = "Recording";
+    /// How perf samples: rate, stacks, event, streams, its own arguments.
+    pub(in crate::cli) const PERF: &str = "perf";
+    /// `diff`'s verdict: what is flagged, and when the exit code is 30.
+    pub(in crate::cli) const GATE: &str = "CI gate";
+}
+
 #[derive(Debug, Args)]
 pub(super) struct RecordArgs {
     /// The run directory. Default is compile-perf-runs/<timestamp>.
-    #[arg(long, short, value_name = "DIR")]
+    #[arg(long, short, value_name = "DIR", help_heading = heading::OUTPUT)]
     pub output: Option<PathBuf>,
     /// Replace the run directory if it exists.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::OUTPUT)]
     pub force: bool,
     /// Samples per second. Default is 499, lowered when --budget asks.
-    #[arg(long = "freq", value_name = "HZ")]
+    #[arg(long = "freq", value_name = "HZ", help_heading = heading::PERF)]
     pub frequency: Option<u32>,
     /// How perf collects stacks: dwarf (whole stacks in iree-compile) or fp.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_enum, default_value_t, help_heading = heading::PERF)]
     pub call_graph: CallGraph,
     /// Bytes of stack copied per sample with --call-graph dwarf. Default is
     /// 65528, lowered when --budget asks and the frequency is at its lowest.
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", help_heading = heading::PERF)]
     pub stack_size: Option<u32>,
     /// The raw data rate to stay under, in MB/s across all cores: the
     /// frequency and then the stack size are lowered to fit (an explicit
     /// --freq or --stack-size wins).
     #[arg(long, value_name = "MB_PER_S", default_value_t = defaults::BUDGET_MB_PER_S,
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = clap::value_parser!(u64).range(1..),
+          help_heading = heading::PERF)]
     pub budget: u64,
     /// How perf writes the recording: one stream, or one per CPU (perf's
     /// --threads, a perf.data directory). Default is per-cpu on more than
     /// one core.
-    #[arg(long, value_enum, value_name = "STREAMS")]
+    #[arg(long, value_enum, value_name = "STREAMS", help_heading = heading::PERF)]
     pub streams: Option<Streams>,
     /// The event to sample. Default: hardware cycles, or cpu-clock where the
     /// machine has no hardware counters (VMs, containers).
-    #[arg(long, value_name = "EVENT")]
+    #[arg(long, value_name = "EVENT", help_heading = heading::PERF)]
     pub event: Option<String>,
     /// Also sample page faults (`page-faults/period=64/`): the report then
     /// shows memory first touched by category and by pass.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::RECORDING)]
     pub memory: bool,
     /// Record allocations instead of CPU time: uprobes on libc's malloc,
     /// calloc and realloc (operator new calls malloc); every call asking for
     /// at least --alloc-min-bytes is a sample, weighted by its size.
-    #[arg(long, conflicts_with_all = ["memory", "event"])]
+    #[arg(long, conflicts_with_all = ["memory", "event"], help_heading = heading::RECORDING)]
     pub alloc: bool,
     /// With --alloc: the smallest request recorded, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = defaults::ALLOC_MIN_BYTES,
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = clap::value_parser!(u64).range(1..),
+          help_heading = heading::RECORDING)]
     pub alloc_min_bytes: u64,
     /// Pass ARG on to `perf record`. Repeatable.
-    #[arg(long = "perf-arg", value_name = "ARG", allow_hyphen_values = true)]
+    #[arg(long = "perf-arg", value_name = "ARG", allow_hyphen_values = true,
+          help_heading = heading::PERF)]
     pub perf_args: Vec<String>,
     /// Record the command N times, into DIR/run-1 … DIR/run-N, and report
     /// the runs together, with the spread of each category's share.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          help_heading = heading::RECORDING)]
     pub repeat: Option<u32>,
     /// Add `--mlir-timing --mlir-timing-display=tree --mlir-output-format=json`
     /// to the iree-compile command and keep its pass timers as
     /// DIR/mlir-timing.json, which `report --by pass` joins with the samples.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::RECORDING)]
     pub mlir_timing: bool,
     /// Neither the live status line nor the summary on stderr (warnings
     /// still print).
-    #[arg(long, short)]
+    #[arg(long, short, help_heading = heading::OUTPUT)]
     pub quiet: bool,
     #[command(flatten)]
     pub rules: RulesFileArg,
@@ -91,10 +121,10 @@ pub(super) struct RecordArgs {
 #[derive(Debug, Args)]
 pub(super) struct ExecutablesArgs {
     /// The run directory. Default is compile-perf-runs/<timestamp>.
-    #[arg(long, short, value_name = "DIR")]
+    #[arg(long, short, value_name = "DIR", help_heading = heading::OUTPUT)]
     pub output: Option<PathBuf>,
     /// Replace the run directory if it exists.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::OUTPUT)]
     pub force: bool,
     /// Seconds one executable's compile may take; then it is stopped
     /// (SIGTERM, SIGKILL 5 s later), and what was recorded is kept.
@@ -107,10 +137,11 @@ pub(super) struct ExecutablesArgs {
           value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: u16,
     /// Samples per second.
-    #[arg(long = "freq", value_name = "HZ", default_value_t = defaults::FREQUENCY_HZ)]
+    #[arg(long = "freq", value_name = "HZ", default_value_t = defaults::FREQUENCY_HZ,
+          help_heading = heading::PERF)]
     pub frequency: u32,
     /// No progress bar on stderr (the line per executable still prints).
-    #[arg(long, short)]
+    #[arg(long, short, help_heading = heading::OUTPUT)]
     pub quiet: bool,
     #[command(flatten)]
     pub rules: RulesFileArg,
@@ -131,7 +162,7 @@ pub(super) struct DiffArgs {
     #[command(flatten)]
     pub reading: ReadingArgs,
     /// Output format.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_enum, default_value_t, help_heading = heading::OUTPUT)]
     pub format: ReportFormat,
     /// What the rows are.
     #[arg(long, value_enum, default_value_t)]
@@ -142,25 +173,26 @@ pub(super) struct DiffArgs {
     #[command(flatten)]
     pub rules: RulesFileArg,
     /// Colour the changes in the table: auto (on a terminal, unless NO_COLOR is set).
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_enum, default_value_t, help_heading = heading::OUTPUT)]
     pub color: ColorChoice,
     /// The smallest change, in percentage points of the samples, that is flagged.
     #[arg(long, value_name = "PP", default_value_t = defaults::DIFF_THRESHOLD_PP,
-          value_parser = parse_points)]
+          value_parser = parse_points,
+          help_heading = heading::GATE)]
     pub threshold: f64,
     /// Exit 30 when a row's share grew beyond the noise by more than the threshold.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::GATE)]
     pub fail_on_regression: bool,
     /// Exit 30 when this row (a category id or name with --by category) grew beyond
     /// the noise by more than PP percentage points. Repeatable.
-    #[arg(long, value_name = "KEY=PP", value_parser = parse_limit)]
+    #[arg(long, value_name = "KEY=PP", value_parser = parse_limit, help_heading = heading::GATE)]
     pub max_increase: Vec<(String, f64)>,
     /// Also draw NEW's stacks coloured by the change to OUT.svg (and BASE's
     /// to OUT-base.svg).
-    #[arg(long, value_name = "OUT.svg")]
+    #[arg(long, value_name = "OUT.svg", help_heading = heading::OUTPUT)]
     pub flamegraph: Option<PathBuf>,
     /// Write to FILE instead of stdout (`-` is stdout).
-    #[arg(long, short, value_name = "FILE")]
+    #[arg(long, short, value_name = "FILE", help_heading = heading::OUTPUT)]
     pub output: Option<PathBuf>,
 }
 
@@ -186,6 +218,21 @@ pub(super) struct MeasureArgs {
     pub command: Vec<OsString>,
 }
 
+#[derive(Debug, Args)]
+pub(super) struct CompletionsArgs {
+    /// The shell to write the completion script for.
+    #[arg(value_enum)]
+    pub shell: Shell,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct ManArgs {
+    /// The command whose page to print. Default is the top page,
+    /// compile-perf(1), which lists the others.
+    #[arg(value_name = "COMMAND", value_parser = CommandName)]
+    pub command: Option<String>,
+}
+
 /// Options shared by every command that reads a recording.
 #[derive(Debug, Args)]
 pub(super) struct InputArgs {
@@ -201,43 +248,44 @@ pub(super) struct InputArgs {
 #[derive(Debug, Args)]
 pub(super) struct ReadingArgs {
     /// Count this event (as `perf evlist` names it). Default is the first sampling event.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = heading::SAMPLES)]
     pub event: Option<String>,
     /// Count the bytes asked for at the allocator probes of `record --alloc`
     /// instead of samples.
-    #[arg(long, conflicts_with = "event")]
+    #[arg(long, conflicts_with = "event", help_heading = heading::SAMPLES)]
     pub alloc: bool,
     /// Also look for binaries under DIR, matched by build id: for a venv rebuilt
     /// elsewhere or a profile from another machine. Repeatable.
-    #[arg(long = "symfs", value_name = "DIR")]
+    #[arg(long = "symfs", value_name = "DIR", help_heading = heading::READING)]
     pub symfs: Vec<PathBuf>,
     /// Look for separate debug files under DIR instead of /usr/lib/debug. Repeatable.
-    #[arg(long = "debug-dir", value_name = "DIR")]
+    #[arg(long = "debug-dir", value_name = "DIR", help_heading = heading::READING)]
     pub debug_dirs: Vec<PathBuf>,
     /// Keep only samples of this pid. Repeatable.
-    #[arg(long, value_name = "PID")]
+    #[arg(long, value_name = "PID", help_heading = heading::SAMPLES)]
     pub pid: Vec<i32>,
     /// Keep only samples of processes with this name or executable file name. Repeatable.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = heading::SAMPLES)]
     pub process: Vec<String>,
     /// Keep only samples of the native compiler process (not its Python launcher).
-    #[arg(long)]
+    #[arg(long, help_heading = heading::SAMPLES)]
     pub compiler: bool,
     /// Do not print the summary on stderr (warnings still print).
-    #[arg(long, short)]
+    #[arg(long, short, help_heading = heading::OUTPUT)]
     pub quiet: bool,
     /// Read a recording perf did not finish (killed, or cut short) up to its
     /// last complete record, with a warning and exit code 6.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::READING)]
     pub salvage: bool,
     /// Neither read nor write the caches of symbols and recordings
     /// ($XDG_CACHE_HOME/compile-perf).
-    #[arg(long)]
+    #[arg(long, help_heading = heading::READING)]
     pub no_cache: bool,
     /// Read at most N streams of a `perf record --threads` directory at once
     /// (each with a decompression thread of its own). The output is the same
     /// for every N. Default is the number of cores.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..),
+          help_heading = heading::READING)]
     pub read_threads: Option<u16>,
 }
 
@@ -246,7 +294,7 @@ pub(super) struct CollapseArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Write to FILE instead of stdout (`-` is stdout).
-    #[arg(long, short, value_name = "FILE")]
+    #[arg(long, short, value_name = "FILE", help_heading = heading::OUTPUT)]
     pub output: Option<PathBuf>,
 }
 
@@ -255,10 +303,10 @@ pub(super) struct ExportArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// The format to write.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = heading::OUTPUT)]
     pub format: ExportFormat,
     /// The file to write (`-` is stdout).
-    #[arg(long, short, value_name = "OUT")]
+    #[arg(long, short, value_name = "OUT", help_heading = heading::OUTPUT)]
     pub output: PathBuf,
     #[command(flatten)]
     pub rules: RulesFileArg,
@@ -294,10 +342,10 @@ pub(super) struct TopArgs {
     #[arg(long, short = 'n', default_value_t = defaults::TOP_LIMIT)]
     pub limit: usize,
     /// Output format.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_enum, default_value_t, help_heading = heading::OUTPUT)]
     pub format: TopFormat,
     /// Write to FILE instead of stdout (`-` is stdout).
-    #[arg(long, short, value_name = "FILE")]
+    #[arg(long, short, value_name = "FILE", help_heading = heading::OUTPUT)]
     pub output: Option<PathBuf>,
 }
 
@@ -306,7 +354,7 @@ pub(super) struct ReportArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Output format (html: one self-contained page with the tables, flamegraphs and timeline).
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_enum, default_value_t, help_heading = heading::OUTPUT)]
     pub format: ReportPageFormat,
     /// What the rows are.
     #[arg(long, value_enum, default_value_t)]
@@ -324,17 +372,17 @@ pub(super) struct ReportArgs {
     #[command(flatten)]
     pub rules: RulesFileArg,
     /// Colour swatches in the table: auto (on a terminal, unless NO_COLOR is set).
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_enum, default_value_t, help_heading = heading::OUTPUT)]
     pub color: ColorChoice,
     /// Also draw the category flamegraph to OUT.svg, from the same reading of the recording.
-    #[arg(long, value_name = "OUT.svg")]
+    #[arg(long, value_name = "OUT.svg", help_heading = heading::OUTPUT)]
     pub flamegraph: Option<PathBuf>,
     /// How deep the flamegraphs of --flamegraph and --format html draw: as
     /// `flamegraph --max-depth` (auto, all or a number of frames).
-    #[arg(long, value_name = "DEPTH", default_value = "auto")]
+    #[arg(long, value_name = "DEPTH", default_value = "auto", help_heading = heading::OUTPUT)]
     pub max_depth: MaxDepth,
     /// Write to FILE instead of stdout (`-` is stdout).
-    #[arg(long, short, value_name = "FILE")]
+    #[arg(long, short, value_name = "FILE", help_heading = heading::OUTPUT)]
     pub output: Option<PathBuf>,
 }
 
@@ -343,7 +391,7 @@ pub(super) struct FlamegraphArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// The SVG to write (`-` is stdout).
-    #[arg(long, short, value_name = "OUT.svg")]
+    #[arg(long, short, value_name = "OUT.svg", help_heading = heading::OUTPUT)]
     pub output: PathBuf,
     /// Keep only stacks with a frame of this category: an id or a name, in any
     /// case (`compile-perf rules` lists them). Built-in ids: lexer, parser,
@@ -376,7 +424,7 @@ pub(super) struct FlamegraphArgs {
     #[arg(long, value_name = "DEPTH", default_value = "auto")]
     pub max_depth: MaxDepth,
     /// Also write the folded stacks drawn to FILE.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = heading::OUTPUT)]
     pub folded_out: Option<PathBuf>,
     #[command(flatten)]
     pub rules: RulesFileArg,
@@ -387,10 +435,10 @@ pub(super) struct TimelineArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Where to write (`-` is stdout).
-    #[arg(long, short, value_name = "FILE")]
+    #[arg(long, short, value_name = "FILE", help_heading = heading::OUTPUT)]
     pub output: PathBuf,
     /// svg: the picture; json: the buckets.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_enum, default_value_t, help_heading = heading::OUTPUT)]
     pub format: TimelineFormat,
     /// How many time buckets.
     #[arg(long, value_name = "N", default_value_t = defaults::TIMELINE_SLICES)]
@@ -404,7 +452,7 @@ pub(super) struct RulesArgs {
     #[command(flatten)]
     pub rules: RulesFileArg,
     /// Output format.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_enum, default_value_t, help_heading = heading::OUTPUT)]
     pub format: RulesFormat,
 }
 
@@ -413,7 +461,7 @@ pub(super) struct RulesArgs {
 pub(super) struct RulesFileArg {
     /// Extend the built-in categories with a TOML file of the same format:
     /// add categories, rename or recolour them, put rules in front.
-    #[arg(long = "rules", value_name = "FILE.toml")]
+    #[arg(long = "rules", value_name = "FILE.toml", help_heading = heading::CATEGORIES)]
     pub file: Option<PathBuf>,
 }
 
@@ -477,4 +525,47 @@ fn parse_limit(text: &str) -> Result<(String, f64), String> {
         return Err(format!("{text:?} names no row before `=`"));
     }
     Ok((key.to_owned(), parse_points(limit)?))
+}
+
+/// `man`'s COMMAND: the name of a command that `--help` lists, checked and
+/// offered to shell completion as a `ValueEnum`'s values are. The names come
+/// from [`Cli`]'s own definition, read when a value is parsed (not while the
+/// definition is built, which would never end).
+#[derive(Clone, Copy, Debug)]
+struct CommandName;
+
+impl CommandName {
+    /// The names of the commands that are not hidden, in `--help`'s order.
+    fn names() -> &'static [String] {
+        static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+        NAMES.get_or_init(|| {
+            Cli::command()
+                .get_subcommands()
+                .filter(|command| !command.is_hide_set())
+                .map(|command| command.get_name().to_owned())
+                .collect()
+        })
+    }
+}
+
+impl TypedValueParser for CommandName {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<String, clap::Error> {
+        PossibleValuesParser::new(Self::names().iter().map(String::as_str))
+            .parse_ref(command, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            Self::names()
+                .iter()
+                .map(|name| PossibleValue::new(name.as_str())),
+        ))
+    }
 }

@@ -4,14 +4,18 @@
 
 use std::path::PathBuf;
 
+use clap::CommandFactory;
+
 use super::args::{InputArgs, ReadingArgs};
 use super::{Cli, Command};
 use crate::attribute::diff::Limits;
 use crate::cache::Cache;
+use crate::commands::completions::CompletionsOptions;
 use crate::commands::diff::DiffOptions;
 use crate::commands::executables::ExecutablesOptions;
 use crate::commands::export::ExportOptions;
 use crate::commands::flamegraph::FlamegraphOptions;
+use crate::commands::man::ManOptions;
 use crate::commands::measure::MeasureOptions;
 use crate::commands::push::PushOptions;
 use crate::commands::report::ReportOptions;
@@ -180,6 +184,25 @@ impl Cli {
                 None,
                 args.rules.file,
             ),
+            // The command line's definition is this layer's: it is handed to
+            // the command, which makes the text from it.
+            Command::Completions(args) => (
+                None,
+                Action::Completions(CompletionsOptions {
+                    shell: args.shell,
+                    command: Cli::command(),
+                }),
+                None,
+                None,
+            ),
+            Command::Man(args) => (
+                None,
+                Action::Man(ManOptions {
+                    command: man_page(args.command.as_deref()),
+                }),
+                None,
+                None,
+            ),
             Command::Rules(args) => (
                 None,
                 Action::Rules(RulesOptions {
@@ -232,6 +255,19 @@ fn load_options(input: InputArgs) -> LoadOptions {
         read_threads: reading.read_threads.map(usize::from),
         progress: crate::progress::shown(reading.quiet),
     }
+}
+
+/// The command whose man page `man` prints: the top command, or the one
+/// named (the parser took only a visible command's name). It comes from the
+/// built definition, where a command's name for pages is `compile-perf-NAME`
+/// and its usage `compile-perf NAME`; without `help`, which has no page.
+fn man_page(name: Option<&str>) -> clap::Command {
+    let mut top = Cli::command().disable_help_subcommand(true);
+    top.build();
+    if let Some(command) = name.and_then(|name| top.find_subcommand(name)) {
+        return command.clone();
+    }
+    top
 }
 
 /// The cores a compile may keep busy at once.

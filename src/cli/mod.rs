@@ -5,11 +5,14 @@
 //! look at the input: a run directory of `record` stands for its perf.data
 //! ([`crate::perfdata::Input`]).
 //!
-//! Each command has an `…Args` struct in [`args`], a variant of [`Command`],
-//! and an arm in [`Cli::into_config`] that makes its options.
+//! Each command has an `…Args` struct in [`args`], a variant of [`Command`]
+//! with its [`examples`], and an arm in [`Cli::into_config`] that makes its
+//! options. `--help`, the man pages (`man`) and the shell completions
+//! (`completions`) are all made from these definitions.
 
 mod args;
 mod config;
+mod examples;
 
 use std::ffi::OsString;
 
@@ -19,14 +22,20 @@ use clap::{Parser, Subcommand};
 use crate::commands::cache::CacheAction;
 
 use args::{
-    CollapseArgs, DiffArgs, ExecutablesArgs, ExportArgs, FlamegraphArgs, MeasureArgs, PushArgs,
-    RecordArgs, ReportArgs, RulesArgs, TimelineArgs, TopArgs,
+    CollapseArgs, CompletionsArgs, DiffArgs, ExecutablesArgs, ExportArgs, FlamegraphArgs, ManArgs,
+    MeasureArgs, PushArgs, RecordArgs, ReportArgs, RulesArgs, TimelineArgs, TopArgs,
 };
+use examples::styled;
+
+/// The widest help: clap wraps `--help` at the terminal's width, but never
+/// wider than this (and at this width when the output is not a terminal).
+const MAX_HELP_WIDTH: usize = 100;
 
 /// Profile iree-compile: read perf.data, unwind, symbolize, and tell which
 /// part of the compiler the time went to.
 #[derive(Debug, Parser)]
-#[command(name = "compile-perf", version, about, max_term_width = 100)]
+#[command(name = "compile-perf", version, about, max_term_width = MAX_HELP_WIDTH,
+          after_help = styled(examples::TOP))]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -58,33 +67,50 @@ impl Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run a command (iree-compile) under perf, then write the report and flamegraphs.
+    #[command(after_help = styled(examples::RECORD))]
     Record(RecordArgs),
     /// Where the samples went, by category (or symbol, binary, thread, process).
+    #[command(after_help = styled(examples::REPORT))]
     Report(ReportArgs),
     /// Draw a flamegraph SVG coloured by category.
+    #[command(after_help = styled(examples::FLAMEGRAPH))]
     Flamegraph(FlamegraphArgs),
     /// Draw category shares over the course of the compile, with its phases and busy threads.
+    #[command(after_help = styled(examples::TIMELINE))]
     Timeline(TimelineArgs),
     /// List the functions with the most samples, self and inclusive.
+    #[command(after_help = styled(examples::TOP_FUNCTIONS))]
     Top(TopArgs),
     /// Write folded stacks (`root;…;leaf count`) for inferno or FlameGraph.
+    #[command(after_help = styled(examples::COLLAPSE))]
     Collapse(CollapseArgs),
     /// Compare two compiles (or two sets of runs): how each category's share
     /// moved, and whether the move is beyond run-to-run noise.
+    #[command(after_help = styled(examples::DIFF))]
     Diff(DiffArgs),
     /// Write the profile for another tool: pprof, Firefox Profiler, speedscope,
     /// Chrome trace (pass spans) or folded stacks.
+    #[command(after_help = styled(examples::EXPORT))]
     Export(ExportArgs),
     /// Send the profile to a Grafana Pyroscope server (HTTP ingest API).
+    #[command(after_help = styled(examples::PUSH))]
     Push(PushArgs),
     /// Compile each executable (dispatch) of a compile alone under perf, with
     /// a timeout, and rank them by compile time.
+    #[command(after_help = styled(examples::EXECUTABLES))]
     Executables(ExecutablesArgs),
     /// Print the effective category rule table.
+    #[command(after_help = styled(examples::RULES))]
     Rules(RulesArgs),
     /// Show (`info`) or empty (`clear`) the caches of symbols and recordings.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = styled(examples::CACHE))]
     Cache(CacheAction),
+    /// Print the completion script of a shell (bash, zsh or fish) on stdout.
+    #[command(after_help = styled(examples::COMPLETIONS))]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) of compile-perf or of one of its commands on stdout.
+    #[command(after_help = styled(examples::MAN))]
+    Man(ManArgs),
     /// Run a command and write its exit status and peak RSS to a file
     /// (used by `record` inside perf).
     #[command(hide = true)]
@@ -93,10 +119,97 @@ enum Command {
 
 #[cfg(test)]
 mod tests {
-    use clap::CommandFactory;
+    use clap::{CommandFactory, Parser};
 
     use super::Cli;
+    use crate::commands::man::EXAMPLES_HEADING;
     use crate::rules::RuleTable;
+
+    /// The example command lines of `command`'s help: its lines that start
+    /// with `compile-perf`, as words, up to a shell's `>`, `|` or `&&`.
+    fn example_lines(command: &clap::Command) -> Vec<Vec<String>> {
+        let help = command
+            .get_after_help()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        assert!(
+            help.starts_with(EXAMPLES_HEADING),
+            "`{}`'s help ends with examples: {help:?}",
+            command.get_name()
+        );
+        help.lines()
+            .map(str::trim)
+            .filter(|line| line.starts_with("compile-perf "))
+            .map(|line| {
+                line.split_whitespace()
+                    .take_while(|word| !matches!(*word, ">" | "|" | "&&"))
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_example_in_the_help_parses_as_the_command_it_is_shown_under() {
+        let top = Cli::command();
+        let mut checked = 0;
+        for line in example_lines(&top) {
+            Cli::try_parse_from(&line)
+                .unwrap_or_else(|error| panic!("{}: {error}", line.join(" ")));
+            checked += 1;
+        }
+        for command in top.get_subcommands().filter(|c| !c.is_hide_set()) {
+            let lines = example_lines(command);
+            assert!(
+                lines.len() >= 2,
+                "`{}` shows two examples or more",
+                command.get_name()
+            );
+            for line in lines {
+                assert_eq!(
+                    line.get(1).map(String::as_str),
+                    Some(command.get_name()),
+                    "an example of `{}` runs it: {}",
+                    command.get_name(),
+                    line.join(" ")
+                );
+                Cli::try_parse_from(&line)
+                    .unwrap_or_else(|error| panic!("{}: {error}", line.join(" ")));
+                checked += 1;
+            }
+        }
+        assert!(checked >= 30, "{checked} examples checked");
+    }
+
+    #[test]
+    fn every_help_wraps_within_100_columns() {
+        let mut top = Cli::command();
+        top.build();
+        let mut commands = vec![top.clone()];
+        commands.extend(top.get_subcommands().cloned());
+        for mut command in commands {
+            for help in [command.render_help(), command.render_long_help()] {
+                for line in help.to_string().lines() {
+                    assert!(
+                        line.chars().count() <= 100,
+                        "`{}`: {line}",
+                        command.get_name()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn man_takes_a_visible_command_and_no_other() {
+        assert!(Cli::try_parse_from(["compile-perf", "man", "report"]).is_ok());
+        assert!(Cli::try_parse_from(["compile-perf", "man"]).is_ok());
+        for name in ["measure", "help", "reprot"] {
+            let error = Cli::try_parse_from(["compile-perf", "man", name])
+                .expect_err("not a command with a page");
+            assert_eq!(error.kind(), clap::error::ErrorKind::InvalidValue, "{name}");
+        }
+    }
 
     #[test]
     fn flamegraph_help_lists_every_built_in_category_id() {

@@ -9,11 +9,13 @@
 
 pub(crate) mod cache;
 pub(crate) mod collapse;
+pub(crate) mod completions;
 pub(crate) mod diff;
 mod draw;
 pub(crate) mod executables;
 pub(crate) mod export;
 pub(crate) mod flamegraph;
+pub(crate) mod man;
 pub(crate) mod measure;
 pub(crate) mod push;
 pub(crate) mod record;
@@ -76,6 +78,8 @@ pub(crate) enum Action {
     Measure(measure::MeasureOptions),
     Cache(cache::CacheAction),
     Executables(executables::ExecutablesOptions),
+    Completions(completions::CompletionsOptions),
+    Man(man::ManOptions),
 }
 
 /// Formats of `report` and `diff`.
