@@ -97,7 +97,11 @@ fn record_repeat_shows_its_status_line_on_a_terminal_only() {
         piped.stderr
     );
     // The series' own lines are there either way.
-    assert!(piped.stderr.contains("compile-perf: run 2 of 2"), "{}", piped.stderr);
+    assert!(
+        piped.stderr.contains("compile-perf: run 2 of 2"),
+        "{}",
+        piped.stderr
+    );
 }
 
 #[test]
@@ -133,8 +137,15 @@ fn executables_counts_its_executables_on_a_terminal_only() {
         "no bar off a terminal:\n{}",
         piped.stderr
     );
-    assert!(piped.stderr.contains("compile-perf: executable 1 of"), "{}", piped.stderr);
+    assert!(
+        piped.stderr.contains("compile-perf: executable 1 of"),
+        "{}",
+        piped.stderr
+    );
 
     let quiet = on_a_terminal(&args(&dir.join("quiet"), true), &dir);
-    assert!(!quiet.contains("executables, ~"), "-q draws no bar:\n{quiet}");
+    assert!(
+        !quiet.contains("executables, ~"),
+        "-q draws no bar:\n{quiet}"
+    );
 }

@@ -76,7 +76,10 @@ pub(crate) fn nested(mut spans: Vec<PassSpan>) -> Vec<PassSpan> {
     let mut open: Vec<usize> = Vec::new();
     for index in 0..spans.len() {
         let (thread, start, depth) = (spans[index].thread, spans[index].start, spans[index].depth);
-        if open.first().is_some_and(|&first| spans[first].thread != thread) {
+        if open
+            .first()
+            .is_some_and(|&first| spans[first].thread != thread)
+        {
             open.clear();
         }
         while let Some(&last) = open.last() {
@@ -181,7 +184,10 @@ mod tests {
         for pair in made.windows(2) {
             let (a, b) = (&pair[0], &pair[1]);
             if a.thread == b.thread && b.start < a.end {
-                assert!(b.depth > a.depth && b.end <= a.end, "{a:?} and {b:?} overlap");
+                assert!(
+                    b.depth > a.depth && b.end <= a.end,
+                    "{a:?} and {b:?} overlap"
+                );
             }
         }
     }

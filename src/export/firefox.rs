@@ -294,12 +294,14 @@ mod tests {
     fn categories_get_distinct_colours_while_the_palette_lasts() {
         // Fourteen greens: the busiest gets green, the next the nearest
         // colour left, and so on; grey stays the profiler's Other's.
-        let categories: Vec<(CategoryId, u64)> =
-            (0..14).map(|index| (CategoryId::new(index), 100 - index as u64)).collect();
+        let categories: Vec<(CategoryId, u64)> = (0..14)
+            .map(|index| (CategoryId::new(index), 100 - index as u64))
+            .collect();
         let colors = distinct_colors(&categories, |_| "#2ca02c");
         assert_eq!(colors[&CategoryId::new(0)], CategoryColor::Green);
-        let mut first_twelve: Vec<CategoryColor> =
-            (0..12).map(|index| colors[&CategoryId::new(index)]).collect();
+        let mut first_twelve: Vec<CategoryColor> = (0..12)
+            .map(|index| colors[&CategoryId::new(index)])
+            .collect();
         assert!(!first_twelve.contains(&CategoryColor::Gray));
         first_twelve.sort_by_key(|color| format!("{color:?}"));
         first_twelve.dedup();

@@ -138,8 +138,9 @@ pub(crate) fn assert_trace_nests(path: &Path) {
     // length may differ in the last place.
     const SLACK: f64 = 1e-3;
     let trace = json_file(path);
-    let mut open: std::collections::HashMap<(i64, i64), Vec<(f64, f64, u64)>> =
-        std::collections::HashMap::new();
+    // The start, end and depth of the spans open on each (pid, tid).
+    type Open = Vec<(f64, f64, u64)>;
+    let mut open: std::collections::HashMap<(i64, i64), Open> = std::collections::HashMap::new();
     let mut spans = 0;
     for event in trace["traceEvents"].as_array().expect("traceEvents") {
         if event["ph"] != "X" {
