@@ -87,9 +87,14 @@ fn the_parser_asks_for_most_bytes_of_hex_constants() {
     }
 
     // The top functions of each category are the ones that asked, not the
-    // allocator or a container growing for its owner.
+    // allocator or a container growing for its owner. (What stays in the
+    // allocator's and the containers' own rows had no other code on its
+    // stack to charge.)
     for category in categories.as_array().unwrap() {
         let id = category["id"].as_str().unwrap();
+        if ["malloc", "adt"].contains(&id) {
+            continue;
+        }
         for top in category["top_symbols"].as_array().unwrap() {
             let symbol = top["symbol"].as_str().unwrap();
             assert!(

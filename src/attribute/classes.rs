@@ -103,7 +103,8 @@ pub(crate) fn facts(
                 Attribution::Leaf => None,
                 Attribution::Caller => {
                     let plumbing = Plumbing::of(table, profile.unit == "bytes");
-                    charged_caller(&plumbing, &classes.categories, category, &symbols)
+                    let name_of = |symbol: SymbolId| profile.symbols.get(symbol).name.as_str();
+                    charged_caller(&plumbing, &classes.categories, category, &symbols, name_of)
                 }
             };
             caller.map_or((category, Some(leaf)), |(symbol, category)| {
@@ -245,21 +246,71 @@ impl<'t> Plumbing<'t> {
 
 /// With a leaf in a plumbing category (`leaf_category`), the nearest
 /// caller on `leaf_first` that is not plumbing, and its category; `None`
-/// when the leaf is not plumbing or no caller is anything else.
-fn charged_caller(
+/// when the leaf is not plumbing or no caller is anything else. In an
+/// allocation profile a container's own method is plumbing whatever its
+/// category (a rule may name `DenseMap<…ConstEval…>::grow` by its
+/// template arguments).
+fn charged_caller<'n>(
     plumbing: &Plumbing<'_>,
     categories: &[CategoryId],
     leaf_category: CategoryId,
     leaf_first: &[SymbolId],
+    name_of: impl Fn(SymbolId) -> &'n str,
 ) -> Option<(SymbolId, CategoryId)> {
     let table = plumbing.table;
     if !table.category(leaf_category).generic && plumbing.containers != Some(leaf_category) {
         return None;
     }
+    let allocations = plumbing.containers.is_some();
     leaf_first
         .iter()
         .map(|&symbol| (symbol, categories[symbol.index()]))
-        .find(|&(_, category)| !plumbing.holds(category))
+        .find(|&(symbol, category)| {
+            let passed_over =
+                plumbing.holds(category) || (allocations && is_container_method(name_of(symbol)));
+            !passed_over
+        })
+}
+
+/// Classes whose methods grow or copy storage for their owner.
+const CONTAINER_CLASSES: [&str; 16] = [
+    "llvm::SmallVector",
+    "llvm::DenseMap",
+    "llvm::DenseSet",
+    "llvm::SmallPtrSet",
+    "llvm::StringMap",
+    "llvm::SmallString",
+    "llvm::BumpPtrAllocator",
+    "llvm::SpecificBumpPtrAllocator",
+    "llvm::MapVector",
+    "std::vector<",
+    "std::__cxx11::basic_string<",
+    "std::basic_string<",
+    "std::_Hashtable<",
+    "std::_Rb_tree<",
+    "std::deque<",
+    "std::__new_allocator<",
+];
+
+/// Whether the demangled `name` is a method of a container class: its
+/// qualified name (after any return type, before the arguments) starts
+/// with one of [`CONTAINER_CLASSES`].
+fn is_container_method(name: &str) -> bool {
+    let mut depth = 0usize;
+    let mut qualified_start = 0;
+    for (at, byte) in name.bytes().enumerate() {
+        match byte {
+            b'<' => depth += 1,
+            b'>' => depth = depth.saturating_sub(1),
+            b'(' if depth == 0 => break,
+            b' ' if depth == 0 => qualified_start = at + 1,
+            _ => {}
+        }
+    }
+    let qualified = &name[qualified_start..];
+    CONTAINER_CLASSES
+        .iter()
+        .any(|class| qualified.starts_with(class))
 }
 
 #[cfg(test)]
@@ -275,7 +326,13 @@ mod tests {
         let leaf_first: Vec<SymbolId> = (0..4).map(SymbolId::new).collect();
         let charged = |allocations| {
             let plumbing = Plumbing::of(&table, allocations);
-            charged_caller(&plumbing, &categories, categories[0], &leaf_first)
+            charged_caller(
+                &plumbing,
+                &categories,
+                categories[0],
+                &leaf_first,
+                |_| "f()",
+            )
         };
         // CPU time in a container is the container's work.
         assert_eq!(charged(false), Some((SymbolId::new(1), id("adt"))));
@@ -284,8 +341,48 @@ mod tests {
         // A leaf that is compiler code keeps its samples.
         let plumbing = Plumbing::of(&table, true);
         assert_eq!(
-            charged_caller(&plumbing, &categories, id("parser"), &leaf_first),
+            charged_caller(&plumbing, &categories, id("parser"), &leaf_first, |_| "f()"),
             None
+        );
+    }
+
+    #[test]
+    fn a_container_method_is_known_by_its_class_not_its_arguments() {
+        assert!(is_container_method(
+            "llvm::DenseMapBase<llvm::DenseMap<llvm::StringRef, Foo<ConstEval::X> > >::grow(unsigned int)"
+        ));
+        assert!(is_container_method(
+            "void std::vector<int, std::allocator<int> >::_M_realloc_insert<int>(int&&)"
+        ));
+        assert!(is_container_method(
+            "llvm::SmallVectorBase<unsigned int>::grow_pod(void*, unsigned long, unsigned long)"
+        ));
+        assert!(!is_container_method(
+            "mlir::Foo<int, llvm::SmallVector<int, 4u> >::build(llvm::SmallVector<int, 4u>&)"
+        ));
+        assert!(!is_container_method(
+            "(anonymous namespace)::TensorLiteralParser::parseElement()"
+        ));
+        // A container's method under a rule's category is still passed over.
+        let table = RuleTable::builtin();
+        let id = |id: &str| table.find(id).unwrap();
+        let categories = [id("malloc"), id("folding"), id("parser")];
+        let leaf_first: Vec<SymbolId> = (0..3).map(SymbolId::new).collect();
+        let names = [
+            "malloc",
+            "llvm::DenseMapBase<X>::grow(unsigned int)",
+            "Parser::parse()",
+        ];
+        let plumbing = Plumbing::of(&table, true);
+        assert_eq!(
+            charged_caller(
+                &plumbing,
+                &categories,
+                categories[0],
+                &leaf_first,
+                |symbol| { names[symbol.index()] }
+            ),
+            Some((SymbolId::new(2), id("parser")))
         );
     }
 }
