@@ -38,19 +38,25 @@ pub(crate) enum Attribution {
     Caller,
 }
 
-/// Every symbol classified once: its category, and its role for passes.
+/// Every symbol classified once: its category, its role for passes, and
+/// whether caller attribution passes over it.
 pub(crate) struct Classes<'a> {
     pub table: &'a RuleTable,
     pub categories: Vec<CategoryId>,
     pub passes: Passes,
+    plumbing: Plumbing,
 }
 
 impl<'a> Classes<'a> {
     pub(crate) fn new(profile: &Profile, table: &'a RuleTable) -> Classes<'a> {
+        let categories = classify_symbols(profile, table);
+        let names = (profile.symbols.symbols.iter()).map(|symbol| symbol.name.as_str());
+        let plumbing = Plumbing::new(table, profile.unit == "bytes", &categories, names);
         Classes {
             table,
-            categories: classify_symbols(profile, table),
+            categories,
             passes: Passes::find(profile),
+            plumbing,
         }
     }
 
@@ -101,11 +107,13 @@ pub(crate) fn facts(
             let category = classes.category_of(leaf);
             let caller = match attribution {
                 Attribution::Leaf => None,
-                Attribution::Caller => {
-                    let plumbing = Plumbing::of(table, profile.unit == "bytes");
-                    let name_of = |symbol: SymbolId| profile.symbols.get(symbol).name.as_str();
-                    charged_caller(&plumbing, &classes.categories, category, &symbols, name_of)
-                }
+                Attribution::Caller => charged_caller(
+                    &classes.plumbing,
+                    table,
+                    &classes.categories,
+                    category,
+                    &symbols,
+                ),
             };
             caller.map_or((category, Some(leaf)), |(symbol, category)| {
                 (category, Some(symbol))
@@ -221,55 +229,64 @@ fn function_of<'a>(profile: &'a Profile, symbol: &'a Symbol) -> FunctionRef<'a> 
     }
 }
 
-/// The categories caller attribution passes over: generic library work,
-/// Other, and of an allocation profile the containers that grow for their
-/// owner.
-struct Plumbing<'t> {
-    table: &'t RuleTable,
+/// What caller attribution passes over to reach the code that asked:
+/// generic library work, Other, and of an allocation profile the
+/// containers that grow for their owner (their category, and any method of
+/// a container class whatever its category: a rule may name
+/// `DenseMap<…ConstEval…>::grow` by its template arguments).
+struct Plumbing {
+    /// The containers' category, in an allocation profile.
     containers: Option<CategoryId>,
+    /// Per symbol, whether it is passed over.
+    symbols: Vec<bool>,
 }
 
-impl<'t> Plumbing<'t> {
-    fn of(table: &'t RuleTable, allocations: bool) -> Plumbing<'t> {
-        Plumbing {
-            table,
-            containers: allocations.then(|| table.find(CONTAINERS)).flatten(),
+impl Plumbing {
+    /// Decides once for every symbol, of `categories` and `names` (in
+    /// symbol order).
+    fn new<'n>(
+        table: &RuleTable,
+        allocations: bool,
+        categories: &[CategoryId],
+        names: impl Iterator<Item = &'n str>,
+    ) -> Plumbing {
+        let containers = allocations.then(|| table.find(CONTAINERS)).flatten();
+        let mut plumbing = Plumbing {
+            containers,
+            symbols: Vec::with_capacity(categories.len()),
+        };
+        for (&category, name) in categories.iter().zip(names) {
+            let passed_over = plumbing.charges_leaf(table, category)
+                || category == table.other()
+                || (allocations && is_container_method(name));
+            plumbing.symbols.push(passed_over);
         }
+        plumbing
     }
 
-    fn holds(&self, category: CategoryId) -> bool {
-        self.table.category(category).generic
-            || category == self.table.other()
-            || Some(category) == self.containers
+    /// Whether a leaf of `category` is charged to a caller.
+    fn charges_leaf(&self, table: &RuleTable, category: CategoryId) -> bool {
+        table.category(category).generic || Some(category) == self.containers
     }
 }
 
-/// With a leaf in a plumbing category (`leaf_category`), the nearest
-/// caller on `leaf_first` that is not plumbing, and its category; `None`
-/// when the leaf is not plumbing or no caller is anything else. In an
-/// allocation profile a container's own method is plumbing whatever its
-/// category (a rule may name `DenseMap<…ConstEval…>::grow` by its
-/// template arguments).
-fn charged_caller<'n>(
-    plumbing: &Plumbing<'_>,
+/// With a leaf that `plumbing` charges to a caller (`leaf_category`), the
+/// nearest caller on `leaf_first` that is not plumbing, and its category;
+/// `None` when the leaf keeps its samples or no caller is anything else.
+fn charged_caller(
+    plumbing: &Plumbing,
+    table: &RuleTable,
     categories: &[CategoryId],
     leaf_category: CategoryId,
     leaf_first: &[SymbolId],
-    name_of: impl Fn(SymbolId) -> &'n str,
 ) -> Option<(SymbolId, CategoryId)> {
-    let table = plumbing.table;
-    if !table.category(leaf_category).generic && plumbing.containers != Some(leaf_category) {
+    if !plumbing.charges_leaf(table, leaf_category) {
         return None;
     }
-    let allocations = plumbing.containers.is_some();
     leaf_first
         .iter()
+        .find(|symbol| !plumbing.symbols[symbol.index()])
         .map(|&symbol| (symbol, categories[symbol.index()]))
-        .find(|&(symbol, category)| {
-            let passed_over =
-                plumbing.holds(category) || (allocations && is_container_method(name_of(symbol)));
-            !passed_over
-        })
 }
 
 /// Classes whose methods grow or copy storage for their owner.
@@ -324,14 +341,15 @@ mod tests {
         // malloc, under SmallVector::grow, under the parser.
         let categories = [id("malloc"), id("adt"), id("other"), id("parser")];
         let leaf_first: Vec<SymbolId> = (0..4).map(SymbolId::new).collect();
+        let plumbing =
+            |allocations| Plumbing::new(&table, allocations, &categories, ["f()"; 4].into_iter());
         let charged = |allocations| {
-            let plumbing = Plumbing::of(&table, allocations);
             charged_caller(
-                &plumbing,
+                &plumbing(allocations),
+                &table,
                 &categories,
                 categories[0],
                 &leaf_first,
-                |_| "f()",
             )
         };
         // CPU time in a container is the container's work.
@@ -339,9 +357,14 @@ mod tests {
         // Bytes a container asks for are its owner's.
         assert_eq!(charged(true), Some((SymbolId::new(3), id("parser"))));
         // A leaf that is compiler code keeps its samples.
-        let plumbing = Plumbing::of(&table, true);
         assert_eq!(
-            charged_caller(&plumbing, &categories, id("parser"), &leaf_first, |_| "f()"),
+            charged_caller(
+                &plumbing(true),
+                &table,
+                &categories,
+                id("parser"),
+                &leaf_first
+            ),
             None
         );
     }
@@ -373,15 +396,9 @@ mod tests {
             "llvm::DenseMapBase<X>::grow(unsigned int)",
             "Parser::parse()",
         ];
-        let plumbing = Plumbing::of(&table, true);
+        let plumbing = Plumbing::new(&table, true, &categories, names.into_iter());
         assert_eq!(
-            charged_caller(
-                &plumbing,
-                &categories,
-                categories[0],
-                &leaf_first,
-                |symbol| { names[symbol.index()] }
-            ),
+            charged_caller(&plumbing, &table, &categories, categories[0], &leaf_first),
             Some((SymbolId::new(2), id("parser")))
         );
     }
