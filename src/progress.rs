@@ -6,8 +6,9 @@
 //! `NO_COLOR` holds. Nothing here goes to stdout, where the data goes.
 
 use std::io::IsTerminal;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -89,61 +90,79 @@ impl Drop for Progress {
     }
 }
 
-/// Shows the bytes `read` of `total` while `work` runs, from
-/// [`READING_SHOWN_AFTER`] on, as "reading NAME: 123.4/536.0 MB"; with an
-/// unknown total, the megabytes read alone. The bar is gone when this
-/// returns.
-pub(crate) fn while_reading<T>(
-    shown: bool,
-    name: &str,
-    read: &Arc<AtomicU64>,
-    total: Option<u64>,
-    work: impl FnOnce() -> T,
-) -> T {
-    if !shown {
-        return work();
-    }
-    let done = std::sync::Mutex::new(false);
-    let ended = std::sync::Condvar::new();
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let guard = done.lock().unwrap_or_else(|poison| poison.into_inner());
-            let (guard, _) = ended
-                .wait_timeout_while(guard, READING_SHOWN_AFTER, |done| !*done)
-                .unwrap_or_else(|poison| poison.into_inner());
-            if *guard {
-                return;
-            }
-            drop(guard);
-            let bar = match total {
-                Some(total) => Progress::drawn(
-                    true,
-                    ProgressBar::new(total),
-                    &format!(
-                        "{{spinner}} {{elapsed:>4}} reading {name}: {{bytes}}/{{total_bytes}} \
-                         [{{wide_bar}}] ~{{eta}} left"
-                    ),
-                ),
-                None => Progress::drawn(
-                    true,
-                    ProgressBar::no_length(),
-                    &format!("{{spinner}} {{elapsed:>4}} reading {name}: {{bytes}}"),
-                ),
-            };
-            let mut guard = done.lock().unwrap_or_else(|poison| poison.into_inner());
-            while !*guard {
-                bar.bar.set_position(read.load(Ordering::Relaxed));
-                guard = ended
-                    .wait_timeout(guard, TICK)
-                    .unwrap_or_else(|poison| poison.into_inner())
-                    .0;
-            }
+/// The bytes a reading has gone through, shown on stderr from
+/// [`READING_SHOWN_AFTER`] on, as "reading NAME: 123.4/536.0 MB" (with an
+/// unknown total, the megabytes read alone), until it is dropped.
+pub(crate) struct ReadingBar {
+    /// Set when the reading ends, and the drawing thread waiting on it.
+    ended: Arc<(Mutex<bool>, Condvar)>,
+    drawing: Option<JoinHandle<()>>,
+}
+
+impl ReadingBar {
+    /// Starts following `read` (of `total` bytes) when `shown`.
+    pub(crate) fn start(
+        shown: bool,
+        name: String,
+        read: Arc<AtomicU64>,
+        total: Option<u64>,
+    ) -> ReadingBar {
+        let ended = Arc::new((Mutex::new(false), Condvar::new()));
+        let drawing = shown.then(|| {
+            let ended = ended.clone();
+            std::thread::spawn(move || draw_reading(&ended, &name, &read, total))
         });
-        let result = work();
-        *done.lock().unwrap_or_else(|poison| poison.into_inner()) = true;
-        ended.notify_all();
-        result
-    })
+        ReadingBar { ended, drawing }
+    }
+}
+
+impl Drop for ReadingBar {
+    fn drop(&mut self) {
+        let (done, wake) = &*self.ended;
+        *done.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        wake.notify_all();
+        if let Some(drawing) = self.drawing.take() {
+            // A panic while drawing leaves nothing to clean up.
+            let _ = drawing.join();
+        }
+    }
+}
+
+/// The drawing thread of a [`ReadingBar`]: waits out the delay, then
+/// draws until `ended` is set.
+fn draw_reading(ended: &(Mutex<bool>, Condvar), name: &str, read: &AtomicU64, total: Option<u64>) {
+    let (done, wake) = ended;
+    let guard = done.lock().unwrap_or_else(PoisonError::into_inner);
+    let (guard, _) = wake
+        .wait_timeout_while(guard, READING_SHOWN_AFTER, |done| !*done)
+        .unwrap_or_else(PoisonError::into_inner);
+    if *guard {
+        return;
+    }
+    drop(guard);
+    let bar = match total {
+        Some(total) => Progress::drawn(
+            true,
+            ProgressBar::new(total),
+            &format!(
+                "{{spinner}} {{elapsed:>4}} reading {name}: {{bytes}}/{{total_bytes}} \
+                 [{{wide_bar}}] ~{{eta}} left"
+            ),
+        ),
+        None => Progress::drawn(
+            true,
+            ProgressBar::no_length(),
+            &format!("{{spinner}} {{elapsed:>4}} reading {name}: {{bytes}}"),
+        ),
+    };
+    let mut guard = done.lock().unwrap_or_else(PoisonError::into_inner);
+    while !*guard {
+        bar.bar.set_position(read.load(Ordering::Relaxed));
+        guard = wake
+            .wait_timeout(guard, TICK)
+            .unwrap_or_else(PoisonError::into_inner)
+            .0;
+    }
 }
 
 #[cfg(test)]
@@ -151,30 +170,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hidden_progress_runs_the_work_and_draws_nothing() {
+    fn hidden_progress_starts_no_thread_and_draws_nothing() {
         let read = Arc::new(AtomicU64::new(0));
-        let value = while_reading(false, "perf.data", &read, Some(10), || {
-            read.store(10, Ordering::Relaxed);
-            42
-        });
-        assert_eq!(value, 42);
+        let bar = ReadingBar::start(false, "perf.data".to_owned(), read.clone(), Some(10));
+        assert!(bar.drawing.is_none(), "no thread when not shown");
+        read.store(10, Ordering::Relaxed);
+        drop(bar);
         let steps = Progress::steps(false, 3, "runs");
         steps.step_done();
         assert!(steps.bar.is_hidden());
     }
 
     #[test]
-    fn a_reading_that_outlasts_the_delay_ends_its_bar_with_the_work() {
+    fn a_reading_that_outlasts_the_delay_ends_its_bar_when_dropped() {
         // Drawn to a hidden target: the bar's thread starts, follows the
-        // counter and ends when the work does, without hanging.
+        // counter and ends when the bar is dropped, without hanging.
         let read = Arc::new(AtomicU64::new(0));
-        let value = while_reading(true, "perf.data", &read, None, || {
-            for _ in 0..3 {
-                read.fetch_add(1 << 20, Ordering::Relaxed);
-                std::thread::sleep(READING_SHOWN_AFTER / 2);
-            }
-            7
-        });
-        assert_eq!(value, 7);
+        let bar = ReadingBar::start(true, "perf.data".to_owned(), read.clone(), None);
+        for _ in 0..3 {
+            read.fetch_add(1 << 20, Ordering::Relaxed);
+            std::thread::sleep(READING_SHOWN_AFTER / 2);
+        }
+        drop(bar);
     }
 }

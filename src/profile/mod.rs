@@ -16,7 +16,7 @@ use crate::cache::{Cache, Kind};
 use crate::error::Error;
 use crate::perfdata::{Input, InputEnd, Record, Recording, RecordingInfo};
 use crate::process::{MappedCode, Processes};
-use crate::progress;
+use crate::progress::ReadingBar;
 use crate::stacks::{SampleKey, StackId, StackTable};
 use crate::symbolize::{
     KernelLoading, KernelSource, KernelSymbols, NamedAhead, NamingAhead, RecordedKernel, SymbolId,
@@ -376,109 +376,99 @@ fn read_records(
     let mut frames: Vec<FrameKey> = Vec::with_capacity(256);
     let mut naming_ahead = NamingAhead::start(&options.cache);
     let (bytes_read, bytes_to_read) = recording.progress();
-    let shown_name = recording_file_name(&reading.input_name);
-    let input_end = progress::while_reading(
+    let reading_bar = ReadingBar::start(
         options.progress,
-        &shown_name,
-        &bytes_read,
+        recording_file_name(&reading.input_name),
+        bytes_read,
         bytes_to_read,
-        || {
-            recording.for_each_record(|record| match record {
-                Record::Sample(sample) => {
-                    let weight = match alloc_periods.get(sample.event_index) {
-                        Some(Some(period)) => crate::alloc::requested_bytes(&sample, *period),
-                        _ if sample.event_index == event_index => 1,
-                        _ => {
-                            counts.other_event_samples += 1;
-                            return;
-                        }
-                    };
-                    counts.samples += 1;
-                    counts.period_total = counts
-                        .period_total
-                        .saturating_add(sample.period.unwrap_or(0));
-                    counts.first_time.get_or_insert(sample.time);
-                    counts.last_time = Some(sample.time);
-                    let thread = processes.thread_for_sample(sample.pid, sample.tid);
-                    let walk = unwinders.unwind(&sample, &processes, &store, &mut frames);
-                    if !kernel_seen && frames.iter().any(|frame| frame.dso == store.kernel()) {
-                        kernel_seen = true;
-                        let source = KernelSource {
-                            recorded: kernel.clone(),
-                            started: Mutex::new(None),
-                        };
-                        let cached = (source.cache_key())
-                            .is_some_and(|key| options.cache.contains(Kind::Binary, &key));
-                        if !cached {
-                            let cache = options.cache.clone();
-                            kernel_symbols = Some(std::thread::spawn(move || {
-                                KernelSymbols::load(&source.recorded, &cache)
-                            }));
-                        }
-                    }
-                    stacks.add_sample(sample.time, thread, &frames, walk, weight);
-                    if let Some(naming) = &mut naming_ahead {
-                        naming.offer(&stacks.frames, &store);
+    );
+    let input_end = recording.for_each_record(|record| match record {
+        Record::Sample(sample) => {
+            let weight = match alloc_periods.get(sample.event_index) {
+                Some(Some(period)) => crate::alloc::requested_bytes(&sample, *period),
+                _ if sample.event_index == event_index => 1,
+                _ => {
+                    counts.other_event_samples += 1;
+                    return;
+                }
+            };
+            counts.samples += 1;
+            counts.period_total = counts
+                .period_total
+                .saturating_add(sample.period.unwrap_or(0));
+            counts.first_time.get_or_insert(sample.time);
+            counts.last_time = Some(sample.time);
+            let thread = processes.thread_for_sample(sample.pid, sample.tid);
+            let walk = unwinders.unwind(&sample, &processes, &store, &mut frames);
+            if !kernel_seen && frames.iter().any(|frame| frame.dso == store.kernel()) {
+                kernel_seen = true;
+                let source = KernelSource {
+                    recorded: kernel.clone(),
+                    started: Mutex::new(None),
+                };
+                let cached = (source.cache_key())
+                    .is_some_and(|key| options.cache.contains(Kind::Binary, &key));
+                if !cached {
+                    let cache = options.cache.clone();
+                    kernel_symbols = Some(std::thread::spawn(move || {
+                        KernelSymbols::load(&source.recorded, &cache)
+                    }));
+                }
+            }
+            stacks.add_sample(sample.time, thread, &frames, walk, weight);
+            if let Some(naming) = &mut naming_ahead {
+                naming.offer(&stacks.frames, &store);
+            }
+        }
+        Record::Comm {
+            pid,
+            tid,
+            name,
+            is_exec,
+        } => {
+            if is_exec {
+                unwinders.on_exec(pid);
+            }
+            processes.on_comm(pid, tid, &String::from_utf8_lossy(name), is_exec);
+        }
+        Record::Fork {
+            pid,
+            ppid,
+            tid,
+            parent_tid,
+        } => {
+            processes.on_fork(pid, ppid, tid, parent_tid);
+            if pid == tid {
+                unwinders.on_fork(pid, ppid);
+            }
+        }
+        Record::Mmap(mapping) => {
+            let path = String::from_utf8_lossy(mapping.path);
+            if mapping.is_kernel {
+                if path.starts_with("[kernel.kallsyms]") {
+                    kernel.text_address = Some(mapping.file_offset);
+                    if kernel.build_id.is_none() {
+                        kernel.build_id = mapping.build_id.clone();
                     }
                 }
-                Record::Comm {
-                    pid,
-                    tid,
-                    name,
-                    is_exec,
-                } => {
-                    if is_exec {
-                        unwinders.on_exec(pid);
-                    }
-                    processes.on_comm(pid, tid, &String::from_utf8_lossy(name), is_exec);
-                }
-                Record::Fork {
-                    pid,
-                    ppid,
-                    tid,
-                    parent_tid,
-                } => {
-                    processes.on_fork(pid, ppid, tid, parent_tid);
-                    if pid == tid {
-                        unwinders.on_fork(pid, ppid);
-                    }
-                }
-                Record::Mmap(mapping) => {
-                    let path = String::from_utf8_lossy(mapping.path);
-                    if mapping.is_kernel {
-                        if path.starts_with("[kernel.kallsyms]") {
-                            kernel.text_address = Some(mapping.file_offset);
-                            if kernel.build_id.is_none() {
-                                kernel.build_id = mapping.build_id.clone();
-                            }
-                        }
-                        return;
-                    }
-                    let dso = store.intern_mapping(&path, mapping.build_id.as_deref());
-                    let code = MappedCode {
-                        start: mapping.start,
-                        end: mapping.start.saturating_add(mapping.len),
-                        dso,
-                        bias: mapping_bias(
-                            &store,
-                            dso,
-                            mapping.start,
-                            mapping.file_offset,
-                            mapping.len,
-                        ),
-                    };
-                    processes.on_mmap(mapping.pid, code, &path);
-                    if let Some(image) = &store.get(dso).image {
-                        unwinders.on_mmap(mapping.pid, &code, image);
-                    }
-                }
-                Record::Lost { count, time, cpu } => {
-                    counts.lost.records.push(Loss { time, cpu, count })
-                }
-                Record::LostSamples { count, .. } => counts.lost.samples_reported += count,
-            })
-        },
-    )?;
+                return;
+            }
+            let dso = store.intern_mapping(&path, mapping.build_id.as_deref());
+            let code = MappedCode {
+                start: mapping.start,
+                end: mapping.start.saturating_add(mapping.len),
+                dso,
+                bias: mapping_bias(&store, dso, mapping.start, mapping.file_offset, mapping.len),
+            };
+            processes.on_mmap(mapping.pid, code, &path);
+            if let Some(image) = &store.get(dso).image {
+                unwinders.on_mmap(mapping.pid, &code, image);
+            }
+        }
+        Record::Lost { count, time, cpu } => counts.lost.records.push(Loss { time, cpu, count }),
+        Record::LostSamples { count, .. } => counts.lost.samples_reported += count,
+    })?;
+    drop(reading_bar);
     let named_ahead = naming_ahead.map(NamingAhead::finish).unwrap_or_default();
 
     // A recording read to its end is kept, and so is one whose streams end

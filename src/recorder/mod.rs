@@ -316,7 +316,7 @@ pub(crate) fn record_with_timeout(
         .spawn()
         .map_err(wrapper_failed)?;
     let status_line = status::StatusLine {
-        shown: !options.quiet,
+        shown: crate::progress::shown(options.quiet),
         label: options.status_label.as_deref(),
         // CPU samples come at -F per second of the compile's CPU time; the
         // allocator's probes do not.

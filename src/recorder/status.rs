@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use super::recording_bytes;
 use super::rss_sampler::{children, page_size};
-use crate::progress::{self, Progress};
+use crate::progress::Progress;
 
 /// How often the line's figures are read again.
 const TICK: Duration = Duration::from_millis(250);
@@ -22,7 +22,7 @@ const TICK: Duration = Duration::from_millis(250);
 /// What the status line shows.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct StatusLine<'a> {
-    /// Whether it is drawn at all (not under `-q`).
+    /// Whether it is drawn: stderr is a terminal and `-q` was not given.
     pub shown: bool,
     /// What the line starts with (`run 2/3` of a series).
     pub label: Option<&'a str>,
@@ -37,7 +37,7 @@ pub(super) fn wait_with_status(
     perf_data: &Path,
     status_line: StatusLine<'_>,
 ) -> std::io::Result<ExitStatus> {
-    if !progress::shown(!status_line.shown) {
+    if !status_line.shown {
         return wrapper.wait();
     }
     let bar = Progress::status(true);
