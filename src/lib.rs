@@ -41,6 +41,7 @@ mod render;
 mod report;
 mod rss;
 pub mod rules;
+mod run_dir;
 mod short_name;
 mod stacks;
 mod suggest;
@@ -58,24 +59,24 @@ use error::Error;
 /// Runs one command; returns the exit code its warnings call for.
 pub fn run(config: &Config) -> Result<u8, Error> {
     let outcome = match &config.action {
-        Action::Collapse => commands::collapse::run(config),
-        Action::Top(options) => commands::top::run(config, options),
-        Action::Report(options) => commands::report::run(config, options),
-        Action::Flamegraph(options) => commands::flamegraph::run(config, options),
-        Action::Timeline(options) => commands::timeline::run(config, options),
+        Action::Collapse(reading) => commands::collapse::run(config, reading),
+        Action::Top(reading, options) => commands::top::run(config, reading, options),
+        Action::Report(reading, options) => commands::report::run(config, reading, options),
+        Action::Flamegraph(reading, options) => commands::flamegraph::run(config, reading, options),
+        Action::Timeline(reading, options) => commands::timeline::run(config, reading, options),
         Action::Rules(options) => commands::rules::run(config, options),
         Action::Record(options) => commands::record::run(config, options),
-        Action::Diff(options) => commands::diff::run(config, options),
-        Action::Export(options) => commands::export::run(config, options),
-        Action::Push(options) => commands::push::run(config, options),
+        Action::Diff(reading, options) => commands::diff::run(config, reading, options),
+        Action::Export(reading, options) => commands::export::run(config, reading, options),
+        Action::Push(reading, options) => commands::push::run(config, reading, options),
         Action::Measure(options) => commands::measure::run(options),
         Action::Cache(action) => commands::cache::run(*action),
         Action::Executables(options) => commands::executables::run(config, options),
         Action::Completions(options) => commands::completions::run(config, options),
         Action::Man(options) => commands::man::run(config, options),
     };
-    if let Some(load) = &config.load {
-        load.cache.wait_for_writes();
+    if let Some(reading) = config.action.reading() {
+        reading.load.cache.wait_for_writes();
     }
     outcome
 }

@@ -236,6 +236,9 @@ fn a_failing_compile_still_leaves_its_profile_and_passes_on_its_exit_code() {
             .starts_with("the compile exited with code 1")
     );
     assert_eq!(later["run"]["exit"]["code"], 1);
+    // The reports read run.json with the type record writes it with: every
+    // field comes back as written.
+    assert_eq!(later["run"], run_json(&run_dir));
 }
 
 #[test]

@@ -22,12 +22,13 @@ use crate::commands::report::ReportOptions;
 use crate::commands::rules::RulesOptions;
 use crate::commands::timeline::TimelineOptions;
 use crate::commands::top::TopOptions;
-use crate::commands::{Action, Config};
+use crate::commands::{Action, Config, Reading};
 use crate::defaults;
 use crate::output::Output;
 use crate::perfdata::Input;
 use crate::profile::{LoadOptions, SampleFilter};
-use crate::recorder::{RatePlan, RateRequest, RecordOptions, StreamChoice, Streams};
+use crate::recorder::{RateRequest, RecordOptions};
+use crate::run_dir::{RatePlan, StreamChoice, Streams};
 
 impl Cli {
     /// Resolves the parsed arguments into a [`Config`].
@@ -37,46 +38,56 @@ impl Cli {
             Command::Executables(args) => args.quiet,
             _ => false,
         };
-        let (input, action, output, rules_file) = match self.command {
-            Command::Collapse(args) => (Some(args.input), Action::Collapse, args.output, None),
+        let quiet = command_quiet
+            || self
+                .command
+                .reading_args()
+                .is_some_and(|reading| reading.quiet);
+        let (action, output, rules_file) = match self.command {
+            Command::Collapse(args) => (Action::Collapse(reading(args.input)), args.output, None),
             Command::Top(args) => (
-                Some(args.input),
-                Action::Top(TopOptions {
-                    limit: args.limit,
-                    format: args.format,
-                }),
+                Action::Top(
+                    reading(args.input),
+                    TopOptions {
+                        limit: args.limit,
+                        format: args.format,
+                    },
+                ),
                 args.output,
                 None,
             ),
             Command::Report(args) => (
-                Some(args.input),
-                Action::Report(ReportOptions {
-                    format: args.format,
-                    grouping: args.by,
-                    attribution: args.attribution,
-                    color: args.color,
-                    flamegraph: args.flamegraph,
-                    max_depth: args.max_depth,
-                }),
+                Action::Report(
+                    reading(args.input),
+                    ReportOptions {
+                        format: args.format,
+                        grouping: args.by,
+                        attribution: args.attribution,
+                        color: args.color,
+                        flamegraph: args.flamegraph,
+                        max_depth: args.max_depth,
+                    },
+                ),
                 args.output,
                 args.rules.file,
             ),
             Command::Flamegraph(args) => (
-                Some(args.input),
-                Action::Flamegraph(FlamegraphOptions {
-                    category: args.category,
-                    pass: args.pass,
-                    inverted: args.inverted,
-                    passes_only: args.passes_only,
-                    min_width: args.min_width,
-                    max_depth: args.max_depth,
-                    folded_out: args.folded_out,
-                }),
+                Action::Flamegraph(
+                    reading(args.input),
+                    FlamegraphOptions {
+                        category: args.category,
+                        pass: args.pass,
+                        inverted: args.inverted,
+                        passes_only: args.passes_only,
+                        min_width: args.min_width,
+                        max_depth: args.max_depth,
+                        folded_out: args.folded_out,
+                    },
+                ),
                 Some(args.output),
                 args.rules.file,
             ),
             Command::Record(args) => (
-                None,
                 Action::Record(RecordOptions {
                     command: args.command,
                     output_dir: args.output.unwrap_or_else(default_run_dir),
@@ -108,49 +119,54 @@ impl Cli {
                 args.rules.file,
             ),
             Command::Diff(args) => (
-                // The recordings of each side take this input's place.
-                Some(InputArgs {
-                    input: args.base.clone(),
-                    reading: args.reading,
-                }),
-                Action::Diff(DiffOptions {
-                    base: args.base,
-                    new: args.new,
-                    format: args.format,
-                    grouping: args.by,
-                    attribution: args.attribution,
-                    color: args.color,
-                    threshold_pp: args.threshold,
-                    limits: Limits {
-                        fail_on_regression: args.fail_on_regression,
-                        max_increase: args.max_increase,
+                Action::Diff(
+                    // The recordings of each side take this input's place.
+                    reading(InputArgs {
+                        input: args.base.clone(),
+                        reading: args.reading,
+                    }),
+                    DiffOptions {
+                        base: args.base,
+                        new: args.new,
+                        format: args.format,
+                        grouping: args.by,
+                        attribution: args.attribution,
+                        color: args.color,
+                        threshold_pp: args.threshold,
+                        limits: Limits {
+                            fail_on_regression: args.fail_on_regression,
+                            max_increase: args.max_increase,
+                        },
+                        flamegraph: args.flamegraph,
                     },
-                    flamegraph: args.flamegraph,
-                }),
+                ),
                 args.output,
                 args.rules.file,
             ),
             Command::Export(args) => (
-                Some(args.input),
-                Action::Export(ExportOptions {
-                    format: args.format,
-                }),
+                Action::Export(
+                    reading(args.input),
+                    ExportOptions {
+                        format: args.format,
+                    },
+                ),
                 Some(args.output),
                 args.rules.file,
             ),
             Command::Push(args) => (
-                Some(args.input),
-                Action::Push(PushOptions {
-                    url: args.url,
-                    app: args.app,
-                    labels: args.label,
-                    format: args.format,
-                }),
+                Action::Push(
+                    reading(args.input),
+                    PushOptions {
+                        url: args.url,
+                        app: args.app,
+                        labels: args.label,
+                        format: args.format,
+                    },
+                ),
                 None,
                 args.rules.file,
             ),
             Command::Measure(args) => (
-                None,
                 Action::Measure(MeasureOptions {
                     command: args.command,
                     into: args.into,
@@ -162,17 +178,18 @@ impl Cli {
                 None,
             ),
             Command::Timeline(args) => (
-                Some(args.input),
-                Action::Timeline(TimelineOptions {
-                    format: args.format,
-                    slices: args.buckets,
-                }),
+                Action::Timeline(
+                    reading(args.input),
+                    TimelineOptions {
+                        format: args.format,
+                        slices: args.buckets,
+                    },
+                ),
                 Some(args.output),
                 args.rules.file,
             ),
-            Command::Cache(action) => (None, Action::Cache(action), None, None),
+            Command::Cache(action) => (Action::Cache(action), None, None),
             Command::Executables(args) => (
-                None,
                 Action::Executables(ExecutablesOptions {
                     command: args.command,
                     output_dir: args.output.unwrap_or_else(default_run_dir),
@@ -187,7 +204,6 @@ impl Cli {
             // The command line's definition is this layer's: it is handed to
             // the command, which makes the text from it.
             Command::Completions(args) => (
-                None,
                 Action::Completions(CompletionsOptions {
                     shell: args.shell,
                     command: Cli::command(),
@@ -196,7 +212,6 @@ impl Cli {
                 None,
             ),
             Command::Man(args) => (
-                None,
                 Action::Man(ManOptions {
                     command: man_page(args.command.as_deref()),
                 }),
@@ -204,7 +219,6 @@ impl Cli {
                 None,
             ),
             Command::Rules(args) => (
-                None,
                 Action::Rules(RulesOptions {
                     format: args.format,
                 }),
@@ -212,18 +226,43 @@ impl Cli {
                 args.rules.file,
             ),
         };
-        let quiet = command_quiet || input.as_ref().is_some_and(|input| input.reading.quiet);
-        let filter = input
-            .as_ref()
-            .map_or_else(SampleFilter::default, |input| filter(&input.reading));
         Config {
-            load: input.map(load_options),
-            filter,
             action,
             output: Output::from_arg(output),
             quiet,
             rules_file,
         }
+    }
+}
+
+impl Command {
+    /// How the command reads recordings, when it reads any.
+    fn reading_args(&self) -> Option<&ReadingArgs> {
+        match self {
+            Command::Collapse(args) => Some(&args.input.reading),
+            Command::Top(args) => Some(&args.input.reading),
+            Command::Report(args) => Some(&args.input.reading),
+            Command::Flamegraph(args) => Some(&args.input.reading),
+            Command::Timeline(args) => Some(&args.input.reading),
+            Command::Export(args) => Some(&args.input.reading),
+            Command::Push(args) => Some(&args.input.reading),
+            Command::Diff(args) => Some(&args.reading),
+            Command::Record(_)
+            | Command::Executables(_)
+            | Command::Rules(_)
+            | Command::Cache(_)
+            | Command::Completions(_)
+            | Command::Man(_)
+            | Command::Measure(_) => None,
+        }
+    }
+}
+
+/// What a command reads and which samples it keeps.
+fn reading(input: InputArgs) -> Reading {
+    Reading {
+        filter: filter(&input.reading),
+        load: load_options(input),
     }
 }
 

@@ -13,6 +13,7 @@
 mod args;
 mod config;
 mod examples;
+mod run_args;
 
 use std::ffi::OsString;
 
@@ -22,10 +23,11 @@ use clap::{Parser, Subcommand};
 use crate::commands::cache::CacheAction;
 
 use args::{
-    CollapseArgs, CompletionsArgs, DiffArgs, ExecutablesArgs, ExportArgs, FlamegraphArgs, ManArgs,
-    MeasureArgs, PushArgs, RecordArgs, ReportArgs, RulesArgs, TimelineArgs, TopArgs,
+    CollapseArgs, DiffArgs, ExportArgs, FlamegraphArgs, PushArgs, ReportArgs, RulesArgs,
+    TimelineArgs, TopArgs,
 };
 use examples::styled;
+use run_args::{CompletionsArgs, ExecutablesArgs, ManArgs, MeasureArgs, RecordArgs};
 
 /// The widest help: clap wraps `--help` at the terminal's width, but never
 /// wider than this (and at this width when the output is not a terminal).

@@ -7,10 +7,7 @@ use std::path::{Path, PathBuf};
 
 use hashbrown::HashMap;
 
-use super::{
-    ColorChoice, Config, ReportFormat, finish, load_options, load_recording, load_rules,
-    run_facts_beside,
-};
+use super::{ColorChoice, Config, Reading, ReportFormat, finish, load_recording, load_rules};
 use crate::attribute::diff::{Diff, Limits, Side, diff, failures};
 use crate::attribute::run_diff::{Measure, RunMeasures, run_failures};
 use crate::attribute::runs::{RunRows, run_rows};
@@ -23,8 +20,8 @@ use crate::profile::LoadOptions;
 use crate::render::flamegraph::diff::{DiffStacks, Drawn, Labels, draw, folded_lines};
 use crate::report::breakdown::{attribution_name, grouping_name, scope_words};
 use crate::report::diff::{Scope, to_json, write_failures, write_text};
-use crate::report::run_facts::RunFacts;
 use crate::rules::RuleTable;
+use crate::run_dir::{RunDir, RunJson};
 
 /// Besides `perf.data`, a directory of runs may hold `NAME.perf.data`.
 const RECORDING_SUFFIX: &str = ".perf.data";
@@ -48,7 +45,7 @@ pub(crate) struct DiffOptions {
 
 /// Runs `diff`; the exit code is the gate's, or the worst of the runs'
 /// summaries.
-pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
+pub(crate) fn run(config: &Config, reading: &Reading, options: &DiffOptions) -> Result<u8, Error> {
     let rules = load_rules(config.rules_file.as_deref())?;
     let (run_limits, row_limits) = split_limits(&options.limits);
     let limits = if options.grouping == Grouping::Category {
@@ -65,10 +62,11 @@ pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
         for input in recordings(path)? {
             let load = LoadOptions {
                 input: Input::Path(input.clone()),
-                ..load_options(config).clone()
+                ..reading.load.clone()
             };
-            let profile = load_recording(&load)?;
-            let run = run_facts_beside(&input);
+            let run_dir = RunDir::of_recording(&input);
+            let profile = load_recording(&load, &run_dir)?;
+            let run = run_dir.run;
             let classes = Classes::new(&profile, &rules);
             let rows = run_rows(
                 input,
@@ -76,12 +74,12 @@ pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
                 &classes,
                 options.grouping,
                 options.attribution,
-                &config.filter,
+                &reading.filter,
             );
             measures.push(run_measures(&rows, run.as_ref()));
             runs.push(rows);
             if options.flamegraph.is_some() {
-                for (line, count) in folded_lines(&profile, &config.filter) {
+                for (line, count) in folded_lines(&profile, &reading.filter) {
                     *stacks.entry(line).or_insert(0) += count;
                 }
             }
@@ -106,7 +104,7 @@ pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
     let scope = Scope {
         by: grouping_name(options.grouping),
         attribution: attribution_name(options.attribution),
-        processes: scope_words(&config.filter),
+        processes: scope_words(&reading.filter),
     };
     let colors = options.color.wanted(&config.output);
     write_output(&config.output, |out| match options.format.text() {
@@ -141,7 +139,7 @@ pub(crate) fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
 }
 
 /// What a run's `run.json` says of it, and the CPU seconds of its rows.
-fn run_measures(rows: &RunRows, run: Option<&RunFacts>) -> RunMeasures {
+fn run_measures(rows: &RunRows, run: Option<&RunJson>) -> RunMeasures {
     RunMeasures {
         wall_seconds: run.and_then(|run| run.wall_seconds),
         cpu_seconds: rows.seconds(rows.samples),

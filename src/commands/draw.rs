@@ -18,8 +18,8 @@ use crate::render::flamegraph::{
 use crate::render::html::{self, HtmlPage};
 use crate::render::timeline_svg;
 use crate::report::breakdown::scope_words;
-use crate::report::run_facts::RunFacts;
 use crate::report::summary::lost_samples_warning;
+use crate::run_dir::RunJson;
 
 /// One flamegraph to draw.
 pub(super) struct FlamegraphRequest {
@@ -197,7 +197,7 @@ pub(super) const PAGE_PICTURES: [PagePicture; 2] = [
 /// What the HTML report shows of the run besides its samples.
 pub(super) struct PageRun<'a> {
     /// What `run.json` says, when the recording has one.
-    pub(super) facts: Option<&'a RunFacts>,
+    pub(super) facts: Option<&'a RunJson>,
     pub(super) notices: &'a [String],
     /// The RSS joined with the passes, when `memory.json` is there.
     pub(super) rss: Option<&'a RssJoin>,
@@ -236,7 +236,7 @@ pub(super) fn html_report(
 fn run_facts(
     profile: &Profile,
     filter: &SampleFilter,
-    run: Option<&RunFacts>,
+    run: Option<&RunJson>,
     notices: &[String],
 ) -> Vec<(String, String)> {
     let mut facts = Vec::new();
@@ -245,8 +245,8 @@ fn run_facts(
         if let Some(version) = run.compiler_version() {
             fact("compiler", version);
         }
-        if let Some(start) = &run.start_time {
-            fact("started", start.clone());
+        if !run.start_time.is_empty() {
+            fact("started", run.start_time.clone());
         }
         if let Some(wall) = run.wall_seconds {
             fact("wall time", format!("{wall:.2} s"));

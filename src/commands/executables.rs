@@ -8,42 +8,26 @@
 //! for, and the outliers.
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
-use super::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
-use super::{Config, load_recording, load_rules};
-use crate::attribute::{Attribution, Classes, Grouped, Grouping, RowKey, group};
-use crate::cache::Cache;
+use super::{Config, load_rules};
 use crate::defaults;
 use crate::error::{EXIT_EXECUTABLES_FAILED, Error};
 use crate::executables::{
-    EXECUTABLES_DIR, ExecutableRun, ExecutableSource, ExecutablesManifest, FULL_COMPILE_DIR,
-    SOURCES_DIR, dumped_sources, full_compile_command, record_executables,
+    EXECUTABLES_DIR, ExecutableSource, FULL_COMPILE_DIR, SOURCES_DIR, dumped_sources,
+    full_compile_command, record_executables,
 };
 use crate::output::{Output, write_output};
-use crate::perfdata::Input;
-use crate::profile::{LoadOptions, Profile, SampleFilter};
 use crate::progress::{self, Progress};
 use crate::recorder::{
-    CallGraph, CommandExit, RatePlan, RateRequest, RecordOptions, Recorded, RunStatus,
-    StreamChoice, Streams, prepare_series, record,
+    CallGraph, RateRequest, RecordOptions, Recorded, prepare_series, record, write_run_json,
 };
-use crate::report::executables::{
-    CategoryShare, ExecutableEntry, ExecutablesJson, Exit, FullCompile, PassShare, Totals, median,
-    outliers, share, write_text,
-};
-use crate::report::run_facts::RunFacts;
-use crate::rules::RuleTable;
+use crate::report::executables::{ExecutableEntry, write_text};
+mod figures;
 
-/// The pass that runs codegen on every executable in a full compile (and
-/// on the one executable of `--compile-mode=hal-executable`).
-const TRANSLATE_PASS: &str = "TranslateAllExecutablesPass";
-/// The pass that turns every executable into its binary (LLVM codegen,
-/// linking).
-const SERIALIZE_PASS: &str = "SerializeAllExecutablesPass";
-/// Categories and passes listed per executable in the JSON.
-const JSON_TOP: usize = 5;
+use crate::run_dir::{ExecutablesRunJson, RatePlan, RunStatus, StreamChoice, Streams};
+use figures::{executable_entry, full_figures, ranking};
 
 /// What `executables` compiles and how.
 #[derive(Clone, Debug)]
@@ -103,7 +87,7 @@ pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, E
         command: full_command.clone(),
         ..settings.clone()
     })?;
-    let mut manifest = ExecutablesManifest {
+    let mut manifest = ExecutablesRunJson {
         status: RunStatus::Recording,
         finished: false,
         command: lossy(&options.command),
@@ -113,7 +97,7 @@ pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, E
         outputs: vec!["run.json".to_owned()],
         notes: Vec::new(),
     };
-    manifest.save(dir)?;
+    write_run_json(dir, &manifest)?;
 
     let Some((full, sources)) = dump(full_command, &settings, &mut manifest)? else {
         return Ok(130);
@@ -183,7 +167,7 @@ pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, E
     ]);
     manifest.status = RunStatus::Finished;
     manifest.finished = !interrupted;
-    manifest.save(dir)?;
+    write_run_json(dir, &manifest)?;
     eprintln!("compile-perf: the run is in {}", dir.display());
     Ok(if interrupted {
         130
@@ -200,7 +184,7 @@ pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, E
 fn dump(
     full_command: Vec<OsString>,
     settings: &RecordOptions,
-    manifest: &mut ExecutablesManifest,
+    manifest: &mut ExecutablesRunJson,
 ) -> Result<Option<(Recorded, Vec<ExecutableSource>)>, Error> {
     let dir = &settings.output_dir;
     let sources_dir = dir.join(SOURCES_DIR);
@@ -232,14 +216,14 @@ fn dump(
         manifest
             .notes
             .push("stopped by Ctrl-C during the full compile".to_owned());
-        manifest.save(dir)?;
+        write_run_json(dir, &manifest)?;
         return Ok(None);
     }
     if sources.is_empty() {
         manifest
             .notes
             .push("the full compile dumped no executables".to_owned());
-        manifest.save(dir)?;
+        write_run_json(dir, &manifest)?;
         return Err(Error::NoExecutables {
             dir: sources_dir,
             outcome: full_exit.map_or_else(
@@ -249,279 +233,6 @@ fn dump(
         });
     }
     Ok(Some((full, sources)))
-}
-
-/// The ranking with its totals and outliers; `executables` slowest first.
-fn ranking(
-    executables: Vec<ExecutableEntry>,
-    full_compile: FullCompile,
-    options: &ExecutablesOptions,
-) -> ExecutablesJson {
-    let walls: Vec<f64> = executables.iter().map(|entry| entry.wall_seconds).collect();
-    let median_wall = median(&walls);
-    let sum = |of: fn(&ExecutableEntry) -> u64| executables.iter().map(of).sum::<u64>();
-    let (translate, serialize) = (sum(|e| e.translate_samples), sum(|e| e.serialize_samples));
-    let totals = Totals {
-        count: executables.len(),
-        wall_seconds: walls.iter().sum(),
-        median_wall_seconds: median_wall,
-        samples: sum(|e| e.samples),
-        lost_samples: sum(|e| e.lost_samples),
-        translate_samples: translate,
-        serialize_samples: serialize,
-        translate_percent_of_full: (full_compile.translate_samples > 0)
-            .then(|| share(translate, full_compile.translate_samples)),
-        serialize_percent_of_full: (full_compile.serialize_samples > 0)
-            .then(|| share(serialize, full_compile.serialize_samples)),
-    };
-    ExecutablesJson {
-        lost_samples: totals.lost_samples + full_compile.lost_samples,
-        outliers: outliers(&executables, median_wall),
-        executables,
-        full_compile,
-        totals,
-        timeout_seconds: options.timeout.as_secs_f64(),
-        jobs: options.jobs,
-        frequency_hz: options.frequency,
-    }
-}
-
-/// What one recording says: the compiler process's samples, its top
-/// categories (self) and passes (inclusive), and its samples in the
-/// codegen and serialization passes.
-struct Figures {
-    samples: u64,
-    /// Of every process.
-    lost_samples: u64,
-    top_categories: Vec<CategoryShare>,
-    top_passes: Vec<PassShare>,
-    translate_samples: u64,
-    serialize_samples: u64,
-}
-
-/// Reads a recording, as `record` reads its own.
-fn load(perf_data: &Path) -> Result<Profile, Error> {
-    load_recording(&LoadOptions {
-        input: Input::Path(perf_data.to_owned()),
-        event: None,
-        symfs: Vec::new(),
-        debug_roots: vec![PathBuf::from(defaults::DEBUG_ROOT)],
-        salvage: false,
-        cache: Cache::from_env(true),
-        read_threads: None,
-        alloc: false,
-        // Its own progress line says which executable is read.
-        progress: false,
-    })
-}
-
-/// Sums up the compiler process of a recording.
-fn figures(profile: &Profile, classes: &Classes<'_>) -> Figures {
-    let filter = compiler_only();
-    let categories = group(
-        profile,
-        classes,
-        Grouping::Category,
-        Attribution::Leaf,
-        &filter,
-    );
-    let passes = group(profile, classes, Grouping::Pass, Attribution::Leaf, &filter);
-    let samples = categories.samples;
-    let top_categories = top(&categories, |row| row.self_samples)
-        .filter_map(|(key, count)| match key {
-            RowKey::Category(id) => Some(CategoryShare {
-                id: classes.table.category(id).id.clone(),
-                self_percent: share(count, samples),
-            }),
-            _ => None,
-        })
-        .take(JSON_TOP)
-        .collect();
-    let top_passes = top(&passes, |row| row.inclusive_samples)
-        .filter_map(|(key, count)| match key {
-            RowKey::Pass(id) => Some(PassShare {
-                name: classes.passes.name(id).to_owned(),
-                inclusive_percent: share(count, samples),
-            }),
-            _ => None,
-        })
-        .take(JSON_TOP)
-        .collect();
-    let inclusive = |name: &str| {
-        classes
-            .passes
-            .find_name(name)
-            .and_then(|id| passes.rows.get(&RowKey::Pass(id)))
-            .map_or(0, |row| row.inclusive_samples)
-    };
-    Figures {
-        samples,
-        lost_samples: profile.counts.lost.samples(),
-        top_categories,
-        top_passes,
-        translate_samples: inclusive(TRANSLATE_PASS),
-        serialize_samples: inclusive(SERIALIZE_PASS),
-    }
-}
-
-/// The rows of `grouped` by `count`, largest first (ties by key).
-fn top(
-    grouped: &Grouped,
-    count: fn(&crate::attribute::RowTotals) -> u64,
-) -> impl Iterator<Item = (RowKey, u64)> {
-    let mut rows: Vec<(RowKey, u64)> = grouped
-        .rows
-        .iter()
-        .map(|(key, row)| (*key, count(row)))
-        .filter(|(_, count)| *count > 0)
-        .collect();
-    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    rows.into_iter()
-}
-
-fn compiler_only() -> SampleFilter {
-    SampleFilter {
-        compiler_only: true,
-        ..SampleFilter::default()
-    }
-}
-
-/// The full compile's figures; a recording that cannot be read gives zeros
-/// and a note in its run directory.
-fn full_figures(full: &Recorded, rules: &RuleTable) -> FullCompile {
-    let read =
-        load(&full.perf_data).map(|profile| figures(&profile, &Classes::new(&profile, rules)));
-    let (samples, lost_samples, translate, serialize) = match read {
-        Ok(figures) => (
-            figures.samples,
-            figures.lost_samples,
-            figures.translate_samples,
-            figures.serialize_samples,
-        ),
-        Err(error) => {
-            eprintln!(
-                "compile-perf: warning: the full compile's recording cannot be read: {error}"
-            );
-            (0, 0, 0, 0)
-        }
-    };
-    FullCompile {
-        wall_seconds: full.command_wall_seconds.or(full.run.wall_seconds),
-        exit: full.run.exit.map(exit_of),
-        samples,
-        lost_samples,
-        translate_samples: translate,
-        serialize_samples: serialize,
-        run_dir: FULL_COMPILE_DIR.to_owned(),
-    }
-}
-
-/// One executable's entry: its recording read, its flamegraph drawn into
-/// its run directory, and its `run.json` marked finished.
-fn executable_entry(dir: &Path, run: ExecutableRun, rules: &RuleTable) -> ExecutableEntry {
-    let ExecutableRun {
-        source,
-        run_dir,
-        recorded,
-    } = run;
-    let mut entry = ExecutableEntry {
-        name: source.name,
-        wall_seconds: 0.0,
-        samples: 0,
-        lost_samples: 0,
-        peak_rss_bytes: None,
-        exit: None,
-        timed_out: false,
-        top_categories: Vec::new(),
-        top_passes: Vec::new(),
-        entry_points: source.entry_points,
-        translate_samples: 0,
-        serialize_samples: 0,
-        source: relative(dir, &source.file),
-        run_dir: run_dir.display().to_string(),
-        flamegraph: None,
-        notes: Vec::new(),
-    };
-    let mut recorded = match recorded {
-        Ok(recorded) => recorded,
-        Err(error) => {
-            entry.notes.push(format!("not recorded: {error}"));
-            return entry;
-        }
-    };
-    entry.wall_seconds = recorded
-        .command_wall_seconds
-        .or(recorded.run.wall_seconds)
-        .unwrap_or_default();
-    entry.peak_rss_bytes = recorded.run.peak_rss_bytes;
-    entry.exit = recorded.run.exit.map(exit_of);
-    entry.timed_out = recorded.timed_out;
-    match load(&recorded.perf_data) {
-        Ok(profile) => {
-            let classes = Classes::new(&profile, rules);
-            let figures = figures(&profile, &classes);
-            entry.samples = figures.samples;
-            entry.lost_samples = figures.lost_samples;
-            entry.top_categories = figures.top_categories;
-            entry.top_passes = figures.top_passes;
-            entry.translate_samples = figures.translate_samples;
-            entry.serialize_samples = figures.serialize_samples;
-            let svg = recorded.dir.join("flamegraph.svg");
-            match draw(&profile, &classes, &recorded, &svg) {
-                Ok(()) => {
-                    entry.flamegraph = Some(relative(dir, &svg));
-                    recorded.run.outputs.push("flamegraph.svg".to_owned());
-                }
-                Err(error) => recorded
-                    .run
-                    .notes
-                    .push(format!("flamegraph.svg not drawn: {error}")),
-            }
-        }
-        Err(error) => entry
-            .notes
-            .push(format!("the recording cannot be read: {error}")),
-    }
-    recorded.run.status = RunStatus::Finished;
-    recorded.run.finished = true;
-    if let Err(error) = recorded.save() {
-        entry.notes.push(format!("run.json not updated: {error}"));
-    }
-    entry
-}
-
-/// Draws the compiler process's flamegraph of one executable into `svg`.
-fn draw(
-    profile: &Profile,
-    classes: &Classes<'_>,
-    recorded: &Recorded,
-    svg: &Path,
-) -> Result<(), Error> {
-    let facts: Option<RunFacts> = serde_json::to_value(&recorded.run)
-        .and_then(serde_json::from_value)
-        .ok();
-    let request = FlamegraphRequest {
-        run_facts: facts.as_ref().map(RunFacts::short_line),
-        ..FlamegraphRequest::whole(
-            Output::File(svg.to_owned()),
-            false,
-            defaults::MIN_WIDTH_PERCENT,
-        )
-    };
-    let picture = flamegraph_picture(&request, &compiler_only(), profile, classes, None)?;
-    save_flamegraph(&request, picture).map(drop)
-}
-
-fn exit_of(exit: CommandExit) -> Exit {
-    Exit {
-        code: exit.code,
-        signal: exit.signal,
-    }
-}
-
-/// `path` relative to `dir` when it is below it.
-fn relative(dir: &Path, path: &Path) -> String {
-    path.strip_prefix(dir).unwrap_or(path).display().to_string()
 }
 
 fn lossy(command: &[OsString]) -> Vec<String> {

@@ -4,13 +4,14 @@
 
 use clap::ValueEnum;
 
-use super::{Config, finish, load_options, rules_and_profile, run_facts, run_start_unix_nanos};
+use super::{Config, Reading, finish, rules_and_profile};
 use crate::attribute::Classes;
 use crate::error::Error;
 use crate::export::pprof::PprofFacts;
 use crate::export::{Samples, chrome_trace, firefox, pprof, speedscope};
 use crate::output::write_output;
 use crate::report::collapse::write_folded;
+use crate::run_dir::RunJson;
 
 /// What `export` was asked for.
 #[derive(Clone, Debug)]
@@ -34,9 +35,13 @@ pub(crate) enum ExportFormat {
 }
 
 /// Writes the export.
-pub(crate) fn run(config: &Config, options: &ExportOptions) -> Result<u8, Error> {
-    let (rules, profile) = rules_and_profile(config)?;
-    let filter = &config.filter;
+pub(crate) fn run(
+    config: &Config,
+    reading: &Reading,
+    options: &ExportOptions,
+) -> Result<u8, Error> {
+    let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
+    let filter = &reading.filter;
     let classes = Classes::new(&profile, &rules);
     let samples = Samples::new(&profile, &classes, filter);
     if samples.total == 0 {
@@ -44,7 +49,7 @@ pub(crate) fn run(config: &Config, options: &ExportOptions) -> Result<u8, Error>
             reason: "no samples to export (check --pid, --process and --compiler)".to_owned(),
         });
     }
-    let start = run_start_unix_nanos(load_options(config));
+    let start = run_dir.run.as_ref().and_then(RunJson::start_unix_nanos);
     write_output(&config.output, |out| match options.format {
         ExportFormat::Pprof => pprof::write(
             &samples,
@@ -58,5 +63,5 @@ pub(crate) fn run(config: &Config, options: &ExportOptions) -> Result<u8, Error>
         ExportFormat::ChromeTrace => chrome_trace::write(&samples, out),
         ExportFormat::Folded => write_folded(&profile, filter, out),
     })?;
-    finish(config, &profile, run_facts(config).as_ref())
+    finish(config, &profile, run_dir.run.as_ref())
 }

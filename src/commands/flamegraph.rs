@@ -5,12 +5,12 @@
 use std::path::PathBuf;
 
 use super::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
-use super::{Config, finish, leave_to_exit, rules_and_profile, run_facts};
+use super::{Config, Reading, finish, leave_to_exit, rules_and_profile};
 use crate::attribute::Classes;
 use crate::defaults;
 use crate::error::Error;
 use crate::render::flamegraph::{MaxDepth, all_stacks};
-use crate::report::run_facts::RunFacts;
+use crate::run_dir::RunJson;
 
 /// What `flamegraph` was asked for.
 #[derive(Clone, Debug)]
@@ -28,9 +28,13 @@ pub(crate) struct FlamegraphOptions {
 }
 
 /// Draws the flamegraph `options` ask for.
-pub(crate) fn run(config: &Config, options: &FlamegraphOptions) -> Result<u8, Error> {
-    let (rules, profile) = rules_and_profile(config)?;
-    let run = run_facts(config);
+pub(crate) fn run(
+    config: &Config,
+    reading: &Reading,
+    options: &FlamegraphOptions,
+) -> Result<u8, Error> {
+    let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
+    let run = run_dir.run.as_ref();
     let request = FlamegraphRequest {
         output: config.output.clone(),
         category: options.category.clone(),
@@ -40,7 +44,7 @@ pub(crate) fn run(config: &Config, options: &FlamegraphOptions) -> Result<u8, Er
         min_width: options.min_width,
         max_depth: options.max_depth,
         folded_out: options.folded_out.clone(),
-        run_facts: run.as_ref().map(RunFacts::short_line),
+        run_facts: run.map(RunJson::short_line),
     };
     let drawn_whole = options.category.is_none()
         && options.pass.is_none()
@@ -54,16 +58,16 @@ pub(crate) fn run(config: &Config, options: &FlamegraphOptions) -> Result<u8, Er
             drawn_whole.then(|| {
                 all_stacks(
                     &profile,
-                    &config.filter,
+                    &reading.filter,
                     defaults::MIN_WIDTH_PERCENT,
                     options.max_depth,
                 )
             })
         },
     );
-    let picture = flamegraph_picture(&request, &config.filter, &profile, &classes, prepared)?;
+    let picture = flamegraph_picture(&request, &reading.filter, &profile, &classes, prepared)?;
     save_flamegraph(&request, picture)?;
-    let code = finish(config, &profile, run.as_ref());
+    let code = finish(config, &profile, run);
     leave_to_exit(classes);
     leave_to_exit(profile);
     code

@@ -35,26 +35,23 @@ use crate::attribute::timers::TimerJoin;
 use crate::attribute::{Attribution, Classes, categories_cached};
 use crate::binary::DsoId;
 use crate::error::{EXIT_TRUNCATED, Error};
-use crate::mlir_timing::{TIMING_FILE, Timers};
 use crate::output::{Output, write_output};
 use crate::perfdata::{Input, InputEnd};
 use crate::profile::{LoadOptions, Profile, SampleFilter};
 use crate::report::breakdown::Breakdown;
 use crate::report::memory::{self, MemoryJson};
-use crate::report::run_facts::{RunFacts, notices};
+use crate::report::run_facts::{notes_lost_samples, notices};
 use crate::report::summary::{self, Summary};
 use crate::report::table::TextFormat;
-use crate::rss::{MEMORY_FILE, RssSeries};
+use crate::rss::MEMORY_FILE;
 use crate::rules::RuleTable;
+use crate::run_dir::{RunDir, RunFile, RunJson};
 use crate::symbolize::SymbolId;
 
 /// What to do, resolved from the command line: the settings every command
 /// shares, and the command with its own.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// What to read; `None` for commands that read no recording.
-    pub(crate) load: Option<LoadOptions>,
-    pub(crate) filter: SampleFilter,
     pub(crate) action: Action,
     pub(crate) output: Output,
     pub(crate) quiet: bool,
@@ -62,19 +59,29 @@ pub struct Config {
     pub(crate) rules_file: Option<PathBuf>,
 }
 
-/// The command, with its own settings.
+/// What a command that reads recordings reads, and which of their samples
+/// it keeps.
+#[derive(Clone, Debug)]
+pub(crate) struct Reading {
+    pub(crate) load: LoadOptions,
+    pub(crate) filter: SampleFilter,
+}
+
+/// The command, with its own settings; a command that reads a recording
+/// has its [`Reading`].
 #[derive(Clone, Debug)]
 pub(crate) enum Action {
-    Collapse,
-    Top(top::TopOptions),
-    Report(report::ReportOptions),
-    Flamegraph(flamegraph::FlamegraphOptions),
+    Collapse(Reading),
+    Top(Reading, top::TopOptions),
+    Report(Reading, report::ReportOptions),
+    Flamegraph(Reading, flamegraph::FlamegraphOptions),
     Rules(rules::RulesOptions),
-    Timeline(timeline::TimelineOptions),
+    Timeline(Reading, timeline::TimelineOptions),
     Record(crate::recorder::RecordOptions),
-    Diff(diff::DiffOptions),
-    Export(export::ExportOptions),
-    Push(push::PushOptions),
+    /// Each side's recordings are read as the reading says of its input.
+    Diff(Reading, diff::DiffOptions),
+    Export(Reading, export::ExportOptions),
+    Push(Reading, push::PushOptions),
     Measure(measure::MeasureOptions),
     Cache(cache::CacheAction),
     Executables(executables::ExecutablesOptions),
@@ -131,12 +138,27 @@ fn stdout_wants_color() -> bool {
         && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
 }
 
-/// The recording a command reads (every command but `rules` has one).
-fn load_options(config: &Config) -> &LoadOptions {
-    config
-        .load
-        .as_ref()
-        .expect("the command line gives every command but `rules` a recording")
+impl Action {
+    /// What the command reads, when it reads recordings.
+    pub(crate) fn reading(&self) -> Option<&Reading> {
+        match self {
+            Action::Collapse(reading)
+            | Action::Top(reading, _)
+            | Action::Report(reading, _)
+            | Action::Flamegraph(reading, _)
+            | Action::Timeline(reading, _)
+            | Action::Diff(reading, _)
+            | Action::Export(reading, _)
+            | Action::Push(reading, _) => Some(reading),
+            Action::Rules(_)
+            | Action::Record(_)
+            | Action::Measure(_)
+            | Action::Cache(_)
+            | Action::Executables(_)
+            | Action::Completions(_)
+            | Action::Man(_) => None,
+        }
+    }
 }
 
 /// Leaves `value` to the process's exit, which gives its memory back at
@@ -147,16 +169,26 @@ fn leave_to_exit<T>(value: T) {
     std::mem::forget(value);
 }
 
-/// Reads the recording of a command that has one.
-fn load_profile(config: &Config) -> Result<Profile, Error> {
-    load_recording(load_options(config))
+/// The run directory the recording `load` reads is in, read once; an empty
+/// one for a recording outside a run directory or read from stdin.
+fn run_dir_of(load: &LoadOptions) -> RunDir {
+    match &load.input {
+        Input::Path(path) => RunDir::of_recording(path),
+        Input::Stdin => RunDir::default(),
+    }
+}
+
+/// Reads the recording of a command that has one, and its run directory.
+fn load_profile(reading: &Reading) -> Result<(Profile, RunDir), Error> {
+    let run_dir = run_dir_of(&reading.load);
+    Ok((load_recording(&reading.load, &run_dir)?, run_dir))
 }
 
 /// Reads a recording, with the command its run's `run.json` names (perf's
 /// own command line does not name it: `record` attaches perf to it).
-fn load_recording(load: &LoadOptions) -> Result<Profile, Error> {
+fn load_recording(load: &LoadOptions, run_dir: &RunDir) -> Result<Profile, Error> {
     let mut profile = crate::profile::load(load)?;
-    profile.command = run_facts_of(load).map(|run| run.command.join(" "));
+    profile.command = run_dir.run.as_ref().map(|run| run.command.join(" "));
     Ok(profile)
 }
 
@@ -164,21 +196,25 @@ fn load_recording(load: &LoadOptions) -> Result<Profile, Error> {
 /// categories are not cached, compiled) on another core while the
 /// recording loads; a bad rules file is the error reported, once the load
 /// is over.
-fn rules_and_profile(config: &Config) -> Result<(RuleTable, Profile), Error> {
+fn rules_and_profile(
+    config: &Config,
+    reading: &Reading,
+) -> Result<(RuleTable, Profile, RunDir), Error> {
     std::thread::scope(|scope| {
         let rules = scope.spawn(|| -> Result<RuleTable, Error> {
             let rules = load_rules(config.rules_file.as_deref())?;
             // Without cached categories every name is matched: the patterns
             // compile while the recording is read, on the core the reader
             // leaves half idle.
-            if !categories_cached(&load_options(config).cache, &rules) {
+            if !categories_cached(&reading.load.cache, &rules) {
                 rules.compile_patterns();
             }
             Ok(rules)
         });
-        let profile = load_profile(config);
+        let loaded = load_profile(reading);
         let rules = rules.join().expect("compiling the rules does not panic")?;
-        Ok((rules, profile?))
+        let (profile, run_dir) = loaded?;
+        Ok((rules, profile, run_dir))
     })
 }
 
@@ -250,6 +286,7 @@ fn write_report(
 /// reading of the recording, for that event.
 fn memory_section(
     load: &LoadOptions,
+    run_dir: &RunDir,
     profile: &Profile,
     rules: &RuleTable,
     filter: &SampleFilter,
@@ -258,14 +295,14 @@ fn memory_section(
     let Some(event) = memory::fault_event(profile) else {
         return Ok(None);
     };
-    let faults = load_recording(&LoadOptions {
-        event: Some(event),
-        ..load.clone()
-    })?;
-    let peak_rss = match &load.input {
-        Input::Path(path) => run_facts_beside(path).and_then(|run| run.peak_rss_bytes),
-        Input::Stdin => None,
-    };
+    let faults = load_recording(
+        &LoadOptions {
+            event: Some(event),
+            ..load.clone()
+        },
+        run_dir,
+    )?;
+    let peak_rss = run_dir.run.as_ref().and_then(|run| run.peak_rss_bytes);
     Ok(Some(memory::memory_report(
         &faults,
         rules,
@@ -275,40 +312,19 @@ fn memory_section(
     )))
 }
 
-/// The compiler's RSS over time (`memory.json` beside the recording, in a
-/// run directory of `record`) joined with the passes of the samples
-/// `filter` keeps; and a notice when there is a `memory.json` that cannot be
-/// joined.
+/// The compiler's RSS over time (`memory.json` of the run directory)
+/// joined with the passes of the samples `filter` keeps; and a notice when
+/// there is a `memory.json` that cannot be joined.
 fn rss_join(
-    load: &LoadOptions,
+    run_dir: &RunDir,
     profile: &Profile,
     classes: &Classes<'_>,
     filter: &SampleFilter,
 ) -> (Option<RssJoin>, Option<String>) {
-    let Input::Path(path) = &load.input else {
-        return (None, None);
-    };
-    let Some(file) = path.parent().map(|dir| dir.join(MEMORY_FILE)) else {
-        return (None, None);
-    };
-    let bytes = match std::fs::read(&file) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return (None, None),
-        Err(error) => {
-            return (
-                None,
-                Some(format!("{} cannot be read: {error}", file.display())),
-            );
-        }
-    };
-    let series: RssSeries = match serde_json::from_slice(&bytes) {
-        Ok(series) => series,
-        Err(error) => {
-            return (
-                None,
-                Some(format!("{} is not an RSS series: {error}", file.display())),
-            );
-        }
+    let series = match &run_dir.rss {
+        RunFile::Absent => return (None, None),
+        RunFile::Unreadable(notice) => return (None, Some(notice.clone())),
+        RunFile::Read(series) => series,
     };
     let monotonic = profile
         .info
@@ -321,63 +337,40 @@ fn rss_join(
         return (
             None,
             Some(format!(
-                "{} is not joined with the passes: the recording's timestamps are not on \
-                 CLOCK_MONOTONIC (record with perf record -k CLOCK_MONOTONIC)",
-                file.display()
+                "{MEMORY_FILE} is not joined with the passes: the recording's timestamps are not \
+                 on CLOCK_MONOTONIC (record with perf record -k CLOCK_MONOTONIC)"
             )),
         );
     }
-    match crate::attribute::rss::join(profile, classes, filter, &series) {
+    match crate::attribute::rss::join(profile, classes, filter, series) {
         Some(join) => (Some(join), None),
         None => (
             None,
             Some(format!(
-                "{}: the recording has no samples of the process it follows",
-                file.display()
+                "{MEMORY_FILE}: the recording has no samples of the process it follows"
             )),
         ),
     }
 }
 
-/// MLIR's pass timers (`mlir-timing.json` beside the recording, in a run
-/// directory of `record --mlir-timing`) joined with the passes on the
-/// stacks; and a notice when there is such a file that cannot be read.
+/// MLIR's pass timers (`mlir-timing.json` of a run directory of `record
+/// --mlir-timing`) joined with the passes on the stacks; and a notice when
+/// there is such a file that cannot be read.
 fn timer_join(
-    load: &LoadOptions,
+    run_dir: &RunDir,
     profile: &Profile,
     classes: &Classes<'_>,
 ) -> (Option<TimerJoin>, Option<String>) {
-    let Input::Path(path) = &load.input else {
-        return (None, None);
-    };
-    let Some(file) = path.parent().map(|dir| dir.join(TIMING_FILE)) else {
-        return (None, None);
-    };
-    let text = match std::fs::read_to_string(&file) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return (None, None),
-        Err(error) => {
-            return (
-                None,
-                Some(format!("{} cannot be read: {error}", file.display())),
-            );
-        }
-    };
-    match Timers::parse(&text) {
-        Ok(timers) => (
+    match &run_dir.timers {
+        RunFile::Absent => (None, None),
+        RunFile::Unreadable(notice) => (None, Some(notice.clone())),
+        RunFile::Read(timers) => (
             Some(crate::attribute::timers::join(
                 classes.passes.names(),
                 &declared_pass_names(profile, classes),
-                &timers,
+                timers,
             )),
             None,
-        ),
-        Err(error) => (
-            None,
-            Some(format!(
-                "{} is not MLIR's timing report: {error}",
-                file.display()
-            )),
         ),
     }
 }
@@ -398,37 +391,11 @@ fn declared_pass_names(profile: &Profile, classes: &Classes<'_>) -> Vec<(String,
         .collect()
 }
 
-/// What `run.json` beside the recording says, when the recording is in a
-/// run directory of `record`.
-fn run_facts(config: &Config) -> Option<RunFacts> {
-    run_facts_of(config.load.as_ref()?)
-}
-
-/// What `run.json` beside the recording `load` reads says.
-fn run_facts_of(load: &LoadOptions) -> Option<RunFacts> {
-    match &load.input {
-        Input::Path(path) => run_facts_beside(path),
-        Input::Stdin => None,
-    }
-}
-
-/// When the recorded run began, in nanoseconds since the Unix epoch, as
-/// `run.json` says; `None` without one.
-fn run_start_unix_nanos(load: &LoadOptions) -> Option<i64> {
-    run_facts_of(load)?.start_unix_nanos()
-}
-
-/// What `run.json` beside `perf_data` says; `None` without a readable one.
-fn run_facts_beside(perf_data: &Path) -> Option<RunFacts> {
-    let run = std::fs::read(perf_data.parent()?.join("run.json")).ok()?;
-    serde_json::from_slice(&run).ok()
-}
-
 /// Prints the summary and the notices, and turns how the input ended into
 /// the result. The run's facts (`run.json`) feed the notices; a lost-samples
 /// warning `record` already noted there is not repeated.
-fn finish(config: &Config, profile: &Profile, run: Option<&RunFacts>) -> Result<u8, Error> {
-    let warn_lost = !config.quiet && !run.is_some_and(RunFacts::notes_lost_samples);
+fn finish(config: &Config, profile: &Profile, run: Option<&RunJson>) -> Result<u8, Error> {
+    let warn_lost = !config.quiet && !run.is_some_and(notes_lost_samples);
     let summary = summary::summarize(profile, warn_lost);
     let mut stderr = std::io::stderr().lock();
     let shown = if config.quiet {

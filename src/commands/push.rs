@@ -10,7 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::ValueEnum;
 
-use super::{Config, finish, load_options, rules_and_profile, run_facts_of, run_start_unix_nanos};
+use super::{Config, Reading, finish, rules_and_profile};
 use crate::attribute::Classes;
 use crate::error::Error;
 use crate::export::pprof::PprofFacts;
@@ -19,6 +19,7 @@ use crate::perfdata::Input;
 use crate::profile::{LoadOptions, Profile};
 use crate::push::{BasicAuth, Ingest, IngestBody, PushFailure, push};
 use crate::report::collapse::write_folded;
+use crate::run_dir::RunJson;
 
 /// The environment variables that hold basic-auth credentials.
 const USER_VARIABLE: &str = "PYROSCOPE_BASIC_AUTH_USER";
@@ -47,22 +48,23 @@ pub(crate) enum PushFormat {
 }
 
 /// Sends the profile and reports the server's answer.
-pub(crate) fn run(config: &Config, options: &PushOptions) -> Result<u8, Error> {
+pub(crate) fn run(config: &Config, reading: &Reading, options: &PushOptions) -> Result<u8, Error> {
     let failed = |reason: String| Error::Push {
         url: options.url.clone(),
         reason,
     };
     let auth = basic_auth().map_err(failed)?;
-    let (rules, profile) = rules_and_profile(config)?;
-    let load = load_options(config);
-    let filter = &config.filter;
+    let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
+    let load = &reading.load;
+    let run = run_dir.run.as_ref();
+    let filter = &reading.filter;
     let mut bytes = Vec::new();
     let body = match options.format {
         PushFormat::Pprof => {
             let classes = Classes::new(&profile, &rules);
             let samples = Samples::new(&profile, &classes, filter);
             let facts = PprofFacts {
-                start_unix_nanos: run_start_unix_nanos(load),
+                start_unix_nanos: run.and_then(RunJson::start_unix_nanos),
             };
             pprof::write(&samples, &facts, &mut bytes)
                 .map_err(|error| failed(error.to_string()))?;
@@ -74,8 +76,8 @@ pub(crate) fn run(config: &Config, options: &PushOptions) -> Result<u8, Error> {
             IngestBody::Folded(bytes)
         }
     };
-    let (from, until) = time_range(load, &profile);
-    let name = application_name(&options.app, &default_labels(load), &options.labels);
+    let (from, until) = time_range(load, run, &profile);
+    let name = application_name(&options.app, &default_labels(run), &options.labels);
     let ingest = Ingest {
         url: options.url.clone(),
         name,
@@ -99,7 +101,7 @@ pub(crate) fn run(config: &Config, options: &PushOptions) -> Result<u8, Error> {
                 accepted.status,
                 accepted.body.trim()
             );
-            finish(config, &profile, run_facts_of(load).as_ref())
+            finish(config, &profile, run)
         }
         Err(PushFailure::Unreachable(reason)) => Err(failed(reason)),
         Err(PushFailure::Refused { status, body }) => Err(failed(format!(
@@ -136,8 +138,8 @@ fn basic_auth() -> Result<Option<BasicAuth>, String> {
 
 /// The labels `run.json` knows: the compiler version, the input file and
 /// the host.
-fn default_labels(load: &LoadOptions) -> Vec<(String, String)> {
-    let Some(run) = run_facts_of(load) else {
+fn default_labels(run: Option<&RunJson>) -> Vec<(String, String)> {
+    let Some(run) = run else {
         return Vec::new();
     };
     let mut labels = Vec::new();
@@ -193,11 +195,11 @@ fn label_value(value: &str) -> String {
 /// the run's start and wall time from `run.json`; else the span of the
 /// samples, ending when the recording was last modified (or now, for
 /// stdin).
-fn time_range(load: &LoadOptions, profile: &Profile) -> (u64, u64) {
+fn time_range(load: &LoadOptions, run: Option<&RunJson>, profile: &Profile) -> (u64, u64) {
     let span = profile.counts.duration_seconds().ceil().max(1.0) as u64;
-    if let Some(start) = run_start_unix_nanos(load) {
-        let wall = run_facts_of(load)
-            .and_then(|run| run.wall_seconds)
+    if let Some((start, run)) = run.and_then(|run| Some((run.start_unix_nanos()?, run))) {
+        let wall = run
+            .wall_seconds
             .map_or(span, |wall| wall.ceil().max(1.0) as u64);
         let from = u64::try_from(start / 1_000_000_000).unwrap_or(0);
         return (from, from + wall);

@@ -28,13 +28,14 @@ use crate::error::Error;
 use crate::output::{Output, write_output};
 use crate::perfdata::Input;
 use crate::profile::{LoadOptions, SampleFilter};
-use crate::recorder::{RecordOptions, Recorded, RunStatus, SeriesManifest, prepare_series, record};
+use crate::recorder::{RecordOptions, Recorded, prepare_series, record, write_run_json};
 use crate::report::breakdown::{BreakdownOptions, breakdown};
 use crate::report::repeat;
-use crate::report::run_facts::{RunFacts, notices};
+use crate::report::run_facts::notices;
 use crate::report::summary::lost_samples_warning;
 use crate::report::table::TextFormat;
 use crate::rules::RuleTable;
+use crate::run_dir::{RunDir, RunJson, RunStatus, SeriesJson};
 
 /// Records, then reports. The exit code is the command's when it failed.
 pub(crate) fn run(config: &Config, options: &RecordOptions) -> Result<u8, Error> {
@@ -64,7 +65,7 @@ fn run_series(
 ) -> Result<u8, Error> {
     let dir = &options.output_dir;
     prepare_series(options)?;
-    let mut series = SeriesManifest {
+    let mut series = SeriesJson {
         status: RunStatus::Recording,
         finished: false,
         command: options
@@ -77,7 +78,7 @@ fn run_series(
         outputs: vec!["run.json".to_owned()],
         notes: Vec::new(),
     };
-    series.save(dir)?;
+    write_run_json(dir, &series)?;
     let mut runs = Vec::new();
     let mut code = 0;
     for index in 1..=times {
@@ -108,10 +109,10 @@ fn run_series(
             break;
         }
         code = code.max(run_code);
-        series.save(dir)?;
+        write_run_json(dir, &series)?;
     }
     series.status = RunStatus::Recorded;
-    series.save(dir)?;
+    write_run_json(dir, &series)?;
 
     let report = aggregate(series.command.join(" "), &runs);
     let file = |name: &str| Output::File(dir.join(name));
@@ -130,7 +131,7 @@ fn run_series(
     })?;
     series.status = RunStatus::Finished;
     series.finished = true;
-    series.save(dir)?;
+    write_run_json(dir, &series)?;
     let recorded = series.runs.len();
     eprintln!(
         "compile-perf: {recorded} run{} in {}",
@@ -161,7 +162,8 @@ fn report_recording(
         alloc,
         progress: crate::progress::shown(config.quiet),
     };
-    let profile = match load_recording(&load) {
+    let run_dir = RunDir::open(&recorded.dir);
+    let profile = match load_recording(&load, &run_dir) {
         Ok(profile) => profile,
         Err(error) => {
             recorded
@@ -179,7 +181,7 @@ fn report_recording(
     } else {
         Attribution::Leaf
     };
-    let run = run_facts_of(&recorded);
+    let run = Some(recorded.run.clone());
     let run_notices = notices(&profile, run.as_ref());
     let mut breakdown = breakdown(
         &profile,
@@ -189,7 +191,7 @@ fn report_recording(
             ..BreakdownOptions::default()
         },
     );
-    let (rss, rss_notice) = rss_join(&load, &profile, &classes, &SampleFilter::default());
+    let (rss, rss_notice) = rss_join(&run_dir, &profile, &classes, &SampleFilter::default());
     let mut run_notices = run_notices;
     run_notices.extend(rss_notice);
     breakdown.set_run(run.clone(), run_notices.clone());
@@ -198,6 +200,7 @@ fn report_recording(
     let file = |name: &str| Output::File(dir.join(name));
     let memory = memory_section(
         &load,
+        &run_dir,
         &profile,
         rules,
         &SampleFilter::default(),
@@ -248,7 +251,7 @@ fn report_recording(
     let mut svgs = Vec::new();
     for (name, compiler_only, inverted, min_width, caption) in drawings {
         let request = FlamegraphRequest {
-            run_facts: run.as_ref().map(RunFacts::short_line),
+            run_facts: run.as_ref().map(RunJson::short_line),
             ..FlamegraphRequest::whole(file(name), inverted, min_width)
         };
         let filter = SampleFilter {
@@ -321,11 +324,4 @@ fn report_recording(
         (false, 0) => summary_code,
         (false, code) => u8::try_from(code).unwrap_or(1),
     })
-}
-
-/// The facts of the run as the reports show them, from its manifest.
-fn run_facts_of(recorded: &Recorded) -> Option<RunFacts> {
-    serde_json::to_value(&recorded.run)
-        .and_then(serde_json::from_value)
-        .ok()
 }

@@ -13,8 +13,8 @@ use super::draw::{
     save_flamegraph,
 };
 use super::{
-    ColorChoice, Config, ReportFormat, finish, leave_to_exit, load_options, memory_section,
-    rss_join, rules_and_profile, run_facts, timer_join, write_report,
+    ColorChoice, Config, Reading, ReportFormat, finish, leave_to_exit, memory_section, rss_join,
+    rules_and_profile, timer_join, write_report,
 };
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
@@ -22,7 +22,8 @@ use crate::error::Error;
 use crate::output::{Output, write_output};
 use crate::render::flamegraph::{MaxDepth, all_stacks};
 use crate::report::breakdown::{BreakdownOptions, breakdown};
-use crate::report::run_facts::{RunFacts, notices};
+use crate::report::run_facts::notices;
+use crate::run_dir::RunJson;
 
 /// What `report` was asked for.
 #[derive(Clone, Debug)]
@@ -64,21 +65,25 @@ impl ReportPageFormat {
 }
 
 /// Writes the report, and draws the flamegraph when asked.
-pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error> {
-    let filter = &config.filter;
-    let (rules, profile) = rules_and_profile(config)?;
+pub(crate) fn run(
+    config: &Config,
+    reading: &Reading,
+    options: &ReportOptions,
+) -> Result<u8, Error> {
+    let filter = &reading.filter;
+    let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
+    let run = run_dir.run.as_ref();
     let Some(format) = options.format.tabular() else {
         let classes = Classes::new(&profile, &rules);
         let flamegraphs = report_flamegraphs(&profile, &classes, filter, options.max_depth)?;
         if let (Some(svg), Some((_, drawn))) = (&options.flamegraph, flamegraphs.first()) {
             write_output(&Output::File(svg.clone()), |out| out.write_all(drawn))?;
         }
-        let run = run_facts(config);
-        let (rss, rss_notice) = rss_join(load_options(config), &profile, &classes, filter);
+        let (rss, rss_notice) = rss_join(&run_dir, &profile, &classes, filter);
         if let Some(notice) = rss_notice.as_ref().filter(|_| !config.quiet) {
             eprintln!("compile-perf: notice: {notice}");
         }
-        let mut page_notices = notices(&profile, run.as_ref());
+        let mut page_notices = notices(&profile, run);
         page_notices.extend(rss_notice);
         let page = html_report(
             &profile,
@@ -86,14 +91,14 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
             filter,
             options.attribution,
             &PageRun {
-                facts: run.as_ref(),
+                facts: run,
                 notices: &page_notices,
                 rss: rss.as_ref(),
             },
             flamegraphs,
         );
         write_output(&config.output, |out| out.write_all(page.as_bytes()))?;
-        return finish(config, &profile, run.as_ref());
+        return finish(config, &profile, run);
     };
     // The flamegraph's stacks need no categories: they are made while the
     // symbols are classified.
@@ -111,7 +116,6 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
         },
     );
     let colors = options.color.wanted(&config.output);
-    let run = run_facts(config);
     // The flamegraph is drawn on a thread of its own while the table is
     // built and written, and while the recording's memory is given back.
     let drawing = options
@@ -119,7 +123,7 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
         .as_ref()
         .map(|svg| {
             let request = FlamegraphRequest {
-                run_facts: run.as_ref().map(RunFacts::short_line),
+                run_facts: run.map(RunJson::short_line),
                 max_depth: options.max_depth,
                 ..FlamegraphRequest::whole(
                     Output::File(svg.clone()),
@@ -140,26 +144,27 @@ pub(crate) fn run(config: &Config, options: &ReportOptions) -> Result<u8, Error>
             filter: filter.clone(),
         };
         let mut breakdown = breakdown(&profile, &classes, breakdown_options);
-        let (rss, rss_notice) = rss_join(load_options(config), &profile, &classes, filter);
+        let (rss, rss_notice) = rss_join(&run_dir, &profile, &classes, filter);
         let (timers, timer_notice) = match options.grouping {
-            Grouping::Pass => timer_join(load_options(config), &profile, &classes),
+            Grouping::Pass => timer_join(&run_dir, &profile, &classes),
             _ => (None, None),
         };
-        let mut report_notices = notices(&profile, run.as_ref());
+        let mut report_notices = notices(&profile, run);
         report_notices.extend(rss_notice);
         report_notices.extend(timer_notice);
-        breakdown.set_run(run.clone(), report_notices);
+        breakdown.set_run(run.cloned(), report_notices);
         breakdown.set_timers(timers);
         breakdown.set_rss(rss);
         let memory = memory_section(
-            load_options(config),
+            &reading.load,
+            &run_dir,
             &profile,
             &rules,
             filter,
             options.attribution,
         )?;
         write_report(&config.output, &breakdown, memory, format.text(), colors)?;
-        finish(config, &profile, run.as_ref())
+        finish(config, &profile, run)
     })();
     leave_to_exit(classes);
     leave_to_exit(profile);

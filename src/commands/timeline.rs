@@ -3,13 +3,13 @@
 
 use clap::ValueEnum;
 
-use super::{Config, finish, load_options, rss_join, rules_and_profile, run_facts};
+use super::{Config, Reading, finish, rss_join, rules_and_profile};
 use crate::attribute::{Classes, timeline};
 use crate::error::Error;
 use crate::output::write_output;
 use crate::render::timeline_svg;
-use crate::report::run_facts::RunFacts;
 use crate::report::timeline_json;
+use crate::run_dir::RunJson;
 
 /// What `timeline` was asked for.
 #[derive(Clone, Debug)]
@@ -28,22 +28,26 @@ pub(crate) enum TimelineFormat {
 }
 
 /// Draws (or writes as JSON) the timeline of the samples the filter keeps.
-pub(crate) fn run(config: &Config, options: &TimelineOptions) -> Result<u8, Error> {
-    let (rules, profile) = rules_and_profile(config)?;
+pub(crate) fn run(
+    config: &Config,
+    reading: &Reading,
+    options: &TimelineOptions,
+) -> Result<u8, Error> {
+    let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
     let classes = Classes::new(&profile, &rules);
-    let timeline = timeline(&profile, &classes, &config.filter, options.slices);
+    let timeline = timeline(&profile, &classes, &reading.filter, options.slices);
     if timeline.slices.is_empty() {
         return Err(Error::NothingToDraw {
             reason: "no samples (check --pid, --process and --compiler)".to_owned(),
         });
     }
     let command = profile.profiled_command();
-    let (rss, rss_notice) = rss_join(load_options(config), &profile, &classes, &config.filter);
+    let (rss, rss_notice) = rss_join(&run_dir, &profile, &classes, &reading.filter);
     if let Some(notice) = rss_notice.filter(|_| !config.quiet) {
         eprintln!("compile-perf: notice: {notice}");
     }
-    let run = run_facts(config);
-    let facts = run.as_ref().map(RunFacts::short_line);
+    let run = run_dir.run.as_ref();
+    let facts = run.map(RunJson::short_line);
     write_output(&config.output, |out| match options.format {
         TimelineFormat::Json => {
             let document = timeline_json::to_json(&timeline, &rules, command, rss.as_ref());
@@ -55,5 +59,5 @@ pub(crate) fn run(config: &Config, options: &TimelineOptions) -> Result<u8, Erro
                 .as_bytes(),
         ),
     })?;
-    finish(config, &profile, run.as_ref())
+    finish(config, &profile, run)
 }

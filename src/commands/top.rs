@@ -3,7 +3,7 @@
 
 use clap::ValueEnum;
 
-use super::{Config, finish, load_profile, run_facts};
+use super::{Config, Reading, finish, load_profile};
 use crate::error::Error;
 use crate::output::write_output;
 use crate::report::top::{top_report, write_json, write_table};
@@ -25,12 +25,12 @@ pub(crate) enum TopFormat {
 }
 
 /// Lists the top functions of the samples the filter keeps.
-pub(crate) fn run(config: &Config, options: &TopOptions) -> Result<u8, Error> {
-    let profile = load_profile(config)?;
-    let top = top_report(&profile, options.limit, &config.filter);
+pub(crate) fn run(config: &Config, reading: &Reading, options: &TopOptions) -> Result<u8, Error> {
+    let (profile, run_dir) = load_profile(reading)?;
+    let top = top_report(&profile, options.limit, &reading.filter);
     write_output(&config.output, |out| match options.format {
         TopFormat::Json => write_json(&top, out),
         TopFormat::Table => write_table(&top, out),
     })?;
-    finish(config, &profile, run_facts(config).as_ref())
+    finish(config, &profile, run_dir.run.as_ref())
 }

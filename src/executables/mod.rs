@@ -11,9 +11,7 @@ mod run;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
-use crate::recorder::{RecordError, RunStatus, named_outputs};
+use crate::recorder::named_outputs;
 
 pub(crate) use run::{ExecutableRun, record_executables};
 
@@ -46,39 +44,6 @@ pub(crate) struct ExecutableSource {
     pub file: PathBuf,
     /// The symbols of its `hal.executable.export` ops, in order.
     pub entry_points: Vec<String>,
-}
-
-/// `DIR/run.json` of an `executables` run: what ran, the executables
-/// recorded so far, and where it stands. Its `status` and `command` make the
-/// directory a run directory for `--force`.
-#[derive(Clone, Debug, Serialize)]
-pub(crate) struct ExecutablesManifest {
-    pub status: RunStatus,
-    /// True once every executable and the ranking are written.
-    pub finished: bool,
-    /// The full compile, as the user gave it.
-    pub command: Vec<String>,
-    /// Seconds each executable's compile may take.
-    pub timeout_seconds: f64,
-    /// Executables compiled at a time.
-    pub jobs: usize,
-    /// The run directories of the executables recorded, in order.
-    pub executables: Vec<String>,
-    pub outputs: Vec<String>,
-    pub notes: Vec<String>,
-}
-
-impl ExecutablesManifest {
-    /// Writes it as `dir/run.json`.
-    pub(crate) fn save(&self, dir: &Path) -> Result<(), RecordError> {
-        let text = serde_json::to_vec_pretty(self).expect("run.json serializes");
-        crate::output::write_file(&dir.join("run.json"), |out| out.write_all(&text)).map_err(
-            |source| RecordError::OutputNotWritable {
-                dir: dir.to_owned(),
-                source,
-            },
-        )
-    }
 }
 
 /// The user's compile with the dump of executable sources into `sources`

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::run_json::CommandExit;
+use crate::run_dir::CommandExit;
 
 /// The program and arguments that start a command stopped: `$0` and the
 /// command follow them.

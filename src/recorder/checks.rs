@@ -150,20 +150,15 @@ fn occupant(path: &Path) -> std::io::Result<Occupant> {
 const MAX_RUN_JSON_BYTES: u64 = 1 << 20;
 
 /// True when `path` is a regular file holding the `run.json` of a run:
-/// a JSON object with the `status` and `command` this module writes.
+/// a JSON object with the `status` and `command` every kind of `run.json`
+/// starts with.
 fn is_run_json(path: &Path) -> bool {
     let small_file = std::fs::symlink_metadata(path)
         .is_ok_and(|meta| meta.is_file() && meta.len() <= MAX_RUN_JSON_BYTES);
     if !small_file {
         return false;
     }
-    let Some(json) = std::fs::read(path)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-    else {
-        return false;
-    };
-    json["status"].is_string() && json["command"].is_array()
+    std::fs::read(path).is_ok_and(|bytes| crate::run_dir::is_run_json(&bytes))
 }
 
 /// The hardware event where the machine counts cycles, else `cpu-clock`.

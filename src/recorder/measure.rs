@@ -19,9 +19,9 @@ use serde::{Deserialize, Serialize};
 
 use super::attach::{AttachedPerf, PerfOutcome, STOPPED_START, wait_stopped};
 use super::rss_sampler;
-use super::run_json::CommandExit;
 use crate::mlir_timing::ReportLines;
 use crate::rss::RssSeries;
+use crate::run_dir::{CommandExit, StderrExcerpt};
 
 /// The file the `measure` wrapper writes its result to, in the run directory.
 pub(crate) const MEASURE_FILE: &str = ".measure.json";
@@ -46,18 +46,6 @@ pub(crate) struct Measured {
     /// How perf ran, when the wrapper attached it to the command.
     #[serde(default)]
     pub perf: Option<PerfOutcome>,
-}
-
-/// The first and the last lines a command wrote to stderr: a crash says what
-/// crashed first, an error says what failed last.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct StderrExcerpt {
-    /// The first lines.
-    pub head: Vec<String>,
-    /// The last lines, after the head.
-    pub tail: Vec<String>,
-    /// How many lines the command wrote.
-    pub lines: u64,
 }
 
 /// How many of the command's first and last stderr lines are kept.

@@ -13,6 +13,7 @@ mod artifacts;
 mod attach;
 mod checks;
 pub(crate) mod measure;
+mod options;
 mod probes;
 mod rss_sampler;
 mod run_json;
@@ -26,89 +27,30 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
-use serde::Serialize;
-
 pub(crate) use crate::error::RecordError;
 use crate::mlir_timing::{TIMING_FILE, Timers, with_timing_flags};
 use crate::perfdata::RUN_RECORDING;
 use crate::rss::{MEMORY_FILE, RssSeries};
 
+use crate::run_dir::{CommandExit, PerfRun, RingBuffer, RunJson, RunStatus, StderrExcerpt};
 pub(crate) use artifacts::named_outputs;
 use checks::{check_permission, detect_event, perf_version, prepare_dir, program_exists};
-use measure::{MEASURE_FILE, StderrExcerpt, read_measured};
-pub(crate) use run_json::{CommandExit, PerfRun, RunManifest, RunStatus, SeriesManifest};
-use run_json::{host, input_files, iree_compile_version, write_run_json};
-pub(crate) use sizing::{RatePlan, RateRequest, StreamChoice, Streams};
-use sizing::{RingBuffer, RingHost, raw_bytes_written};
+use measure::{MEASURE_FILE, read_measured};
+pub(crate) use options::{CallGraph, RecordOptions};
+pub(crate) use run_json::write_run_json;
+use run_json::{host, input_files, iree_compile_version};
+pub(crate) use sizing::RateRequest;
+use sizing::{RingHost, raw_bytes_written};
 
 /// The page-fault event `--memory` adds: one sample per 64 faults (256 KiB
 /// of memory first touched) keeps a multi-GB compile's recording small.
 const MEMORY_EVENT: &str = "page-faults/period=64/";
 
-/// How perf collects call stacks (`record --call-graph`). `--help` names
-/// the values without the notes below (`help = None`), as the option's own
-/// help explains them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum CallGraph {
-    /// Copy the user stack and unwind it with DWARF CFI (needed for
-    /// libIREECompiler, which has no frame pointers).
-    #[default]
-    #[value(help = None::<&str>)]
-    Dwarf,
-    /// Frame pointers: cheap, but only the leaf is right in iree-compile.
-    #[value(help = None::<&str>)]
-    Fp,
-}
-
-/// What to record and how. The defaults (in [`crate::defaults`]) make
-/// `perf record -z --threads -m PAGES -F 499 --call-graph dwarf,65528` on
-/// a machine of up to 7 cores.
-#[derive(Clone, Debug)]
-pub(crate) struct RecordOptions {
-    pub command: Vec<OsString>,
-    pub output_dir: PathBuf,
-    /// Replace an existing output directory. Default is to refuse.
-    pub force: bool,
-    /// Samples per second and bytes of user stack copied per sample with
-    /// DWARF, as the data budget chose them. Default is
-    /// [`crate::defaults::FREQUENCY_HZ`] and
-    /// [`crate::defaults::STACK_SIZE_BYTES`] where they fit
-    /// [`crate::defaults::BUDGET_MB_PER_S`].
-    pub rate: RatePlan,
-    /// How stacks are collected. Default is [`CallGraph::Dwarf`].
-    pub call_graph: CallGraph,
-    /// How perf writes the recording. Default is [`Streams::PerCpu`] on
-    /// more than one core.
-    pub streams: StreamChoice,
-    /// The event; default is detected.
-    pub event: Option<String>,
-    /// More arguments for `perf record`, passed through.
-    pub perf_args: Vec<String>,
-    /// Also sample page faults, for memory by category and pass.
-    pub memory: bool,
-    /// Record allocations instead (`--alloc`): every call of the allocator
-    /// uprobes asking for at least this many bytes. Default is none: CPU
-    /// time.
-    pub alloc_min_bytes: Option<u64>,
-    /// Record the command this many times, into `run-1` … `run-N` of the
-    /// output directory. Default is once, into the directory itself.
-    pub repeat: Option<u32>,
-    /// Add MLIR's timing flags to the iree-compile command and keep its
-    /// pass timers as `mlir-timing.json`. Default is off.
-    pub mlir_timing: bool,
-    /// No live status line. Default is one, on a terminal.
-    pub quiet: bool,
-    /// What the status line starts with, e.g. `run 2/3` in a series.
-    /// Default is nothing.
-    pub status_label: Option<String>,
-}
-
 /// A finished recording, ready to be reported on.
 pub(crate) struct Recorded {
     pub dir: PathBuf,
     pub perf_data: PathBuf,
-    pub run: RunManifest,
+    pub run: RunJson,
     /// The command's own wall time, measured by the wrapper (perf's start
     /// and its writing of the recording left out); `None` when the wrapper
     /// did not finish.
@@ -195,7 +137,7 @@ pub(crate) fn record_with_timeout(
         (Some(event), None) => (event.clone(), "given with --event".to_owned()),
         (None, None) => detect_event(),
     };
-    let mut run = RunManifest {
+    let mut run = RunJson {
         status: RunStatus::Recording,
         finished: false,
         interrupted: false,

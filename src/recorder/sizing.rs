@@ -1,14 +1,14 @@
 //! How much perf records and how it keeps up: the data budget's choice of
 //! frequency and stack size (`record --budget`), the ring buffer's size
 //! (perf's `-m`), the streams perf writes (`--threads`), and the raw bytes
-//! perf says it wrote. Plain functions over the host's facts, which
+//! perf says it wrote (the types are `run.json`'s, in
+//! [`crate::run_dir`]). Plain functions over the host's facts, which
 //! `mod.rs` and the command line's `config.rs` read; nothing here touches
 //! the operating system.
 
-use serde::Serialize;
-
 use super::CallGraph;
 use crate::defaults;
+use crate::run_dir::{RatePlan, RingBuffer, StreamChoice, Streams};
 
 /// Bytes a sample holds beside its stack copy: header, ip, tid, time, cpu,
 /// period, the kernel's callchain (about a dozen frames) and the x86-64
@@ -33,17 +33,6 @@ const RING_BUFFER_RAM_SHARE: u64 = 64;
 
 /// perf's own ring buffer when no `-m` is given: 512 KiB per CPU.
 const PERF_DEFAULT_RING_BYTES: u64 = 512 << 10;
-
-/// How perf writes the recording (`record --streams`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) enum Streams {
-    /// One writer thread and one zstd stream: perf.data is a file.
-    One,
-    /// perf's `--threads`: one writer and one zstd stream per CPU, into the
-    /// directory perf.data/ (`data`, `data.0`, `data.1`, …).
-    PerCpu,
-}
 
 impl Streams {
     /// The default on a machine with `cores` cores: one stream per CPU
@@ -71,31 +60,6 @@ pub(crate) struct RateRequest {
     pub call_graph: CallGraph,
     /// The cores that may be busy at once.
     pub cores: usize,
-}
-
-/// The frequency and stack size chosen for the budget, and why
-/// (`run.json`'s `perf.data_rate`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub(crate) struct RatePlan {
-    /// perf's `-F`.
-    pub frequency_hz: u32,
-    /// The stack copy per sample with `--call-graph dwarf`.
-    pub stack_size_bytes: u32,
-    /// The bytes one sample is expected to take in the raw stream.
-    pub bytes_per_sample: u64,
-    /// The cores counted as busy.
-    pub cores: u32,
-    /// The budget, in bytes per second across all cores.
-    pub budget_bytes_per_s: u64,
-    /// frequency × bytes per sample × cores.
-    pub expected_bytes_per_s: u64,
-    /// The raw bytes perf says it wrote (before zstd); `None` until it has
-    /// run, or when it did not say.
-    pub measured_raw_bytes: Option<u64>,
-    /// Those bytes over the compile's wall time.
-    pub measured_bytes_per_s: Option<u64>,
-    /// The choice made, in a sentence.
-    pub choice: String,
 }
 
 impl RatePlan {
@@ -204,17 +168,6 @@ pub(crate) struct RingHost {
     pub mlock_limit_kb: Option<u64>,
 }
 
-/// The ring buffer chosen (`run.json`'s `perf.ring_buffer`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub(crate) struct RingBuffer {
-    /// The data bytes per CPU; `None` when the user's `-m` decides.
-    pub bytes_per_cpu: Option<u64>,
-    /// perf's `-m`: data pages per CPU, a power of two; `None` as above.
-    pub pages: Option<u64>,
-    /// Why, in a sentence.
-    pub reason: String,
-}
-
 impl RingBuffer {
     /// The buffer for `plan`'s rate: at least [`RING_BUFFER_SECONDS`] of one
     /// busy core's data, rounded up to a power of two of pages, no smaller
@@ -303,15 +256,6 @@ fn user_mmap_pages(perf_args: &[String]) -> Option<String> {
             None
         }
     })
-}
-
-/// The streams chosen (`run.json`'s `perf.streams`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub(crate) struct StreamChoice {
-    /// How perf writes the recording.
-    pub choice: Streams,
-    /// Why, in a sentence.
-    pub reason: String,
 }
 
 impl StreamChoice {

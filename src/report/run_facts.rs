@@ -1,73 +1,12 @@
-//! What `run.json` says about a recorded run, as the reports show it (the
-//! command, wall time, peak RSS, exit, compiler version), and the notices a
-//! user must not miss: a failed compile, a large Python launcher share, a
-//! compile that spent much of its wall time off the CPU.
+//! The notices a user must not miss, from a run's `run.json` and its
+//! samples: a failed compile, a large Python launcher share, a compile that
+//! spent much of its wall time off the CPU; and whether `record` already
+//! warned of lost samples.
 
-use serde::{Deserialize, Serialize};
-
-use crate::artifact::Artifact;
 use crate::attribute::{percent, runs::seconds_per_sample};
 use crate::profile::{Profile, SampleFilter};
 use crate::report::summary::LOST_SAMPLES_PREFIX;
-
-/// The facts of `run.json` the reports use; every one may be missing.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
-pub(crate) struct RunFacts {
-    #[serde(default)]
-    pub command: Vec<String>,
-    pub wall_seconds: Option<f64>,
-    pub exit: Option<RunExit>,
-    pub peak_rss_bytes: Option<u64>,
-    pub iree_compile_version: Option<String>,
-    #[serde(default)]
-    pub interrupted: bool,
-    /// The first and last lines the command wrote to stderr.
-    #[serde(default)]
-    pub stderr: RunStderr,
-    /// What `record` noted about the run.
-    #[serde(default)]
-    pub notes: Vec<String>,
-    pub host: Option<RunHost>,
-    /// When the run began (RFC 3339).
-    pub start_time: Option<String>,
-    /// The input files named on the command line.
-    #[serde(default)]
-    pub inputs: Vec<RunInput>,
-    /// The files the compile wrote (`record` since artifacts were noted).
-    #[serde(default)]
-    pub artifacts: Vec<Artifact>,
-}
-
-/// An input file named on the command line.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-pub(crate) struct RunInput {
-    pub path: String,
-}
-
-/// How the command ended.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize)]
-pub(crate) struct RunExit {
-    pub code: Option<i32>,
-    pub signal: Option<i32>,
-}
-
-/// The first and last lines a command wrote to stderr.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
-pub(crate) struct RunStderr {
-    #[serde(default)]
-    pub head: Vec<String>,
-    #[serde(default)]
-    pub tail: Vec<String>,
-    #[serde(default)]
-    pub lines: u64,
-}
-
-/// The machine the run was recorded on.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-pub(crate) struct RunHost {
-    pub cores: Option<usize>,
-    pub hostname: Option<String>,
-}
+use crate::run_dir::RunJson;
 
 /// Samples of the Python launcher above this share of all samples earn a
 /// notice.
@@ -81,90 +20,16 @@ const QUOTED_STDERR_LINES: usize = 6;
 /// Quoted stderr lines are cut to this many characters.
 const QUOTED_LINE_CHARS: usize = 160;
 
-impl RunFacts {
-    /// The facts as one line, for a report's header.
-    pub(crate) fn summary_line(&self) -> String {
-        let mut parts = self.measured();
-        parts.extend(self.compiler_version());
-        parts.join(", ")
-    }
-
-    /// Wall time, peak RSS and exit, for a picture's subtitle.
-    pub(crate) fn short_line(&self) -> String {
-        self.measured().join(", ")
-    }
-
-    /// Wall time, peak RSS and exit, those known.
-    fn measured(&self) -> Vec<String> {
-        let mut parts = Vec::new();
-        if let Some(wall) = self.wall_seconds {
-            parts.push(format!("{wall:.1} s wall"));
-        }
-        if let Some(rss) = self.peak_rss_bytes {
-            parts.push(format!("peak RSS {} MiB", rss >> 20));
-        }
-        if let Some(exit) = self.exit {
-            parts.push(match (exit.code, exit.signal) {
-                (Some(code), _) => format!("exit {code}"),
-                (None, Some(signal)) => format!("killed by signal {signal}"),
-                (None, None) => "exit unknown".to_owned(),
-            });
-        }
-        parts
-    }
-
-    /// "IREE compiler version …" from `iree-compile --version`'s lines.
-    pub(crate) fn compiler_version(&self) -> Option<String> {
-        let text = self.iree_compile_version.as_deref()?;
-        text.lines()
-            .map(str::trim)
-            .find(|line| line.starts_with("IREE compiler version"))
-            .map(|line| line.split(" @ ").next().unwrap_or(line).to_owned())
-    }
-
-    /// The compiler's version number (`3.13.0rc20261016`).
-    pub(crate) fn compiler_version_number(&self) -> Option<String> {
-        let line = self.compiler_version()?;
-        line.split("version ")
-            .nth(1)
-            .and_then(|rest| rest.split_whitespace().next())
-            .map(str::to_owned)
-    }
-
-    /// The first input file's name, without its directory.
-    pub(crate) fn input_file_name(&self) -> Option<&str> {
-        let path = &self.inputs.first()?.path;
-        path.rsplit('/').next()
-    }
-
-    /// The host's name.
-    pub(crate) fn hostname(&self) -> Option<&str> {
-        self.host.as_ref()?.hostname.as_deref()
-    }
-
-    /// When the run began, in nanoseconds since the Unix epoch.
-    pub(crate) fn start_unix_nanos(&self) -> Option<i64> {
-        let start = humantime::parse_rfc3339(self.start_time.as_deref()?).ok()?;
-        let since_epoch = start.duration_since(std::time::UNIX_EPOCH).ok()?;
-        i64::try_from(since_epoch.as_nanos()).ok()
-    }
-
-    /// True when `record` noted lost samples (and warned about them then).
-    pub(crate) fn notes_lost_samples(&self) -> bool {
-        self.notes
-            .iter()
-            .any(|note| note.starts_with(LOST_SAMPLES_PREFIX))
-    }
-
-    /// True when the command ended with a non-zero code or a signal.
-    fn failed(&self) -> bool {
-        self.exit
-            .is_some_and(|exit| exit.code != Some(0) || exit.signal.is_some())
-    }
+/// True when `record` noted lost samples in `run` (and warned about them
+/// then).
+pub(crate) fn notes_lost_samples(run: &RunJson) -> bool {
+    run.notes
+        .iter()
+        .any(|note| note.starts_with(LOST_SAMPLES_PREFIX))
 }
 
 /// The notices for `profile`, recorded as `run` says (when it is known).
-pub(crate) fn notices(profile: &Profile, run: Option<&RunFacts>) -> Vec<String> {
+pub(crate) fn notices(profile: &Profile, run: Option<&RunJson>) -> Vec<String> {
     let mut notices = Vec::new();
     if let Some(run) = run.filter(|run| run.failed()) {
         notices.push(failed_compile_notice(run));
@@ -178,7 +43,7 @@ pub(crate) fn notices(profile: &Profile, run: Option<&RunFacts>) -> Vec<String> 
     notices
 }
 
-fn failed_compile_notice(run: &RunFacts) -> String {
+fn failed_compile_notice(run: &RunJson) -> String {
     let ending = match run.exit.map(|exit| (exit.code, exit.signal)) {
         Some((Some(code), _)) => format!("exited with code {code}"),
         Some((None, Some(signal))) => format!("was killed by signal {signal}"),
@@ -252,12 +117,12 @@ fn python_share_notice(share: f64) -> Option<String> {
 /// When the samples' CPU time is a small part of the wall time: the compile
 /// waited (on the disk, on memory, on a lock) rather than computed, and the
 /// profile shows only the computing.
-fn off_cpu_notice(profile: &Profile, run: Option<&RunFacts>) -> Option<String> {
+fn off_cpu_notice(profile: &Profile, run: Option<&RunJson>) -> Option<String> {
     let cpu_seconds = seconds_per_sample(profile)? * profile.counts.samples as f64;
     let wall = run
         .and_then(|run| run.wall_seconds)
         .unwrap_or_else(|| profile.counts.duration_seconds());
-    let cores = run.and_then(|run| run.host.as_ref()?.cores);
+    let cores = run.map(|run| run.host.cores).filter(|&cores| cores > 0);
     busy_notice(cpu_seconds, wall, cores)
 }
 
@@ -282,20 +147,8 @@ fn busy_notice(cpu_seconds: f64, wall: f64, cores: Option<usize>) -> Option<Stri
 mod tests {
     use super::*;
 
-    fn facts(json: &str) -> RunFacts {
+    fn facts(json: &str) -> RunJson {
         serde_json::from_str(json).unwrap()
-    }
-
-    #[test]
-    fn the_summary_line_has_wall_rss_exit_and_the_version_without_its_hash() {
-        let run = facts(
-            r#"{"wall_seconds": 3.15, "peak_rss_bytes": 681967616, "exit": {"code": 0, "signal": null},
-                "iree_compile_version": "IREE (https://iree.dev):\n  IREE compiler version 3.13.0rc20261016 @ 89ece87b\n  LLVM version 24.0.0git"}"#,
-        );
-        assert_eq!(
-            run.summary_line(),
-            "3.1 s wall, peak RSS 650 MiB, exit 0, IREE compiler version 3.13.0rc20261016"
-        );
     }
 
     #[test]
@@ -340,27 +193,10 @@ mod tests {
     #[test]
     fn lost_samples_noted_by_record_are_known_again() {
         let mut run = facts("{}");
-        assert!(!run.notes_lost_samples());
+        assert!(!notes_lost_samples(&run));
         let warning = crate::report::summary::lost_warning(12, 0.5).expect("a warning");
         run.notes.push(warning);
-        assert!(run.notes_lost_samples());
-    }
-
-    #[test]
-    fn labels_and_start_come_from_run_json() {
-        let run = facts(
-            r#"{"iree_compile_version": "IREE (https://iree.dev):\n  IREE compiler version 3.13.0rc20261016 @ 89ece87b\n",
-                "inputs": [{"path": "inputs/model.mlir", "bytes": 1, "sha256": "x"}],
-                "host": {"hostname": "vm", "cores": 2},
-                "start_time": "2026-12-01T08:35:00Z"}"#,
-        );
-        assert_eq!(
-            run.compiler_version_number().as_deref(),
-            Some("3.13.0rc20261016")
-        );
-        assert_eq!(run.input_file_name(), Some("model.mlir"));
-        assert_eq!(run.hostname(), Some("vm"));
-        assert_eq!(run.start_unix_nanos(), Some(1_796_114_100_000_000_000));
+        assert!(notes_lost_samples(&run));
     }
 
     #[test]

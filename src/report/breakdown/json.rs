@@ -179,7 +179,7 @@ pub(crate) struct ReportJson {
     pub utilization: Option<crate::report::timeline_json::UtilizationJson>,
     /// What `run.json` says of the run, when the recording has one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub run: Option<crate::report::run_facts::RunFacts>,
+    pub run: Option<crate::run_dir::RunJson>,
     /// What the user must not miss: a failed compile, a large Python
     /// launcher share, a compile mostly off the CPU.
     #[serde(skip_serializing_if = "Vec::is_empty")]

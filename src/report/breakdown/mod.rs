@@ -15,7 +15,7 @@ use crate::attribute::{
     timeline, unwind_stats,
 };
 use crate::profile::{Profile, SampleFilter};
-use crate::report::run_facts::RunFacts;
+use crate::run_dir::RunJson;
 
 /// Symbols listed per row in the text table; JSON lists more.
 const TEXT_TOP: usize = 3;
@@ -45,7 +45,7 @@ pub(crate) struct Breakdown<'a> {
     /// With `--by thread`: how busy the threads were.
     utilization: Option<Utilization>,
     /// What `run.json` says of the run, when the recording has one.
-    run: Option<RunFacts>,
+    run: Option<RunJson>,
     /// What the user must not miss (see [`crate::report::run_facts`]).
     notices: Vec<String>,
     /// The compiler's RSS over time joined with the passes, when the run
@@ -100,7 +100,7 @@ pub(crate) fn breakdown<'a>(
 
 impl Breakdown<'_> {
     /// Adds the run's facts and the notices to the report.
-    pub(crate) fn set_run(&mut self, run: Option<RunFacts>, notices: Vec<String>) {
+    pub(crate) fn set_run(&mut self, run: Option<RunJson>, notices: Vec<String>) {
         self.run = run;
         self.notices = notices;
     }

@@ -1,0 +1,302 @@
+//! Reading a recording into a [`Profile`]: its records streamed through
+//! the process model and the unwinder into the stack table, the kernel it
+//! was made on, and the frames symbolized, the most on the side while the
+//! records are read.
+
+use hashbrown::HashMap;
+use std::sync::Mutex;
+
+use super::{IngestCounts, LoadOptions, Loss, Profile, cached};
+use crate::binary::{SearchPaths, Store};
+use crate::cache::Kind;
+use crate::error::Error;
+use crate::perfdata::{InputEnd, Record, Recording, RecordingInfo};
+use crate::process::{MappedCode, Processes};
+use crate::progress::ReadingBar;
+use crate::stacks::StackTable;
+use crate::symbolize::{
+    KernelLoading, KernelSource, KernelSymbols, NamedAhead, NamingAhead, RecordedKernel, symbolize,
+};
+use crate::unwind::{FrameKey, Unwinders, mapping_bias};
+
+/// What is being read: the options, the input's name and the event counted.
+pub(super) struct Reading<'a> {
+    pub(super) options: &'a LoadOptions,
+    pub(super) input_name: String,
+    pub(super) event_index: usize,
+    /// With `--alloc`: the allocator probe events, each sample weighted by
+    /// the bytes it asks for. Empty otherwise.
+    pub(super) alloc_events: Vec<usize>,
+}
+
+/// A store of the recording's binaries, none found yet.
+pub(super) fn new_store(info: &RecordingInfo, options: &LoadOptions) -> Store {
+    let header_build_ids: HashMap<String, Vec<u8>> = info
+        .build_ids
+        .iter()
+        .map(|entry| (entry.path.clone(), entry.build_id.clone()))
+        .collect();
+    Store::new(
+        SearchPaths::new(options.symfs.clone(), options.debug_roots.clone()),
+        header_build_ids,
+    )
+}
+
+/// The kernel the recording was made on, as far as it says: its build id
+/// from the header's table, else from its mapping record (where
+/// `--buildid-mmap` puts it, leaving the table empty).
+fn recorded_kernel(
+    info: &RecordingInfo,
+    text_address: Option<u64>,
+    mapped_build_id: Option<Vec<u8>>,
+) -> RecordedKernel {
+    RecordedKernel {
+        build_id: info
+            .build_ids
+            .iter()
+            .find(|entry| entry.path == "[kernel.kallsyms]")
+            .map(|entry| entry.build_id.clone())
+            .or(mapped_build_id),
+        release: info.os_release.clone(),
+        text_address,
+    }
+}
+
+/// Symbolizes what was read (or restored) into a [`Profile`]. `kernel_loading`
+/// is a load of the kernel's symbols already started, if any.
+pub(super) fn finish_load(
+    reading: Reading<'_>,
+    info: RecordingInfo,
+    store: Store,
+    restored: cached::Restored,
+    input_end: InputEnd,
+    kernel_loading: Option<KernelLoading>,
+    named_ahead: NamedAhead,
+) -> Profile {
+    let cache = &reading.options.cache;
+    let mut processes = restored.processes;
+    processes.qualify_shared_names();
+    let kernel = KernelSource {
+        recorded: recorded_kernel(
+            &info,
+            restored.kernel_text_address,
+            restored.kernel_build_id,
+        ),
+        started: Mutex::new(kernel_loading),
+    };
+    let symbols = symbolize(&restored.stacks.frames, &store, &kernel, cache, named_ahead);
+    let event = if reading.alloc_events.is_empty() {
+        info.events[reading.event_index].name.clone()
+    } else {
+        let names: Vec<&str> = (reading.alloc_events.iter())
+            .map(|&index| info.events[index].name.as_str())
+            .collect();
+        names.join("+")
+    };
+    Profile {
+        event,
+        info,
+        input_name: reading.input_name,
+        processes,
+        store,
+        stacks: restored.stacks,
+        symbols,
+        counts: restored.counts,
+        input_end,
+        cache: cache.clone(),
+        unit: if reading.alloc_events.is_empty() {
+            "samples"
+        } else {
+            "bytes"
+        },
+        command: None,
+        stack_use: restored.stack_use,
+    }
+}
+
+/// The last part of a recording's name (`perf.data`, or the run
+/// directory's), short enough for a progress line.
+fn recording_file_name(input_name: &str) -> String {
+    let path = std::path::Path::new(input_name);
+    match path.file_name() {
+        Some(name) if name == "perf.data" => {
+            path.parent().and_then(|dir| dir.file_name()).map_or_else(
+                || "perf.data".to_owned(),
+                |dir| format!("{}/perf.data", dir.to_string_lossy()),
+            )
+        }
+        Some(name) => name.to_string_lossy().into_owned(),
+        None => input_name.to_owned(),
+    }
+}
+
+/// Streams the records through the process model and the unwinder into
+/// the stack table, stores the result under `key` when the recording was
+/// read to its end, and symbolizes it: the frames found while reading are
+/// named on the side when a core is idle ([`NamingAhead`]), the rest after.
+pub(super) fn read_records(
+    mut recording: Recording,
+    reading: Reading<'_>,
+    mut store: Store,
+    key: Option<cached::RecordingKey>,
+) -> Result<Profile, Error> {
+    let (options, event_index) = (reading.options, reading.event_index);
+    let alloc_periods: Vec<Option<Option<u64>>> = (0..recording.info.events.len())
+        .map(|index| {
+            reading
+                .alloc_events
+                .contains(&index)
+                .then(|| recording.info.events[index].period)
+        })
+        .collect();
+    let mut processes = Processes::default();
+    let mut unwinders = Unwinders::default();
+    let mut stacks = StackTable::default();
+    let mut counts = IngestCounts::default();
+    let mut kernel = recorded_kernel(&recording.info, None, None);
+    // /proc/kallsyms takes tens of milliseconds to read; it loads on the other
+    // core while the recording streams, from the first kernel frame on,
+    // unless the cache has the kernel's names.
+    let mut kernel_seen = false;
+    let mut kernel_symbols = None;
+    let mut frames: Vec<FrameKey> = Vec::with_capacity(256);
+    let mut naming_ahead = NamingAhead::start(&options.cache);
+    let (bytes_read, bytes_to_read) = recording.progress();
+    let reading_bar = ReadingBar::start(
+        options.progress,
+        recording_file_name(&reading.input_name),
+        bytes_read,
+        bytes_to_read,
+    );
+    let input_end = recording.for_each_record(|record| match record {
+        Record::Sample(sample) => {
+            let weight = match alloc_periods.get(sample.event_index) {
+                Some(Some(period)) => crate::alloc::requested_bytes(&sample, *period),
+                _ if sample.event_index == event_index => 1,
+                _ => {
+                    counts.other_event_samples += 1;
+                    return;
+                }
+            };
+            counts.samples += 1;
+            counts.period_total = counts
+                .period_total
+                .saturating_add(sample.period.unwrap_or(0));
+            counts.first_time.get_or_insert(sample.time);
+            counts.last_time = Some(sample.time);
+            let thread = processes.thread_for_sample(sample.pid, sample.tid);
+            let walk = unwinders.unwind(&sample, &processes, &store, &mut frames);
+            if !kernel_seen && frames.iter().any(|frame| frame.dso == store.kernel()) {
+                kernel_seen = true;
+                let source = KernelSource {
+                    recorded: kernel.clone(),
+                    started: Mutex::new(None),
+                };
+                let cached = (source.cache_key())
+                    .is_some_and(|key| options.cache.contains(Kind::Binary, &key));
+                if !cached {
+                    let cache = options.cache.clone();
+                    kernel_symbols = Some(std::thread::spawn(move || {
+                        KernelSymbols::load(&source.recorded, &cache)
+                    }));
+                }
+            }
+            stacks.add_sample(sample.time, thread, &frames, walk, weight);
+            if let Some(naming) = &mut naming_ahead {
+                naming.offer(&stacks.frames, &store);
+            }
+        }
+        Record::Comm {
+            pid,
+            tid,
+            name,
+            is_exec,
+        } => {
+            if is_exec {
+                unwinders.on_exec(pid);
+            }
+            processes.on_comm(pid, tid, &String::from_utf8_lossy(name), is_exec);
+        }
+        Record::Fork {
+            pid,
+            ppid,
+            tid,
+            parent_tid,
+        } => {
+            processes.on_fork(pid, ppid, tid, parent_tid);
+            if pid == tid {
+                unwinders.on_fork(pid, ppid);
+            }
+        }
+        Record::Mmap(mapping) => {
+            let path = String::from_utf8_lossy(mapping.path);
+            if mapping.is_kernel {
+                if path.starts_with("[kernel.kallsyms]") {
+                    kernel.text_address = Some(mapping.file_offset);
+                    if kernel.build_id.is_none() {
+                        kernel.build_id = mapping.build_id.clone();
+                    }
+                }
+                return;
+            }
+            let dso = store.intern_mapping(&path, mapping.build_id.as_deref());
+            let code = MappedCode {
+                start: mapping.start,
+                end: mapping.start.saturating_add(mapping.len),
+                dso,
+                bias: mapping_bias(&store, dso, mapping.start, mapping.file_offset, mapping.len),
+            };
+            processes.on_mmap(mapping.pid, code, &path);
+            if let Some(image) = &store.get(dso).image {
+                unwinders.on_mmap(mapping.pid, &code, image);
+            }
+        }
+        Record::Lost { count, time, cpu } => counts.lost.records.push(Loss { time, cpu, count }),
+        Record::LostSamples { count, .. } => counts.lost.samples_reported += count,
+    })?;
+    drop(reading_bar);
+    let named_ahead = naming_ahead.map(NamingAhead::finish).unwrap_or_default();
+
+    // A recording read to its end is kept, and so is one whose streams end
+    // in records perf did not finish: those are final once perf has exited
+    // (a file that still grows has another identity).
+    let unfinished = match &input_end {
+        InputEnd::Complete => Some(None),
+        InputEnd::Unfinished { reason } => Some(Some(reason.as_str())),
+        _ => None,
+    };
+    if let (Some(key), Some(unfinished)) = (&key, unfinished) {
+        let parts = cached::Parts {
+            unfinished,
+            event_index,
+            store: &store,
+            kernel_text_address: kernel.text_address,
+            kernel_build_id: kernel.build_id.as_deref(),
+            processes: &processes,
+            stacks: &stacks,
+            counts: &counts,
+        };
+        let entry = cached::to_entry(key.identity, &parts);
+        options
+            .cache
+            .write_with(Kind::Recording, &key.name, move || entry);
+    }
+    let restored = cached::Restored {
+        processes,
+        stacks,
+        counts,
+        kernel_text_address: kernel.text_address,
+        kernel_build_id: kernel.build_id,
+        stack_use: Some(unwinders.stack_use),
+        unfinished: None,
+    };
+    Ok(finish_load(
+        reading,
+        recording.info,
+        store,
+        restored,
+        input_end,
+        kernel_symbols,
+        named_ahead,
+    ))
+}
