@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::pipe::pipe_records;
-use common::{TempDir, bin, fixture, repo_root};
+use common::{TempDir, bin, fixture, make_fifo, repo_root};
 
 const FAKE_DIR: &str = "tests/fixtures/fakecompiler";
 /// `PERF_RECORD_COMPRESSED`.
@@ -265,11 +265,7 @@ fn damaged_entries_are_rebuilt_with_a_note_and_the_report_stays_right() {
 fn a_recording_read_from_a_fifo_is_not_cached() {
     let home = TempDir::new("cache-fifo");
     let fifo = home.join("perf.fifo");
-    let made = Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .expect("mkfifo runs");
-    assert!(made.success());
+    make_fifo(&fifo);
     let bytes = std::fs::read(fixture("fake-pipe.perf.data")).unwrap();
     let writer = {
         let fifo = fifo.clone();

@@ -10,14 +10,14 @@
 
 mod common;
 
-use std::ffi::{CString, OsStr, OsString};
+use std::ffi::{OsStr, OsString};
 use std::fs::{File, OpenOptions};
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, symlink};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::{Run, TempDir, compile_perf, fixture};
+use common::{Run, TempDir, compile_perf, fixture, make_fifo};
 
 /// One option that writes a file, as a command line writing to `path`.
 struct Writer {
@@ -138,9 +138,7 @@ fn a_fifo_reader_receives_the_whole_output_and_the_fifo_stays() {
         let expected = expected_output(writer, &scratch);
         let dir = TempDir::new("outputs-fifo-dir");
         let fifo = dir.join("pipe");
-        let name = CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: `mkfifo` reads the NUL-terminated path it is given.
-        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        make_fifo(&fifo);
         let reader = {
             let fifo = fifo.clone();
             std::thread::spawn(move || {

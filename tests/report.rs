@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{bin, fixture};
+use common::{bin, fixture, make_fifo};
 use serde_json::Value;
 
 fn scratch(name: &str) -> PathBuf {
@@ -287,9 +287,7 @@ fn a_rules_file_longer_than_16_mib_is_refused_before_it_fills_memory() {
 
     // A FIFO whose writer never stops.
     let fifo = scratch("endless.toml");
-    let _ = std::fs::remove_file(&fifo);
-    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
-    assert!(made.success());
+    make_fifo(&fifo);
     let writer = {
         let fifo = fifo.clone();
         std::thread::spawn(move || {

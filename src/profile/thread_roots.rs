@@ -6,8 +6,9 @@ use super::Profile;
 use crate::stacks::SampleKey;
 use crate::unwind::Walk;
 
-/// The functions a thread starts in, as real stacks end: a stack whose
-/// outermost function is one of these is whole, whichever unwinder made it.
+/// The functions a thread starts in, as real stacks end, one per line: a
+/// stack whose outermost function is one of these is whole, whichever
+/// unwinder made it. The live tests read the same file.
 ///
 /// - `_start`, `__libc_start_main`: the main thread, unwound with DWARF CFI;
 /// - `__libc_start_call_main`: the main thread in a `-g` (frame pointer)
@@ -17,18 +18,7 @@ use crate::unwind::Walk;
 ///
 /// glibc's functions other than `__libc_start_main` are named only when its
 /// symbol table is there (Debian: `libc6-dbg`).
-const THREAD_ENTRY_FUNCTIONS: &[&str] = &[
-    "_start",
-    "__libc_start_main",
-    "__libc_start_call_main",
-    "start_thread",
-    "clone3",
-    "clone",
-    "__clone",
-    "__clone3",
-    "__GI___clone",
-    "__GI___clone3",
-];
+const THREAD_ENTRY_FUNCTIONS: &str = include_str!("thread_entries.txt");
 
 /// True when `name` (a symbol name, maybe with an `@VERSION` suffix such as
 /// `__libc_start_main@@GLIBC_2.34`) is a thread entry function. A PLT stub
@@ -39,7 +29,7 @@ fn is_thread_entry(name: &str) -> bool {
         Some((base, _)) => base,
         None => name,
     };
-    THREAD_ENTRY_FUNCTIONS.contains(&unversioned)
+    THREAD_ENTRY_FUNCTIONS.lines().any(|entry| entry == unversioned)
 }
 
 impl Profile {

@@ -248,6 +248,12 @@ where
     }
 }
 
+/// Makes a FIFO at `path`, in place of whatever file is there.
+pub(crate) fn make_fifo(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    run_ok(Command::new("mkfifo").arg(path));
+}
+
 /// Runs `command` to completion and panics, showing its output, unless it succeeds.
 pub(crate) fn run_ok(command: &mut Command) -> std::process::Output {
     let output = command

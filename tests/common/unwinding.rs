@@ -71,21 +71,13 @@ pub(crate) fn check_compiler_unwinding(json: &Value, label: &str) {
 
 // ---------------------------------------------------------------- thread roots of -g stacks
 
-/// The functions a thread starts in, as `perf script` names the outermost
-/// frame of a whole stack: `_start`/`__libc_start_main` and `clone3` end
-/// DWARF-unwound stacks; a `-g` callchain of code with frame pointers ends at
-/// `__libc_start_call_main` (main thread) or `start_thread` (others).
-pub(crate) const THREAD_ENTRY_FUNCTIONS: [&str; 6] = [
-    "_start",
-    "__libc_start_main",
-    "__libc_start_call_main",
-    "start_thread",
-    "clone3",
-    "clone",
-];
+/// The functions a thread starts in: the list compile-perf reads stacks by
+/// (`perf script` names the outermost frame of a whole stack the same way).
+const THREAD_ENTRY_FUNCTIONS: &str = include_str!("../../src/profile/thread_entries.txt");
 
 pub(crate) fn is_thread_entry(name: &str) -> bool {
-    THREAD_ENTRY_FUNCTIONS.contains(&unversioned(name))
+    let name = unversioned(name);
+    THREAD_ENTRY_FUNCTIONS.lines().any(|entry| entry == name)
 }
 
 /// Per sample, the name `perf script --no-inline` gives its outermost frame.
