@@ -31,7 +31,10 @@
 # disturbed in the output.)
 # Progress goes to stderr. Needs /usr/bin/time (scripts/setup.sh installs it).
 #
-# Usage: scripts/bench-record.sh [--runs N] [--retries N] [--pin] [--workload NAME | INPUT.mlir]
+# Usage: scripts/bench-record.sh [--runs N] [--retries N] [--pin] [--record-arg ARG]...
+#                                [--workload NAME | INPUT.mlir]
+#   --record-arg ARG one more argument for (b)'s `compile-perf record` (repeat
+#                    it: `--record-arg --streams --record-arg one`)
 #   --workload NAME  generate scripts/workloads.py NAME (default scale) instead
 #   --pin            run the compile on CPU 0 and perf (and compile-perf) on the last
 #                    CPU, with taskset: they no longer compete for the cores, and the
@@ -45,13 +48,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 log() { printf 'bench-record: %s\n' "$*" >&2; }
 die() { log "$*"; exit 2; }
 
-runs=3 pin=0 workload= input=examples/model.mlir max_retries=5
+runs=3 pin=0 workload= input=examples/model.mlir max_retries=5 record_args=()
 while (($#)); do
   case "$1" in
     --runs) runs=${2:?}; shift ;;
     --retries) max_retries=${2:?}; shift ;;
     --workload) workload=${2:?}; shift ;;
     --pin) pin=1 ;;
+    --record-arg) record_args+=("${2:?}"); shift ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1" ;;
     *) [[ $1 = /* ]] && input=$1 || input=$here/$1 ;;
@@ -116,7 +120,7 @@ run_cp() {
   local try
   for ((try = 1; ; try++)); do
     wait_quiet
-    timed "${tool_cpu[@]}" "$cp_bin" record -o "$tmp/run" --force -- "${compile[@]}" > "$tmp/cp.out" 2> "$tmp/cp.err" ||
+    timed "${tool_cpu[@]}" "$cp_bin" record -o "$tmp/run" --force "${record_args[@]}" -- "${compile[@]}" > "$tmp/cp.out" 2> "$tmp/cp.err" ||
       die "compile-perf record failed: $(tail -n 5 "$tmp/cp.err")"
     [ "${1:-}" = warmup ] && return 0
     disturbed && ((try <= max_retries)) || break

@@ -10,21 +10,64 @@
 
 use std::path::PathBuf;
 
-/// Exit code for a recording perf did not finish, refused or read with `--salvage`.
+/// Every exit code, named; docs/troubleshooting.md ("Exit codes") says the
+/// same. `record` of a failing compile exits with the compile's own code.
+/// The output could not be written.
+pub(crate) const EXIT_OUTPUT: u8 = 1;
+/// The command line is wrong (clap's code).
+pub(crate) const EXIT_USAGE: u8 = 2;
+/// The input cannot be opened.
+pub(crate) const EXIT_OPEN: u8 = 3;
+/// The input is empty.
+pub(crate) const EXIT_EMPTY: u8 = 4;
+/// The input is not a perf.data file (or a file-mode one through a pipe).
+pub(crate) const EXIT_NOT_PERF_DATA: u8 = 5;
+/// A recording perf did not finish, refused or read with `--salvage`.
 pub(crate) const EXIT_TRUNCATED: u8 = 6;
-/// Exit code when the run finished but sampled libraries could not be found.
+/// A pipe stream cut short.
+pub(crate) const EXIT_CUT_SHORT: u8 = 7;
+/// Corrupt records.
+pub(crate) const EXIT_CORRUPT: u8 = 8;
+/// `--event` names an event the recording does not have.
+pub(crate) const EXIT_NO_SUCH_EVENT: u8 = 9;
+/// The run finished but sampled libraries could not be found.
 pub(crate) const EXIT_MISSING_LIBRARY: u8 = 10;
-/// Exit code when the run finished but a library had a different build id.
+/// The run finished but a library had a different build id.
 pub(crate) const EXIT_BUILD_ID_MISMATCH: u8 = 11;
-/// Exit code when `diff`'s gate fails: a share grew beyond the noise by
-/// more than its limit.
+/// The `--rules` file cannot be read or has a mistake.
+pub(crate) const EXIT_RULES: u8 = 12;
+/// `--category` or `--pass` names nothing there is.
+pub(crate) const EXIT_UNKNOWN_NAME: u8 = 13;
+/// Nothing to draw or export.
+pub(crate) const EXIT_NOTHING_TO_DRAW: u8 = 14;
+/// `record`: perf is missing or does not run.
+pub(crate) const EXIT_PERF_MISSING: u8 = 20;
+/// `record`: `kernel.perf_event_paranoid` forbids profiling.
+pub(crate) const EXIT_NOT_PERMITTED: u8 = 21;
+/// `record`: the run directory exists and `--force` was not given.
+pub(crate) const EXIT_OUTPUT_EXISTS: u8 = 22;
+/// `record`: the run directory cannot be made or written.
+pub(crate) const EXIT_OUTPUT_NOT_WRITABLE: u8 = 23;
+/// `record`: the command is not found.
+pub(crate) const EXIT_COMMAND_MISSING: u8 = 24;
+/// `record`: `perf record` failed and left no recording.
+pub(crate) const EXIT_PERF_FAILED: u8 = 25;
+/// `record`: `--force` refused to replace the directory.
+pub(crate) const EXIT_FORCE_REFUSED: u8 = 26;
+/// `record --alloc`: the uprobes could not be added.
+pub(crate) const EXIT_PROBE_FAILED: u8 = 27;
+/// `diff`'s gate failed: a share or a run fact grew beyond its limit.
 pub(crate) const EXIT_REGRESSION: u8 = 30;
-/// Exit code when `push` could not hand the profile over: the server was
-/// unreachable or refused it.
+/// `push` could not hand the profile over.
 pub(crate) const EXIT_PUSH_FAILED: u8 = 31;
-/// Exit code when `executables` ranked the executables, but one or more
-/// failed, timed out or could not be recorded or read.
+/// `executables`: the compile dumped no executables.
+pub(crate) const EXIT_NO_EXECUTABLES: u8 = 40;
+/// `executables` ranked the executables, but one or more failed, timed out
+/// or could not be recorded or read.
 pub(crate) const EXIT_EXECUTABLES_FAILED: u8 = 41;
+/// `record` and `executables` stopped by Ctrl-C (128 + SIGINT, as a shell
+/// reports it).
+pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 
 /// A failure that stops the pipeline.
 #[derive(Debug, thiserror::Error)]
@@ -194,20 +237,20 @@ impl Error {
     /// The process exit code for this error; see docs/troubleshooting.md.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::Output { .. } => 1,
-            Error::Open { .. } | Error::NoRecordingInDirectory { .. } => 3,
-            Error::Empty { .. } => 4,
-            Error::NotPerfData { .. } | Error::FileModeStream { .. } => 5,
+            Error::Output { .. } => EXIT_OUTPUT,
+            Error::Open { .. } | Error::NoRecordingInDirectory { .. } => EXIT_OPEN,
+            Error::Empty { .. } => EXIT_EMPTY,
+            Error::NotPerfData { .. } | Error::FileModeStream { .. } => EXIT_NOT_PERF_DATA,
             Error::Truncated { .. } => EXIT_TRUNCATED,
-            Error::StreamCutShort { .. } => 7,
-            Error::Corrupt { .. } | Error::CorruptRecords { .. } => 8,
-            Error::NoSuchEvent { .. } => 9,
-            Error::Rules(_) | Error::ReadRules { .. } => 12,
-            Error::UnknownCategory { .. } | Error::UnknownPass { .. } => 13,
-            Error::NothingToDraw { .. } => 14,
+            Error::StreamCutShort { .. } => EXIT_CUT_SHORT,
+            Error::Corrupt { .. } | Error::CorruptRecords { .. } => EXIT_CORRUPT,
+            Error::NoSuchEvent { .. } => EXIT_NO_SUCH_EVENT,
+            Error::Rules(_) | Error::ReadRules { .. } => EXIT_RULES,
+            Error::UnknownCategory { .. } | Error::UnknownPass { .. } => EXIT_UNKNOWN_NAME,
+            Error::NothingToDraw { .. } => EXIT_NOTHING_TO_DRAW,
             Error::Record(error) => error.exit_code(),
             Error::Push { .. } => EXIT_PUSH_FAILED,
-            Error::NoExecutables { .. } => 40,
+            Error::NoExecutables { .. } => EXIT_NO_EXECUTABLES,
         }
     }
 
@@ -308,15 +351,15 @@ impl RecordError {
     /// The process exit code; see docs/troubleshooting.md.
     pub fn exit_code(&self) -> u8 {
         match self {
-            RecordError::PerfMissing { .. } => 20,
-            RecordError::NotPermitted { .. } => 21,
-            RecordError::OutputExists { .. } => 22,
-            RecordError::OutputNotWritable { .. } => 23,
-            RecordError::CommandMissing { .. } => 24,
-            RecordError::PerfFailed { .. } => 25,
-            RecordError::ForceRefused { .. } => 26,
-            RecordError::ProbeFailed { .. } => 27,
-            RecordError::MlirTimingCommand { .. } => 2,
+            RecordError::PerfMissing { .. } => EXIT_PERF_MISSING,
+            RecordError::NotPermitted { .. } => EXIT_NOT_PERMITTED,
+            RecordError::OutputExists { .. } => EXIT_OUTPUT_EXISTS,
+            RecordError::OutputNotWritable { .. } => EXIT_OUTPUT_NOT_WRITABLE,
+            RecordError::CommandMissing { .. } => EXIT_COMMAND_MISSING,
+            RecordError::PerfFailed { .. } => EXIT_PERF_FAILED,
+            RecordError::ForceRefused { .. } => EXIT_FORCE_REFUSED,
+            RecordError::ProbeFailed { .. } => EXIT_PROBE_FAILED,
+            RecordError::MlirTimingCommand { .. } => EXIT_USAGE,
         }
     }
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use super::{Config, load_rules};
 use crate::defaults;
-use crate::error::{EXIT_EXECUTABLES_FAILED, Error};
+use crate::error::{EXIT_EXECUTABLES_FAILED, EXIT_INTERRUPTED, Error};
 use crate::executables::{
     EXECUTABLES_DIR, ExecutableSource, FULL_COMPILE_DIR, SOURCES_DIR, dumped_sources,
     full_compile_command, record_executables,
@@ -100,7 +100,7 @@ pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, E
     write_run_json(dir, &manifest)?;
 
     let Some((full, sources)) = dump(full_command, &settings, &mut manifest)? else {
-        return Ok(130);
+        return Ok(EXIT_INTERRUPTED);
     };
     eprintln!(
         "compile-perf: {} executables, compiled one by one ({} at a time, {} s timeout each)",
@@ -170,7 +170,7 @@ pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, E
     write_run_json(dir, &manifest)?;
     eprintln!("compile-perf: the run is in {}", dir.display());
     Ok(if interrupted {
-        130
+        EXIT_INTERRUPTED
     } else if failed {
         EXIT_EXECUTABLES_FAILED
     } else {

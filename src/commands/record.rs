@@ -24,7 +24,7 @@ use crate::attribute::runs::{RunRows, aggregate, run_rows};
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::cache::Cache;
 use crate::defaults;
-use crate::error::Error;
+use crate::error::{EXIT_INTERRUPTED, Error};
 use crate::output::{Output, write_output};
 use crate::perfdata::Input;
 use crate::profile::{LoadOptions, SampleFilter};
@@ -320,7 +320,7 @@ fn report_recording(
     let summary_code = finish(config, &profile, run.as_ref())?;
     let command_code = recorded.run.exit.map_or(0, |exit| exit.shell_code());
     Ok(match (recorded.run.interrupted, command_code) {
-        (true, _) => 130,
+        (true, _) => EXIT_INTERRUPTED,
         (false, 0) => summary_code,
         (false, code) => u8::try_from(code).unwrap_or(1),
     })
