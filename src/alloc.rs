@@ -4,7 +4,7 @@
 //! adds and removes the probes) and the profile (which weights samples by
 //! those bytes); it does no I/O.
 
-use crate::perfdata::{RecordingInfo, Sample};
+use perfdata::{RecordingInfo, Sample};
 
 /// The library probed.
 pub(crate) const LIBC: &str = "/lib/x86_64-linux-gnu/libc.so.6";

@@ -80,69 +80,9 @@ pub enum Error {
         /// Why it cannot be opened.
         source: std::io::Error,
     },
-    /// The input is a directory without a recording in it.
-    #[error(
-        "{dir} is a directory without a perf.data; give a recording or a run directory of compile-perf record{hint}"
-    )]
-    NoRecordingInDirectory {
-        /// The directory given.
-        dir: PathBuf,
-        /// What else the directory holds that helps, such as runs of `record --repeat`.
-        hint: String,
-    },
-    /// The input has no bytes at all.
-    #[error("{input}: the file is empty; perf record writes nothing there when it fails to start")]
-    Empty {
-        /// The input's name.
-        input: String,
-    },
-    /// The input does not start like any perf.data file.
-    #[error("{input}: not a perf.data file ({reason})")]
-    NotPerfData {
-        /// The input's name.
-        input: String,
-        /// What is wrong with its start.
-        reason: String,
-    },
-    /// A file-mode perf.data arrived through a pipe, which cannot seek to
-    /// the sections at its end.
-    #[error(
-        "{input}: this is a file-mode perf.data recording, which can only be read from a file: pass its path (a recording made with `perf record -o -` can come through a pipe)"
-    )]
-    FileModeStream {
-        /// The input's name.
-        input: String,
-    },
-    /// A file-mode perf.data whose sections point past its end.
-    #[error("{input}: the file is truncated: {reason}")]
-    Truncated {
-        /// The input's name.
-        input: String,
-        /// Where the file ends and what is missing.
-        reason: String,
-    },
-    /// A pipe-mode stream that ended before perf finished writing it.
-    #[error(
-        "{input}: the perf stream was cut short after {bytes} bytes ({reason}); {samples} samples were read before the cut, the rest of the recording is missing"
-    )]
-    StreamCutShort {
-        /// The input's name.
-        input: String,
-        /// The bytes the stream had.
-        bytes: u64,
-        /// Where it stopped.
-        reason: &'static str,
-        /// The samples read before the cut (and used).
-        samples: u64,
-    },
-    /// Records that cannot be decoded.
-    #[error("{input}: corrupt perf data: {reason}")]
-    Corrupt {
-        /// The input's name.
-        input: String,
-        /// What is damaged, and where.
-        reason: String,
-    },
+    /// The recording cannot be opened or read ([`perfdata::Error`]).
+    #[error(transparent)]
+    Read(#[from] perfdata::Error),
     /// Records damaged from some point on; the output holds the samples before it.
     #[error(
         "{input}: corrupt perf data: {reason}; the {samples} samples read before it were used, the rest of the recording was not read"
@@ -238,12 +178,9 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Output { .. } => EXIT_OUTPUT,
-            Error::Open { .. } | Error::NoRecordingInDirectory { .. } => EXIT_OPEN,
-            Error::Empty { .. } => EXIT_EMPTY,
-            Error::NotPerfData { .. } | Error::FileModeStream { .. } => EXIT_NOT_PERF_DATA,
-            Error::Truncated { .. } => EXIT_TRUNCATED,
-            Error::StreamCutShort { .. } => EXIT_CUT_SHORT,
-            Error::Corrupt { .. } | Error::CorruptRecords { .. } => EXIT_CORRUPT,
+            Error::Open { .. } => EXIT_OPEN,
+            Error::Read(error) => read_exit_code(error),
+            Error::CorruptRecords { .. } => EXIT_CORRUPT,
             Error::NoSuchEvent { .. } => EXIT_NO_SUCH_EVENT,
             Error::Rules(_) | Error::ReadRules { .. } => EXIT_RULES,
             Error::UnknownCategory { .. } | Error::UnknownPass { .. } => EXIT_UNKNOWN_NAME,
@@ -257,6 +194,20 @@ impl Error {
     /// True when writing failed because the reader of a pipe went away.
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Output { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+}
+
+/// The exit code of a recording that cannot be opened or read.
+fn read_exit_code(error: &perfdata::Error) -> u8 {
+    match error {
+        perfdata::Error::Open { .. } | perfdata::Error::NoRecordingInDirectory { .. } => EXIT_OPEN,
+        perfdata::Error::Empty { .. } => EXIT_EMPTY,
+        perfdata::Error::NotPerfData { .. } | perfdata::Error::FileModeStream { .. } => {
+            EXIT_NOT_PERF_DATA
+        }
+        perfdata::Error::Truncated { .. } => EXIT_TRUNCATED,
+        perfdata::Error::StreamCutShort { .. } => EXIT_CUT_SHORT,
+        perfdata::Error::Corrupt { .. } => EXIT_CORRUPT,
     }
 }
 

@@ -1,7 +1,7 @@
 //! compile-perf: profiles of iree-compile, from perf.data to answers.
 //!
 //! The pipeline runs one way:
-//! [`perfdata`] reads records → `process` tracks processes and mappings →
+//! the `perfdata` crate (crates/perfdata) reads records → `process` tracks processes and mappings →
 //! `unwind` turns samples into frames → `stacks` interns them →
 //! `symbolize` names each unique frame once (`binary` finds and maps the
 //! ELF files) → `profile` holds the result and selects samples → [`rules`]
@@ -12,9 +12,9 @@
 //! line into a [`Config`]. ARCHITECTURE.md says what each layer may import.
 //!
 //! The public surface is what the binary and the fuzz targets (`fuzz/`)
-//! use: [`Cli`], [`Config`] and [`run`]; [`error`]; the recording reader
-//! [`perfdata`] and the rule table [`rules`], the two parsers of outside
-//! input.
+//! use: [`Cli`], [`Config`] and [`run`]; [`error`]; and the rule table
+//! [`rules`], a parser of outside input (the other, the recording reader,
+//! is its own crate).
 
 mod alloc;
 mod artifact;
@@ -31,7 +31,6 @@ mod fold;
 mod index;
 mod mlir_timing;
 mod output;
-pub mod perfdata;
 mod process;
 mod profile;
 mod progress;

@@ -16,8 +16,8 @@ use linux_perf_data::linux_perf_event_reader::constants::{
 };
 
 use crate::binary::{DsoId, DsoKind, ElfImage, SectionBytes, Store};
-use crate::perfdata::{Sample, SampleMode};
 use crate::process::{MappedCode, Processes};
+use perfdata::{Sample, SampleMode};
 
 /// Stacks deeper than this are cut (and marked [`Walk::Stopped`]).
 const MAX_FRAMES: usize = 4096;
@@ -226,7 +226,7 @@ impl Unwinders {
     fn unwind_user_stack(
         &mut self,
         sample: &Sample<'_>,
-        regs: crate::perfdata::UserRegs,
+        regs: perfdata::UserRegs,
         processes: &Processes,
         store: &Store,
         frames: &mut Vec<FrameKey>,

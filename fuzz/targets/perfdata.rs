@@ -12,8 +12,7 @@ use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::path::PathBuf;
 
-use compile_perf::error::Error;
-use compile_perf::perfdata::{Input, Record, Recording};
+use perfdata::{Error, Input, Record, Recording};
 
 fn main() {
     let mut memfd = anonymous_file();

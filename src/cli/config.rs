@@ -25,10 +25,10 @@ use crate::commands::top::TopOptions;
 use crate::commands::{Action, Config, Reading};
 use crate::defaults;
 use crate::output::Output;
-use crate::perfdata::Input;
 use crate::profile::{LoadOptions, SampleFilter};
 use crate::recorder::{RateRequest, RecordOptions};
 use crate::run_dir::{RatePlan, StreamChoice, Streams};
+use perfdata::Input;
 
 impl Cli {
     /// Resolves the parsed arguments into a [`Config`].

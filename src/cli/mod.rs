@@ -3,7 +3,7 @@
 //! [`Config`](crate::Config) ([`config`]), where defaults and implications
 //! live and names become typed options. No I/O happens here, but for one
 //! look at the input: a run directory of `record` stands for its perf.data
-//! ([`crate::perfdata::Input`]).
+//! ([`perfdata::Input`]).
 //!
 //! Each command has an `…Args` struct in [`args`], a variant of [`Command`]
 //! with its [`examples`], and an arm in [`Cli::into_config`] that makes its

@@ -15,13 +15,13 @@ use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
 use crate::error::{EXIT_REGRESSION, Error};
 use crate::output::{Output, write_output};
-use crate::perfdata::{Input, RUN_RECORDING, is_perf_directory};
 use crate::profile::LoadOptions;
 use crate::render::flamegraph::diff::{DiffStacks, Drawn, Labels, draw, folded_lines};
 use crate::report::breakdown::{attribution_name, grouping_name, scope_words};
 use crate::report::diff::{Scope, to_json, write_failures, write_text};
 use crate::rules::RuleTable;
 use crate::run_dir::{RunDir, RunJson};
+use perfdata::{Input, RUN_RECORDING, is_perf_directory};
 
 /// Besides `perf.data`, a directory of runs may hold `NAME.perf.data`.
 const RECORDING_SUFFIX: &str = ".perf.data";

@@ -36,7 +36,6 @@ use crate::attribute::{Attribution, Classes, categories_cached};
 use crate::binary::DsoId;
 use crate::error::{EXIT_TRUNCATED, Error};
 use crate::output::{Output, write_output};
-use crate::perfdata::{Input, InputEnd};
 use crate::profile::{LoadOptions, Profile, SampleFilter};
 use crate::report::breakdown::Breakdown;
 use crate::report::memory::{self, MemoryJson};
@@ -47,6 +46,7 @@ use crate::rss::MEMORY_FILE;
 use crate::rules::RuleTable;
 use crate::run_dir::{RunDir, RunFile, RunJson};
 use crate::symbolize::SymbolId;
+use perfdata::{Input, InputEnd};
 
 /// What to do, resolved from the command line: the settings every command
 /// shares, and the command with its own.
@@ -418,12 +418,12 @@ fn finish(config: &Config, profile: &Profile, run: Option<&RunJson>) -> Result<u
     let samples = profile.counts.samples;
     match &profile.input_end {
         InputEnd::Complete => Ok(shown.exit_code),
-        InputEnd::CutShort { bytes, reason } => Err(Error::StreamCutShort {
+        InputEnd::CutShort { bytes, reason } => Err(Error::Read(perfdata::Error::StreamCutShort {
             input,
             bytes: *bytes,
             reason,
             samples,
-        }),
+        })),
         InputEnd::Corrupt { reason } => Err(Error::CorruptRecords {
             input,
             reason: reason.clone(),

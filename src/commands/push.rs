@@ -15,11 +15,11 @@ use crate::attribute::Classes;
 use crate::error::Error;
 use crate::export::pprof::PprofFacts;
 use crate::export::{Samples, pprof};
-use crate::perfdata::Input;
 use crate::profile::{LoadOptions, Profile};
 use crate::push::{BasicAuth, Ingest, IngestBody, PushFailure, push};
 use crate::report::collapse::write_folded;
 use crate::run_dir::RunJson;
+use perfdata::Input;
 
 /// The environment variables that hold basic-auth credentials.
 const USER_VARIABLE: &str = "PYROSCOPE_BASIC_AUTH_USER";

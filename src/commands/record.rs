@@ -26,7 +26,6 @@ use crate::cache::Cache;
 use crate::defaults;
 use crate::error::{EXIT_INTERRUPTED, Error};
 use crate::output::{Output, write_output};
-use crate::perfdata::Input;
 use crate::profile::{LoadOptions, SampleFilter};
 use crate::recorder::{RecordOptions, Recorded, prepare_series, record, write_run_json};
 use crate::report::breakdown::{BreakdownOptions, breakdown};
@@ -36,6 +35,7 @@ use crate::report::summary::lost_samples_warning;
 use crate::report::table::TextFormat;
 use crate::rules::RuleTable;
 use crate::run_dir::{RunDir, RunJson, RunStatus, SeriesJson};
+use perfdata::Input;
 
 /// Records, then reports. The exit code is the command's when it failed.
 pub(crate) fn run(config: &Config, options: &RecordOptions) -> Result<u8, Error> {

@@ -13,11 +13,11 @@ use std::path::PathBuf;
 use crate::binary::Store;
 use crate::cache::{Cache, Kind};
 use crate::error::Error;
-use crate::perfdata::{Input, InputEnd, Recording, RecordingInfo};
 use crate::process::Processes;
 use crate::stacks::{SampleKey, StackId, StackTable};
 use crate::symbolize::{NamedAhead, SymbolId, Symbols};
 use crate::unwind::StackUse;
+use perfdata::{Input, InputEnd, Recording, RecordingInfo};
 
 pub(crate) use losses::{Loss, Losses};
 use read::{Reading, finish_load, new_store, read_records};

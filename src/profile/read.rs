@@ -10,7 +10,6 @@ use super::{IngestCounts, LoadOptions, Loss, Profile, cached};
 use crate::binary::{SearchPaths, Store};
 use crate::cache::Kind;
 use crate::error::Error;
-use crate::perfdata::{InputEnd, Record, Recording, RecordingInfo};
 use crate::process::{MappedCode, Processes};
 use crate::progress::ReadingBar;
 use crate::stacks::StackTable;
@@ -18,6 +17,7 @@ use crate::symbolize::{
     KernelLoading, KernelSource, KernelSymbols, NamedAhead, NamingAhead, RecordedKernel, symbolize,
 };
 use crate::unwind::{FrameKey, Unwinders, mapping_bias};
+use perfdata::{InputEnd, Record, Recording, RecordingInfo};
 
 /// What is being read: the options, the input's name and the event counted.
 pub(super) struct Reading<'a> {

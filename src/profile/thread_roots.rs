@@ -29,7 +29,9 @@ fn is_thread_entry(name: &str) -> bool {
         Some((base, _)) => base,
         None => name,
     };
-    THREAD_ENTRY_FUNCTIONS.lines().any(|entry| entry == unversioned)
+    THREAD_ENTRY_FUNCTIONS
+        .lines()
+        .any(|entry| entry == unversioned)
 }
 
 impl Profile {

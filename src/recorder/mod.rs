@@ -29,8 +29,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 pub(crate) use crate::error::RecordError;
 use crate::mlir_timing::{TIMING_FILE, Timers, with_timing_flags};
-use crate::perfdata::RUN_RECORDING;
 use crate::rss::{MEMORY_FILE, RssSeries};
+use perfdata::RUN_RECORDING;
 
 use crate::run_dir::{CommandExit, PerfRun, RingBuffer, RunJson, RunStatus, StderrExcerpt};
 pub(crate) use artifacts::named_outputs;

@@ -22,7 +22,6 @@ use crate::defaults;
 use crate::error::Error;
 use crate::executables::{ExecutableRun, FULL_COMPILE_DIR};
 use crate::output::Output;
-use crate::perfdata::Input;
 use crate::profile::{LoadOptions, Profile, SampleFilter};
 use crate::recorder::Recorded;
 use crate::report::executables::{
@@ -31,6 +30,7 @@ use crate::report::executables::{
 };
 use crate::rules::RuleTable;
 use crate::run_dir::{CommandExit, RunDir, RunStatus};
+use perfdata::Input;
 
 /// The ranking with its totals and outliers; `executables` slowest first.
 pub(super) fn ranking(

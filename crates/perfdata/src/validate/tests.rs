@@ -1,7 +1,7 @@
 //! Tests of the file-structure checks on headers built byte by byte.
 
 use super::*;
-use crate::perfdata::header_fields::ATTR_FLAG_FREQ;
+use crate::header_fields::ATTR_FLAG_FREQ;
 use std::io::Cursor;
 
 const ORDER: ByteOrder = ByteOrder { big_endian: false };

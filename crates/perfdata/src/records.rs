@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use linux_perf_data::linux_perf_event_reader::RawDataU64;
 
 /// The recording's name in a run directory of `record`.
-pub(crate) const RUN_RECORDING: &str = "perf.data";
+pub const RUN_RECORDING: &str = "perf.data";
 
 /// Where the recording comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,7 +21,7 @@ pub enum Input {
 impl Input {
     /// `-` means standard input; a run directory of `record` means its
     /// `perf.data`; anything else is a path.
-    pub(crate) fn from_arg(arg: &Path) -> Self {
+    pub fn from_arg(arg: &Path) -> Self {
         if arg == Path::new("-") {
             return Input::Stdin;
         }
@@ -34,7 +34,7 @@ impl Input {
     }
 
     /// The name used in messages.
-    pub(crate) fn display_name(&self) -> String {
+    pub fn display_name(&self) -> String {
         match self {
             Input::Path(path) => path.display().to_string(),
             Input::Stdin => "<stdin>".to_owned(),
@@ -61,7 +61,7 @@ pub struct EventInfo {
 impl EventInfo {
     /// The name without modifiers and terms: `page-faults` for
     /// `page-faults/period=64/`, `cpu-clock` for `cpu-clock:u`.
-    pub(crate) fn base_name(&self) -> &str {
+    pub fn base_name(&self) -> &str {
         self.name.split(['/', ':']).next().unwrap_or(&self.name)
     }
 }

@@ -98,12 +98,6 @@ impl Events {
             .unwrap_or(0)
     }
 
-    /// Checks a record parsed elsewhere (by linux-perf-data) as this
-    /// reader checks its own.
-    pub(super) fn check(&self, record: &RawEventRecord<'_>) -> Result<(), String> {
-        self.rules.check(record)
-    }
-
     /// The record with `header` and `body`, parsed as one of event `attr_index`.
     pub(super) fn record<'a>(
         &self,

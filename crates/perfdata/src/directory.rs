@@ -40,7 +40,7 @@ const READ_BUFFER: usize = 32 << 10;
 
 /// Whether `dir` is one of perf's directory-format recordings: it holds a
 /// `data` file.
-pub(crate) fn is_perf_directory(dir: &Path) -> bool {
+pub fn is_perf_directory(dir: &Path) -> bool {
     dir.join(HEADER_FILE).is_file()
 }
 

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::channel;
 
-use linux_perf_data::linux_perf_event_reader::RawEventRecord;
+use linux_perf_data::linux_perf_event_reader::{RawEventRecord, RecordType};
 
 use super::chunks::Chunks;
 use super::decompress::{Decompressed, Inflation};
@@ -32,8 +32,8 @@ use super::plausible::is_perf_type;
 use super::record_header::{HEADER_SIZE, Header, Next, next_header};
 use super::round_order::{Origin, Pending, Place, RoundOrder};
 
-/// `PERF_RECORD_LOST_SAMPLES`: perf 6.1 writes one after its closing round.
-pub(super) const LOST_SAMPLES: u32 = 13;
+// The user record types below are perf's own (`tools/perf/util/event.h`);
+// linux-perf-data keeps its constants for them private.
 /// `PERF_RECORD_FINISHED_ROUND` (perf's `tools/perf/util/event.h`): no record
 /// after it is older than the records before the previous one.
 pub(super) const FINISHED_ROUND: u32 = 68;
@@ -409,7 +409,8 @@ impl Core<'_> {
             stream: self.stream,
         };
         (self.bytes_read).fetch_add(header.size as u64, Ordering::Relaxed);
-        if header.record_type != LOST_SAMPLES {
+        // perf 6.1 writes a LOST_SAMPLES after its closing round.
+        if RecordType(header.record_type) != RecordType::LOST_SAMPLES {
             self.ended_with_round = header.record_type == FINISHED_ROUND;
         }
         match header.record_type {

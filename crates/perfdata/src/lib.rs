@@ -2,7 +2,7 @@
 //! (`perf record --threads`) or a pipe-mode stream, plain or
 //! zstd-compressed.
 //!
-//! This is the only module that reads the recording. It validates the
+//! It is compile-perf's only reader of recordings. It validates the
 //! structure (`validate`), lets linux-perf-data parse the header, reads the
 //! records itself (`reader`: in place from a memory map or a stream, zstd
 //! decompressed with one context by `inflate`, on a thread ahead of the
@@ -16,6 +16,7 @@ mod chunks;
 mod convert;
 mod decompress;
 mod directory;
+mod error;
 mod events;
 mod header_fields;
 mod inflate;
@@ -26,24 +27,22 @@ mod reader;
 mod record_header;
 mod records;
 mod round_order;
+#[cfg(test)]
+mod test_random;
 mod validate;
 mod zstd_blocks;
 
-use std::fs::File;
-use std::io::BufReader;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use linux_perf_data::linux_perf_event_reader::RawEventRecord;
-use linux_perf_data::{PerfFile, PerfRecordIter};
 
-use crate::error::Error;
-use convert::{deliver, drain};
+use convert::deliver;
 use directory::Directory;
-pub(crate) use directory::is_perf_directory;
-use events::Events;
+pub use directory::is_perf_directory;
+pub use error::Error;
 use reader::{ReadEnd, RecordReader};
-pub(crate) use records::RUN_RECORDING;
+pub use records::RUN_RECORDING;
 pub use records::{
     EventInfo, HeaderBuildId, Input, InputEnd, Mapping, Record, RecordingInfo, Sample, SampleMode,
     UserRegs,
@@ -63,15 +62,6 @@ enum Reader {
     Records(RecordReader),
     /// perf's directory format: the streams, merged in time order.
     Directory(Box<Directory>),
-    /// simpleperf files have no rounds: linux-perf-data's reader makes some.
-    Simpleperf(Box<Simpleperf>),
-}
-
-/// linux-perf-data's reader of a simpleperf file, and the file's events.
-struct Simpleperf {
-    perf_file: PerfFile,
-    records: PerfRecordIter<BufReader<File>>,
-    events: Events,
 }
 
 impl Recording {
@@ -86,13 +76,11 @@ impl Recording {
 
     /// How far the reading has gone, for a progress display: a counter of
     /// the record bytes read, which goes up while [`Self::for_each_record`]
-    /// runs, and the bytes there are to read (not known of a pipe, nor of
-    /// a simpleperf file).
+    /// runs, and the bytes there are to read (not known of a pipe).
     pub fn progress(&self) -> (Arc<AtomicU64>, Option<u64>) {
         match &self.reader {
             Reader::Records(records) => (records.bytes_read.clone(), records.bytes_to_read()),
             Reader::Directory(directory) => (directory.bytes_read(), directory.bytes_to_read()),
-            Reader::Simpleperf(_) => (Arc::default(), None),
         }
     }
 
@@ -108,22 +96,12 @@ impl Recording {
     /// in time order; `handle` refuses a record by saying why.
     fn for_each_event(
         &mut self,
-        mut handle: impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
+        handle: impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
     ) -> Result<InputEnd, Error> {
-        let input = self.input.clone();
         let records = match &mut self.reader {
             Reader::Records(records) => records,
             Reader::Directory(directory) => {
                 return Ok(directory.for_each(handle, self.salvaged.as_ref()));
-            }
-            Reader::Simpleperf(simpleperf) => {
-                let Simpleperf {
-                    perf_file,
-                    records,
-                    events,
-                } = &mut **simpleperf;
-                drain(perf_file, records, events, &input, &mut handle)?;
-                return Ok(InputEnd::Complete);
             }
         };
         let end = records.for_each(handle);
@@ -161,11 +139,13 @@ fn corrupt(input: &str, reason: impl std::fmt::Display) -> Error {
 
 #[cfg(test)]
 mod tests {
-    use std::io::{Read, Seek, SeekFrom};
+    use std::fs::File;
+    use std::io::{BufReader, Read, Seek, SeekFrom};
     use std::path::{Path, PathBuf};
 
     use linux_perf_data::{PerfFileReader, PerfFileRecord};
 
+    use super::events::Events;
     use super::reader::{Source, StreamKind};
     use super::*;
 
@@ -187,7 +167,7 @@ mod tests {
 
     fn fixture(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
+            .join("../../tests/fixtures")
             .join(name)
     }
 

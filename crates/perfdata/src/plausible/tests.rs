@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// fake-fp's first record of each of `types`: (type, misc, body, event's parse info).
 fn records_of(types: &[RecordType]) -> Vec<(RecordType, u16, Vec<u8>, RecordParseInfo)> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fake-fp.perf.data");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/fake-fp.perf.data");
     let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
     let PerfFileReader {
         mut perf_file,

@@ -2,20 +2,17 @@
 //! types: the header into [`RecordingInfo`], and event records into
 //! [`Record`]s.
 
-use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use linux_perf_data::linux_perf_event_reader::{
     ClockId, CpuMode, EventRecord, Mmap2FileId, PerfClock, PerfEventType, RawData, RawEventRecord,
     RecordType, SamplingPolicy, SoftwareCounterType,
 };
-use linux_perf_data::{DsoKey, PerfFile, PerfFileRecord, PerfRecordIter};
+use linux_perf_data::{DsoKey, PerfFile};
 
-use super::events::Events;
 use super::{
-    EventInfo, HeaderBuildId, Mapping, Record, RecordingInfo, Sample, SampleMode, UserRegs, corrupt,
+    EventInfo, HeaderBuildId, Mapping, Record, RecordingInfo, Sample, SampleMode, UserRegs,
 };
-use crate::error::Error;
 
 /// x86-64 `perf_regs` indexes of the registers the unwinder needs.
 const REG_BP: u64 = 6;
@@ -85,42 +82,6 @@ fn event_type_name(event_type: &PerfEventType) -> String {
         PerfEventType::Software(SoftwareCounterType::TaskClock) => "task-clock".to_owned(),
         PerfEventType::Software(SoftwareCounterType::PageFaults) => "page-faults".to_owned(),
         other => format!("{other:?}"),
-    }
-}
-
-/// Pulls every record from linux-perf-data's reader and hands the ones the
-/// pipeline uses to `handle`, after the checks the own reader makes.
-pub(super) fn drain<R: Read>(
-    perf_file: &mut PerfFile,
-    records: &mut PerfRecordIter<R>,
-    events: &Events,
-    input: &str,
-    handle: &mut impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
-) -> Result<(), Error> {
-    loop {
-        let (records, perf_file) = (&mut *records, &mut *perf_file);
-        let next = catch_unwind(AssertUnwindSafe(move || {
-            let records = records;
-            records.next_record(perf_file)
-        }));
-        let record = match next {
-            Ok(Ok(Some(record))) => record,
-            Ok(Ok(None)) => return Ok(()),
-            Ok(Err(error)) => return Err(corrupt(input, error)),
-            Err(_) => {
-                return Err(corrupt(
-                    input,
-                    "the perf.data parser rejected a malformed record",
-                ));
-            }
-        };
-        let PerfFileRecord::EventRecord { attr_index, record } = record else {
-            continue;
-        };
-        events
-            .check(&record)
-            .and_then(|()| handle(attr_index, record))
-            .map_err(|reason| corrupt(input, reason))?;
     }
 }
 

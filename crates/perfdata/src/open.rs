@@ -16,9 +16,7 @@ use super::directory::{Directory, HEADER_FILE, is_perf_directory};
 use super::events::Events;
 use super::mapped::MappedFile;
 use super::reader::{RecordReader, Source, StreamKind};
-use super::{
-    Input, RUN_RECORDING, Reader, Recording, Simpleperf, corrupt, header_fields, validate,
-};
+use super::{Input, RUN_RECORDING, Reader, Recording, corrupt, header_fields, validate};
 use crate::error::Error;
 
 /// Read buffer for the recording; large enough to keep syscalls rare.
@@ -175,15 +173,11 @@ impl Recording {
                     .features()
                     .has_feature(Feature::SIMPLEPERF_META_INFO)
                 {
-                    return Ok(Recording {
-                        info: recording_info(&reader.perf_file),
+                    return Err(Error::NotPerfData {
                         input: name,
-                        reader: Reader::Simpleperf(Box::new(Simpleperf {
-                            events: Events::new(&reader.perf_file),
-                            perf_file: reader.perf_file,
-                            records: reader.record_iter,
-                        })),
-                        salvaged: None,
+                        reason: "it is a simpleperf recording (Android), which is not read: \
+                                 record with Linux perf"
+                            .to_owned(),
                     });
                 }
                 reader.perf_file
