@@ -15,7 +15,7 @@ use hashbrown::HashMap;
 use rayon::prelude::*;
 
 use super::pass::{Outside, PassId, Passes, outside_pass};
-use super::rows::RowKey;
+use super::row_key::RowKey;
 use crate::cache::{Cache, CategoriesEntry, CategoryOf, Kind};
 use crate::process::{ProcessId, ThreadId};
 use crate::profile::{Profile, is_compiler, is_linker};

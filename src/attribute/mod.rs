@@ -17,6 +17,7 @@ mod classes;
 pub(crate) mod diff;
 mod pass;
 pub(crate) mod pass_spans;
+mod row_key;
 mod rows;
 pub(crate) mod rss;
 pub(crate) mod run_diff;
@@ -27,7 +28,8 @@ pub(crate) mod timers;
 
 pub(crate) use classes::{Attribution, Classes, categories_cached, facts};
 pub(crate) use pass::{PassId, Phase};
-pub(crate) use rows::{Detail, Grouped, Grouping, RowKey, RowTotals, group};
+pub(crate) use row_key::RowKey;
+pub(crate) use rows::{Detail, Grouped, Grouping, RowTotals, group};
 pub(crate) use time_slices::{Timeline, Utilization, timeline};
 
 use hashbrown::HashMap;

@@ -5,9 +5,7 @@
 use hashbrown::{HashMap, HashSet};
 
 use super::classes::{Attribution, Classes, facts};
-use super::pass::{OutsidePass, PassId};
-use crate::binary::DsoId;
-use crate::process::{ProcessId, ThreadId};
+use super::row_key::RowKey;
 use crate::profile::{Profile, SampleFilter};
 use crate::rules::CategoryId;
 use crate::symbolize::SymbolId;
@@ -22,19 +20,6 @@ pub(crate) enum Grouping {
     Thread,
     Process,
     Pass,
-}
-
-/// The key of one row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum RowKey {
-    Category(CategoryId),
-    Symbol(SymbolId),
-    Dso(DsoId),
-    Thread(ThreadId),
-    Process(ProcessId),
-    Pass(PassId),
-    /// Samples outside every pass.
-    OutsidePass(OutsidePass),
 }
 
 /// What a row's "top" column lists.

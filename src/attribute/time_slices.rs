@@ -15,7 +15,7 @@ use hashbrown::HashMap;
 
 use super::classes::{Attribution, Classes, facts};
 use super::pass::{OutsidePass, Phase};
-use super::rows::RowKey;
+use super::row_key::RowKey;
 use crate::profile::{Profile, SampleFilter};
 use crate::rules::CategoryId;
 use crate::stacks::SampleKey;

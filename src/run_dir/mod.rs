@@ -4,15 +4,17 @@
 //! timers (`mlir-timing.json`), each with the notice to give when the file
 //! is there but cannot be read.
 
+mod exit;
 mod perf;
 mod run_json;
 
 use std::path::Path;
 
+pub(crate) use exit::CommandExit;
 pub(crate) use perf::{PerfRun, RatePlan, RingBuffer, StreamChoice, Streams};
 pub(crate) use run_json::{
-    CommandExit, ExecutablesRunJson, Host, InputFile, RunJson, RunStatus, SeriesJson,
-    StderrExcerpt, is_run_json, save,
+    ExecutablesRunJson, Host, InputFile, RunJson, RunStatus, SeriesJson, StderrExcerpt,
+    is_run_json, save,
 };
 
 use crate::mlir_timing::{TIMING_FILE, Timers};

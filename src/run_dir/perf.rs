@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::run_json::CommandExit;
+use super::exit::CommandExit;
 
 /// How perf was run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

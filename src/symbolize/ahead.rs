@@ -14,26 +14,16 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 
 use hashbrown::HashMap;
 
-use super::memo::{binary_key, cached_entry, extended};
+use super::memo::{EntryAhead, NamedAhead, binary_key, cached_entry, extended};
 use super::{BinaryFiles, resolve_in_file};
 use crate::binary::{DsoId, DsoKind, Store};
-use crate::cache::{BinaryEntry, Cache};
+use crate::cache::Cache;
 use crate::unwind::FrameKey;
 
 /// New frames gathered before they are handed to the naming thread: a
 /// pass over libIREECompiler's symbol table costs the same for one address
 /// as for thousands.
 const BATCH_FRAMES: usize = 512;
-
-/// A binary's cache entry (or an empty one) with the frames named ahead.
-pub(crate) struct EntryAhead {
-    pub(super) entry: BinaryEntry,
-    /// True when frames were added to it.
-    pub(super) grown: bool,
-}
-
-/// The entries named ahead, by binary.
-pub(crate) type NamedAhead = HashMap<DsoId, EntryAhead>;
 
 /// New frames of binaries with a file, and how to read the binaries not
 /// described before.

@@ -4,12 +4,21 @@
 
 use std::hash::BuildHasher;
 
-use hashbrown::{DefaultHashBuilder, HashTable};
+use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 
-use super::ahead::EntryAhead;
 use super::{NameChains, Named};
 use crate::binary::{DsoId, DsoKind, Store, hex};
 use crate::cache::{BinaryEntry, Cache, CachedName, Kind};
+
+/// A binary's cache entry (or an empty one) with the frames named ahead.
+pub(crate) struct EntryAhead {
+    pub(super) entry: BinaryEntry,
+    /// True when frames were added to it.
+    pub(super) grown: bool,
+}
+
+/// The entries named ahead, by binary.
+pub(crate) type NamedAhead = HashMap<DsoId, EntryAhead>;
 
 /// The key of a binary's names: its build id, and whether a separate debug
 /// file (with its own symbols and inline frames) was used. `None` for a

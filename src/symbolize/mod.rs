@@ -21,17 +21,18 @@ use std::thread::JoinHandle;
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use rayon::prelude::*;
 
-pub(crate) use ahead::{NamedAhead, NamingAhead};
+pub(crate) use ahead::NamingAhead;
 pub(crate) use demangle::demangle;
 pub(crate) use kernel::{KernelSymbols, KernelSymbolsUnavailable, RecordedKernel};
+pub(crate) use memo::NamedAhead;
 pub(crate) use pass_names::declared_pass_names;
 
 use crate::binary::{DsoId, DsoKind, ElfImage, Store, hex};
 use crate::cache::{BinaryEntry, Cache};
 use crate::stacks::FrameId;
 use crate::unwind::FrameKey;
-use ahead::EntryAhead;
 use inline::InlineInfo;
+use memo::EntryAhead;
 
 crate::index::index_type! {
     /// Index of an interned symbol.

@@ -23,7 +23,8 @@ use linux_perf_data::linux_perf_event_reader::RawEventRecord;
 
 use super::events::Events;
 use super::mapped::MappedFile;
-use super::reader::{Lookahead, ReadEnd, RecordReader, Rounds, Source, StreamKind};
+use super::reader::{ReadEnd, RecordReader, Source};
+use super::reading::{Lookahead, Rounds, StreamKind};
 use super::record_header::{HEADER_SIZE, Header};
 use super::records::InputEnd;
 use super::validate::Salvage;

@@ -4,7 +4,15 @@
 //! file's header or a pipe stream's header records.
 
 use super::byte_order::{ByteOrder, SECTION_SIZE, Section};
-use super::validate::Problem;
+
+/// Why a file failed the check.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Problem {
+    /// The file ends before the parts a reading needs.
+    Truncated(String),
+    /// A field holds a value perf never writes.
+    Corrupt(String),
+}
 
 /// The smallest `perf_event_attr` perf ever wrote (`PERF_ATTR_SIZE_VER0`).
 pub(super) const MIN_ATTR_SIZE: u64 = 64;

@@ -25,8 +25,9 @@ use std::sync::mpsc::{Receiver, SyncSender};
 use zstd_safe::{DCtx, InBuffer, OutBuffer};
 
 use super::byte_order::ByteOrder;
-use super::reader::{AUXTRACE, COMPRESSED, COMPRESSED2};
-use super::record_header::{HEADER_SIZE, Next, auxtrace_payload_end, next_header};
+use super::record_header::{
+    AUXTRACE, COMPRESSED, COMPRESSED2, HEADER_SIZE, Next, auxtrace_payload_end, next_header,
+};
 use super::zstd_blocks::{BlockDecoder, MAX_BLOCK, Step};
 
 /// Bytes a piece can hold: many records (a DWARF sample is up to 64 KiB),

@@ -4,9 +4,11 @@
 //!
 //! It is compile-perf's only reader of recordings. It validates the
 //! structure (`validate`), lets linux-perf-data parse the header, reads the
-//! records itself (`reader`: in place from a memory map or a stream, zstd
-//! decompressed with one context by `inflate`, on a thread ahead of the
-//! reader for a mapped file, each record checked by `plausible`; the
+//! records itself (`reader`: in place from a memory map (`mapped`) or a
+//! stream, each top-level record acted on and each round handed on in
+//! order by `reading`, zstd decompressed with one context by `inflate`
+//! (on a thread ahead of the reader for a mapped file) into the `pieces`
+//! that `decompress` reads, each record checked by `plausible`; the
 //! streams of a directory read in parallel and merged by `directory`), and
 //! turns them into the few plain [`Record`]s the pipeline needs. It knows
 //! nothing about processes, unwinding or symbols.
@@ -22,8 +24,10 @@ mod header_fields;
 mod inflate;
 mod mapped;
 mod open;
+mod pieces;
 mod plausible;
 mod reader;
+mod reading;
 mod record_header;
 mod records;
 mod round_order;
@@ -146,7 +150,8 @@ mod tests {
     use linux_perf_data::{PerfFileReader, PerfFileRecord};
 
     use super::events::Events;
-    use super::reader::{Source, StreamKind};
+    use super::reader::Source;
+    use super::reading::StreamKind;
     use super::*;
 
     /// (event, type, misc, time, body) of every event record, in the order given.

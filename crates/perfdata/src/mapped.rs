@@ -13,10 +13,12 @@ use std::thread::Scope;
 use linux_perf_data::linux_perf_event_reader::RawEventRecord;
 use memmap2::{Advice, Mmap, UncheckedAdvice};
 
-use super::decompress::Inflation;
 use super::inflate::inflate_ahead;
-use super::reader::{Bytes, COMPRESSED, COMPRESSED2, Core, FINISHED_ROUND, Rounds, Stop};
-use super::record_header::{Next, auxtrace_payload_end, next_header};
+use super::pieces::Inflation;
+use super::reading::{Bytes, Core, Rounds, Stop};
+use super::record_header::{
+    COMPRESSED, COMPRESSED2, FINISHED_ROUND, Next, auxtrace_payload_end, next_header,
+};
 use super::round_order::{Origin, Place};
 
 /// Where the reader is, as offsets in the mapping: it has reached

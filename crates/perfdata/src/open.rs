@@ -15,7 +15,8 @@ use super::convert::recording_info;
 use super::directory::{Directory, HEADER_FILE, is_perf_directory};
 use super::events::Events;
 use super::mapped::MappedFile;
-use super::reader::{RecordReader, Source, StreamKind};
+use super::reader::{RecordReader, Source};
+use super::reading::StreamKind;
 use super::{Input, RUN_RECORDING, Reader, Recording, corrupt, header_fields, validate};
 use crate::error::Error;
 
@@ -145,11 +146,11 @@ impl Recording {
         }
         let layout = validate::check_file_structure(&mut file, len, preamble.big_endian, salvage)
             .map_err(|problem| match problem {
-            validate::Problem::Truncated(reason) => Error::Truncated {
+            header_fields::Problem::Truncated(reason) => Error::Truncated {
                 input: name.clone(),
                 reason,
             },
-            validate::Problem::Corrupt(reason) => Error::Corrupt {
+            header_fields::Problem::Corrupt(reason) => Error::Corrupt {
                 input: name.clone(),
                 reason,
             },

@@ -4,6 +4,17 @@
 use super::byte_order::ByteOrder;
 use super::plausible::{is_known_type, is_perf_type};
 
+// The user record types below are perf's own (`tools/perf/util/event.h`);
+// linux-perf-data keeps its constants for them private.
+/// `PERF_RECORD_FINISHED_ROUND` (perf's `tools/perf/util/event.h`): no record
+/// after it is older than the records before the previous one.
+pub(super) const FINISHED_ROUND: u32 = 68;
+/// `PERF_RECORD_AUXTRACE`: its payload follows the record, outside its size.
+pub(super) const AUXTRACE: u32 = 71;
+/// `PERF_RECORD_COMPRESSED`: its body is zstd data.
+pub(super) const COMPRESSED: u32 = 81;
+/// `PERF_RECORD_COMPRESSED2`: the size of the zstd data, the data, padding.
+pub(super) const COMPRESSED2: u32 = 83;
 /// Size of `struct perf_event_header`.
 pub(super) const HEADER_SIZE: usize = 8;
 

@@ -18,8 +18,8 @@ use std::ops::Range;
 
 use super::byte_order::{ByteOrder, SECTION_SIZE, Section};
 use super::header_fields::{
-    FEATURE_CMDLINE, FEATURE_EVENT_DESC, MIN_ATTR_SIZE, check_attributes, check_event_desc_matches,
-    check_string_list,
+    FEATURE_CMDLINE, FEATURE_EVENT_DESC, MIN_ATTR_SIZE, Problem, check_attributes,
+    check_event_desc_matches, check_string_list,
 };
 
 /// Size of the fixed part of a file-mode header (`struct perf_file_header`).
@@ -38,15 +38,6 @@ const MAX_FILE_OFFSET: u64 = 1 << 48;
 /// (perf's own end near 34, simpleperf's start at 128).
 fn is_unassigned_feature(bit: u32) -> bool {
     bit == 0 || (64..128).contains(&bit)
-}
-
-/// Why a file failed the check.
-#[derive(Debug, PartialEq, Eq)]
-pub(super) enum Problem {
-    /// The file ends before the parts a reading needs.
-    Truncated(String),
-    /// A field holds a value perf never writes.
-    Corrupt(String),
 }
 
 /// Where the records of a checked file lie, and how to read it.

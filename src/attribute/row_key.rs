@@ -1,0 +1,21 @@
+//! The key of a report row: a category, symbol, binary, thread, process,
+//! pass or place outside passes.
+
+use super::pass::{OutsidePass, PassId};
+use crate::binary::DsoId;
+use crate::process::{ProcessId, ThreadId};
+use crate::rules::CategoryId;
+use crate::symbolize::SymbolId;
+
+/// The key of one row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum RowKey {
+    Category(CategoryId),
+    Symbol(SymbolId),
+    Dso(DsoId),
+    Thread(ThreadId),
+    Process(ProcessId),
+    Pass(PassId),
+    /// Samples outside every pass.
+    OutsidePass(OutsidePass),
+}
