@@ -11,7 +11,9 @@
 #    - the viewers the export tests read exports with: golang-go (`go tool pprof`),
 #      chromium (the HTML report, headless) and npm, with the `speedscope` package
 #      (its file-format schema) installed under target/tmp/speedscope.
-# 2. Checks: scripts/check-links.py (every relative link and #anchor of README.md,
+# 2. Checks: scripts/check-structure.py (no two modules import each other, directly
+#    or in a circle; no source file over 500 lines), scripts/check-links.py (every
+#    relative link and #anchor of README.md,
 #    CHANGELOG.md and the Markdown under docs/, flamegraphs/ and examples/ resolves),
 #    `cargo fmt --all --check`, `cargo clippy --workspace --all-targets --release
 #    -- -D warnings` (compile-perf and the fuzz targets of fuzz/),
@@ -92,6 +94,8 @@ if [ "$ci" = true ]; then
 fi
 log "scripts/check-links.py (relative links and anchors of the documentation)"
 python3 scripts/check-links.py
+log "scripts/check-structure.py (no import circle between modules, no file over 500 lines)"
+python3 scripts/check-structure.py
 log "cargo fmt --all --check"
 cargo fmt --all --check
 log "cargo clippy --workspace --all-targets --release -- -D warnings"

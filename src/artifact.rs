@@ -2,7 +2,12 @@
 //! recorder writes and the reports and `diff` read; the kind of a `.vmfb`
 //! member told from its name, its share of the file by kind, and the name
 //! an executable is matched by across builds (its dispatch name, without the
-//! target's suffix).
+//! target's suffix); and the outputs a compile's command line names, found as
+//! iree-compile parses it (`-o FILE`, `-o=FILE`, `--o=FILE`, and the
+//! directories of `--iree-hal-dump-*-to`).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
@@ -208,9 +213,75 @@ pub(crate) fn outputs(artifacts: &[Artifact]) -> impl Iterator<Item = &Artifact>
         .filter(|artifact| artifact.role == ArtifactRole::Output)
 }
 
+/// The outputs a command line names.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct NamedOutputs {
+    /// `-o FILE` (the last one, as LLVM's option parser keeps it).
+    pub file: Option<PathBuf>,
+    /// Where in the arguments every `-o` option and its separate value
+    /// stand (`-o -` too), for a caller that drops them.
+    pub file_option_at: Vec<usize>,
+    /// The directories of `--iree-hal-dump-*-to`.
+    pub dump_dirs: Vec<PathBuf>,
+}
+
+/// The outputs `args` (the command's arguments, without the program) name.
+/// LLVM's parser takes one or two dashes, and a value after `=` or as the
+/// next argument; `-` is stdout, and `--` ends the options.
+pub(crate) fn named_outputs(args: &[OsString]) -> NamedOutputs {
+    let mut named = NamedOutputs::default();
+    let mut args = args.iter().map(|arg| arg.to_string_lossy()).enumerate();
+    while let Some((at, arg)) = args.next() {
+        if arg == "--" {
+            break;
+        }
+        let Some(option) = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-')) else {
+            continue;
+        };
+        let (name, inline_value) = match option.split_once('=') {
+            Some((name, value)) => (name, Some(value.to_owned())),
+            None => (option, None),
+        };
+        let is_file = name == "o";
+        let is_dump_dir = name.starts_with("iree-hal-dump-") && name.ends_with("-to");
+        if !is_file && !is_dump_dir {
+            continue;
+        }
+        if is_file {
+            named.file_option_at.push(at);
+        }
+        let Some(value) = inline_value.or_else(|| {
+            let (value_at, value) = args.next()?;
+            if is_file {
+                named.file_option_at.push(value_at);
+            }
+            Some(value.into_owned())
+        }) else {
+            break;
+        };
+        if value.is_empty() || value == "-" {
+            continue;
+        }
+        if is_file {
+            named.file = Some(PathBuf::from(value));
+        } else if !named
+            .dump_dirs
+            .iter()
+            .any(|dir| dir.as_os_str() == value.as_str())
+        {
+            named.dump_dirs.push(PathBuf::from(value));
+        }
+    }
+    named
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn args(text: &str) -> Vec<OsString> {
+        text.split_whitespace().map(OsString::from).collect()
+    }
 
     fn member(name: &str, bytes: u64) -> Member {
         Member {
@@ -322,5 +393,42 @@ mod tests {
         assert_eq!(artifact.role, ArtifactRole::Output);
         assert!(artifact.by_kind().is_empty());
         assert_eq!(artifact.overhead_bytes(), None);
+    }
+
+    #[test]
+    fn outputs_are_found_as_llvm_parses_them() {
+        let named = named_outputs(&args(
+            "m.mlir -o first.vmfb --iree-hal-dump-executable-binaries-to=bins \
+             -iree-hal-dump-executable-sources-to srcs --o=out.vmfb --iree-hal-link-executables=false",
+        ));
+        assert_eq!(named.file, Some(PathBuf::from("out.vmfb")));
+        assert_eq!(named.file_option_at, [1, 2, 6]);
+        assert_eq!(
+            named.dump_dirs,
+            [PathBuf::from("bins"), PathBuf::from("srcs")]
+        );
+        assert_eq!(
+            named_outputs(&args("m.mlir -o=x.vmfb")).file,
+            Some(PathBuf::from("x.vmfb"))
+        );
+    }
+
+    #[test]
+    fn stdout_a_missing_value_and_arguments_after_a_double_dash_name_no_output() {
+        let stdout = named_outputs(&args("m.mlir -o -"));
+        assert_eq!((stdout.file, stdout.file_option_at), (None, vec![1, 2]));
+        let no_value = named_outputs(&args("m.mlir -o"));
+        assert_eq!((no_value.file, no_value.file_option_at), (None, vec![1]));
+        assert_eq!(
+            named_outputs(&args("m.mlir -- -o x.vmfb")),
+            NamedOutputs::default()
+        );
+        // Options that only end like one are not it.
+        assert_eq!(
+            named_outputs(&args(
+                "--output-format=vm-bytecode --iree-hal-dump-executable-files m"
+            )),
+            NamedOutputs::default()
+        );
     }
 }

@@ -60,6 +60,11 @@ pub(crate) const EXIT_PROBE_FAILED: u8 = 27;
 pub(crate) const EXIT_REGRESSION: u8 = 30;
 /// `push` could not hand the profile over.
 pub(crate) const EXIT_PUSH_FAILED: u8 = 31;
+/// `diff`'s gate refused: a run of either side is of a failed compile.
+pub(crate) const EXIT_FAILED_RUN: u8 = 32;
+/// `diff`'s gate refused: the sides compiled different inputs or used
+/// different flags, and `--allow-different-inputs` was not given.
+pub(crate) const EXIT_DIFFERENT_INPUTS: u8 = 33;
 /// `executables`: the compile dumped no executables.
 pub(crate) const EXIT_NO_EXECUTABLES: u8 = 40;
 /// `executables` ranked the executables, but one or more failed, timed out

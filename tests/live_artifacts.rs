@@ -188,8 +188,19 @@ fn separate_executables_grow_the_module_and_the_size_gate_catches_it() {
         separate_executables.len()
     )));
 
+    // The two builds differ by a flag: the gate refuses them unless allowed.
+    let refused = diff(&linked, &separate, &["--max-increase", "size=10"]);
+    refused.expect_code(33, "the gate over different flags");
+    assert!(
+        refused
+            .stderr
+            .contains("BASE and NEW used different compiler flags"),
+        "{}",
+        refused.stderr
+    );
     // The gate: the module grew by more than 10%.
-    let gate = diff(&linked, &separate, &["--max-increase", "size=10"]);
+    let allowed = ["--allow-different-inputs", "--max-increase"];
+    let gate = diff(&linked, &separate, &[allowed[0], allowed[1], "size=10"]);
     gate.expect_code(30, "diff --max-increase size=10");
     assert!(
         gate.stderr.contains("| artifact bytes |"),
@@ -197,12 +208,13 @@ fn separate_executables_grow_the_module_and_the_size_gate_catches_it() {
         gate.stderr
     );
     // The other way round it shrank.
-    diff(&separate, &linked, &["--max-increase", "size=10"]).expect_code(0, "diff the other way");
+    diff(&separate, &linked, &[allowed[0], allowed[1], "size=10"])
+        .expect_code(0, "diff the other way");
     // One run a side does not judge time or RSS, however they moved.
     diff(
         &linked,
         &separate,
-        &["--max-increase", "wall=0", "--max-increase", "rss=0"],
+        &[allowed[0], allowed[1], "wall=0", allowed[1], "rss=0"],
     )
     .expect_code(0, "time and RSS limits with one run a side");
 }

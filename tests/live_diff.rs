@@ -8,14 +8,19 @@
 //! - const-eval on against `--iree-opt-const-eval=false`: constant
 //!   folding's inclusive share falls by more than 5 points, significantly;
 //! - three runs against three runs of one unchanged compile, on three
-//!   workloads: nothing is significant and the gate passes.
+//!   workloads: nothing is significant and the gate passes;
+//! - a failed compile on either side: the gate refuses it (exit 32) and
+//!   names the run; other inputs or flags are warned of, and the gate
+//!   refuses them (exit 33) unless `--allow-different-inputs`.
 
 mod common;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use common::iree::{IREE_FLAGS, iree_live_prerequisites, live_lock, workload, workload_at_scale};
+use common::iree::{
+    IREE_FLAGS, iree_live_prerequisites, live_lock, record_args, workload, workload_at_scale,
+};
 use common::{Run, TempDir, compile_perf, iree_compile};
 use serde_json::Value;
 
@@ -228,12 +233,37 @@ fn text_against_bytecode_the_lexer_falls_and_the_gate_catches_the_way_back() {
     assert_eq!(number(&lexer["new_self_percent"]), new_lexer);
     assert!((number(&lexer["delta_self_pp"]) - (new_lexer - base_lexer)).abs() < 1e-9);
 
+    // Text and bytecode are different inputs: a warning, and the gate
+    // refuses them unless allowed.
+    assert!(
+        compared["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|warning| warning
+                .as_str()
+                .unwrap()
+                .starts_with("BASE and NEW compiled different inputs (SHA-256 ")),
+        "{}",
+        compared["warnings"]
+    );
+    let refused = diff(&bytecode, &text, &["--fail-on-regression"]);
+    refused.expect_code(33, "the gate over different inputs");
+    assert!(
+        refused
+            .stderr
+            .contains("the gate refuses: BASE and NEW compiled different inputs"),
+        "{}",
+        refused.stderr
+    );
+
     // The gate, bytecode → text: the lexer grew.
-    let gate = diff(&bytecode, &text, &["--fail-on-regression"]);
+    let allowed = "--allow-different-inputs";
+    let gate = diff(&bytecode, &text, &["--fail-on-regression", allowed]);
     gate.expect_code(30, "the gate, bytecode → text");
     // Its self share, its inclusive share or both, as the noise allows.
-    assert!(gate.stderr.contains("| Lexer | "), "{}", gate.stderr);
-    let limited = diff(&bytecode, &text, &["--max-increase", "lexer=50"]);
+    assert!(gate.stderr.contains("| Lexer ("), "{}", gate.stderr);
+    let limited = diff(&bytecode, &text, &["--max-increase", "lexer=50", allowed]);
     limited.expect_code(0, "a limit above the lexer's growth");
     diff(&bytecode, &text, &["--max-increase", "no-such-category=1"])
         .expect_code(13, "an unknown category");
@@ -340,4 +370,74 @@ fn three_runs_against_three_of_an_unchanged_compile_flag_nothing() {
     let first = record_three(&dir.join("first"), &input, &[]);
     let second = record_three(&dir.join("second"), &input, &[]);
     assert_nothing_significant(&first, &second, "many-dispatches");
+}
+
+#[test]
+fn the_gate_refuses_a_failed_compile_on_either_side_and_names_it() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("diff-failed");
+    let input = workload(&dir, "hex-constants");
+    let ok = dir.join("ok");
+    compile_perf(record_args(&ok, &[], &input, &[])).expect_code(0, "record of a compile");
+    // The same input with a flag iree-compile refuses: the compile exits 1,
+    // and `record` keeps the run with the compile's code.
+    let failed = dir.join("failed");
+    let failing = ["--iree-hal-target-device=no-such-device"];
+    let recorded = compile_perf(record_args(&failed, &[], &input, &failing));
+    assert_ne!(recorded.code, Some(0), "{}", recorded.stderr);
+    assert!(failed.join("run.json").is_file());
+
+    let gate = diff(&ok, &failed, &["--max-increase", "wall=10"]);
+    gate.expect_code(32, "the gate over a failed NEW");
+    let named = format!(
+        "the gate refuses: NEW run {}",
+        failed.join("perf.data").display()
+    );
+    assert!(gate.stderr.contains(&named), "{}", gate.stderr);
+    assert!(
+        gate.stderr.contains("the compile failed (exit status: "),
+        "{}",
+        gate.stderr
+    );
+    let gate = diff(
+        &failed,
+        &ok,
+        &["--fail-on-regression", "--allow-different-inputs"],
+    );
+    gate.expect_code(32, "the gate over a failed BASE, whatever is allowed");
+    assert!(
+        gate.stderr.contains("the gate refuses: BASE run "),
+        "{}",
+        gate.stderr
+    );
+
+    // Without a gate the diff is made, and says what failed.
+    let compared = diff(&ok, &failed, &["--format", "json"]);
+    assert_ne!(compared.code, Some(32), "{}", compared.stderr);
+    let json = compared.json();
+    let failed_runs = json["new"]["failed_runs"].as_array().unwrap();
+    assert_eq!(failed_runs.len(), 1, "{json:#}");
+    assert!(
+        failed_runs[0]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("the compile failed")
+    );
+    assert!(json["base"]["failed_runs"].as_array().unwrap().is_empty());
+    // The flags differ too, and say which.
+    assert!(
+        json["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|warning| warning
+                .as_str()
+                .unwrap()
+                .contains("`--iree-hal-target-device=no-such-device`")),
+        "{}",
+        json["warnings"]
+    );
 }

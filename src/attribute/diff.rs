@@ -5,6 +5,7 @@
 
 use hashbrown::{HashMap, HashSet};
 
+use super::comparable::{SideRuns, mismatches};
 use super::run_diff::{RunDiff, RunMeasures, run_diff};
 use super::runs::RunRows;
 use super::significance::{self, Count, FAMILY_ALPHA, Noise, RowRuns, Test};
@@ -17,6 +18,8 @@ pub(crate) struct Side {
     pub runs: Vec<RunRows>,
     /// What each run's `run.json` says (of runs without one, nothing).
     pub measures: Vec<RunMeasures>,
+    /// What the runs compiled, and which of them failed.
+    pub compiled: SideRuns,
 }
 
 impl Side {
@@ -119,6 +122,9 @@ pub(crate) struct Diff {
     pub judged: Judged,
     /// The runs' facts (times, RSS, artifacts) side by side.
     pub run: RunDiff,
+    /// Why the sides may not compare like with like: runs that compiled
+    /// other inputs or used other flags.
+    pub mismatches: Vec<String>,
 }
 
 /// Both sides' counts of each row, as the tests take them.
@@ -135,12 +141,14 @@ fn as_rows(counts: &[(Vec<Count>, Vec<Count>)]) -> Vec<RowRuns<'_>> {
 pub(crate) fn diff(base: Side, new: Side, threshold_pp: f64, floor_pp: f64) -> Diff {
     let (rows, judged) = judged_rows(&base, &new, threshold_pp, floor_pp);
     let run = run_diff(&base.measures, &new.measures);
+    let mismatches = mismatches(&base.compiled, &new.compiled);
     Diff {
         base,
         new,
         rows,
         judged,
         run,
+        mismatches,
     }
 }
 
@@ -249,6 +257,20 @@ impl Diff {
     /// CPU seconds per run, on average, of a side's samples.
     pub(crate) fn cpu_seconds(side: &Side) -> Option<f64> {
         side.seconds_per_run(|run| run.samples)
+    }
+
+    /// Every warning about what was compared: each failed run, then the
+    /// mismatched inputs and flags.
+    pub(crate) fn warnings(&self) -> Vec<String> {
+        let failed = [("BASE", &self.base), ("NEW", &self.new)]
+            .into_iter()
+            .flat_map(|(label, side)| {
+                side.compiled
+                    .failed
+                    .iter()
+                    .map(move |failed| format!("{label} run {}: {}", failed.run, failed.reason))
+            });
+        failed.chain(self.mismatches.iter().cloned()).collect()
     }
 
     /// How the rows were judged, in words.

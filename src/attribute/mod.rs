@@ -14,6 +14,7 @@
 //! `significance.rs`.
 
 mod classes;
+pub(crate) mod comparable;
 pub(crate) mod diff;
 mod pass;
 pub(crate) mod pass_spans;

@@ -76,6 +76,10 @@ pub(super) struct DiffArgs {
     /// the noise by more than PP percentage points. Repeatable.
     #[arg(long, value_name = "KEY=PP", value_parser = parse_limit, help_heading = heading::GATE)]
     pub max_increase: Vec<(String, f64)>,
+    /// Let the gate compare runs of different inputs (SHA-256) or compiler flags;
+    /// without it the gate refuses them (exit 33). They are warned of either way.
+    #[arg(long, help_heading = heading::GATE)]
+    pub allow_different_inputs: bool,
     /// Also draw NEW's stacks coloured by the change to OUT.svg (and BASE's
     /// to OUT-base.svg).
     #[arg(long, value_name = "OUT.svg", help_heading = heading::OUTPUT)]

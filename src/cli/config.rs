@@ -137,6 +137,7 @@ impl Cli {
                             fail_on_regression: args.fail_on_regression,
                             max_increase: args.max_increase,
                         },
+                        allow_different_inputs: args.allow_different_inputs,
                         flamegraph: args.flamegraph,
                     },
                 ),

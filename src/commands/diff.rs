@@ -3,17 +3,19 @@
 //! writes the table or JSON, draws the differential flamegraphs, and applies
 //! the CI gate.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use hashbrown::HashMap;
 
 use super::{ColorChoice, Config, Reading, ReportFormat, finish, load_recording, load_rules};
+use crate::attribute::comparable::SideRuns;
 use crate::attribute::diff::{Diff, Limits, Side, diff, failures};
 use crate::attribute::run_diff::{Measure, RunMeasures, run_failures};
 use crate::attribute::runs::{RunRows, run_rows};
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
-use crate::error::{EXIT_REGRESSION, Error};
+use crate::error::{EXIT_DIFFERENT_INPUTS, EXIT_FAILED_RUN, EXIT_REGRESSION, Error};
 use crate::output::{Output, write_output};
 use crate::profile::LoadOptions;
 use crate::render::flamegraph::diff::{DiffStacks, Drawn, Labels, draw, folded_lines};
@@ -39,6 +41,8 @@ pub(crate) struct DiffOptions {
     /// The smallest change flagged, in percentage points.
     pub(crate) threshold_pp: f64,
     pub(crate) limits: Limits,
+    /// Let the gate judge sides of different inputs or flags.
+    pub(crate) allow_different_inputs: bool,
     /// Draw NEW's stacks here, and BASE's beside them.
     pub(crate) flamegraph: Option<PathBuf>,
 }
@@ -59,6 +63,7 @@ pub(crate) fn run(config: &Config, reading: &Reading, options: &DiffOptions) -> 
         let mut runs = Vec::new();
         let mut measures = Vec::new();
         let mut stacks: HashMap<String, u64> = HashMap::new();
+        let mut compiled = SideRuns::default();
         for input in recordings(path)? {
             let load = LoadOptions {
                 input: Input::Path(input.clone()),
@@ -67,6 +72,7 @@ pub(crate) fn run(config: &Config, reading: &Reading, options: &DiffOptions) -> 
             let run_dir = RunDir::of_recording(&input);
             let profile = load_recording(&load, &run_dir)?;
             let run = run_dir.run;
+            compiled.add(&input.display().to_string(), run.as_ref());
             let classes = Classes::new(&profile, &rules);
             let rows = run_rows(
                 input,
@@ -89,6 +95,7 @@ pub(crate) fn run(config: &Config, reading: &Reading, options: &DiffOptions) -> 
             name: path.display().to_string(),
             runs,
             measures,
+            compiled,
         };
         Ok((side, stacks))
     };
@@ -123,6 +130,17 @@ pub(crate) fn run(config: &Config, reading: &Reading, options: &DiffOptions) -> 
         };
         draw_flamegraphs(&compared, &stacks, svg)?;
     }
+    if !config.quiet {
+        for warning in compared.warnings() {
+            eprintln!("compile-perf: warning: {warning}");
+        }
+    }
+    let gated = options.limits.fail_on_regression || !options.limits.max_increase.is_empty();
+    if gated {
+        if let Some(refusal) = refusal(&compared, options.allow_different_inputs) {
+            return Ok(refusal);
+        }
+    }
     let failed = failures(&compared, &limits);
     let run_failed = run_failures(&compared.run, &run_limits);
     if failed.is_empty() && run_failed.is_empty() {
@@ -136,6 +154,42 @@ pub(crate) fn run(config: &Config, reading: &Reading, options: &DiffOptions) -> 
         &mut std::io::stderr().lock(),
     );
     Ok(EXIT_REGRESSION)
+}
+
+/// The gate's exit code when it refuses to judge, after saying why on
+/// stderr: a failed compile on either side, or sides of different inputs
+/// or flags unless they are allowed.
+fn refusal(compared: &Diff, allow_different_inputs: bool) -> Option<u8> {
+    let failed: Vec<String> = [("BASE", &compared.base), ("NEW", &compared.new)]
+        .into_iter()
+        .flat_map(|(label, side)| {
+            side.compiled
+                .failed
+                .iter()
+                .map(move |failed| format!("{label} run {}: {}", failed.run, failed.reason))
+        })
+        .collect();
+    let (code, reasons, advice) = if !failed.is_empty() {
+        (
+            EXIT_FAILED_RUN,
+            failed,
+            "a failed compile has no compile time to judge",
+        )
+    } else if !compared.mismatches.is_empty() && !allow_different_inputs {
+        (
+            EXIT_DIFFERENT_INPUTS,
+            compared.mismatches.clone(),
+            "pass --allow-different-inputs to judge them anyway",
+        )
+    } else {
+        return None;
+    };
+    let mut stderr = std::io::stderr().lock();
+    for reason in reasons {
+        let _ = writeln!(stderr, "compile-perf: the gate refuses: {reason}");
+    }
+    let _ = writeln!(stderr, "compile-perf: {advice}");
+    Some(code)
 }
 
 /// What a run's `run.json` says of it, and the CPU seconds of its rows.

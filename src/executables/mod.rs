@@ -11,7 +11,7 @@ mod run;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
-use crate::recorder::named_outputs;
+use crate::artifact::named_outputs;
 
 pub(crate) use run::{ExecutableRun, record_executables};
 

@@ -33,7 +33,6 @@ use crate::rss::{MEMORY_FILE, RssSeries};
 use perfdata::RUN_RECORDING;
 
 use crate::run_dir::{CommandExit, PerfRun, RingBuffer, RunJson, RunStatus, StderrExcerpt};
-pub(crate) use artifacts::named_outputs;
 use checks::{check_permission, detect_event, perf_version, prepare_dir, program_exists};
 use measure::{MEASURE_FILE, read_measured};
 pub(crate) use options::{CallGraph, RecordOptions};
@@ -346,7 +345,7 @@ pub(crate) fn record_with_timeout(
     }
     // After the Ctrl-C and timeout notes, which say why an output may be
     // missing.
-    let named = artifacts::named_outputs(&options.command[1..]);
+    let named = crate::artifact::named_outputs(&options.command[1..]);
     run.artifacts = artifacts::artifacts(&named, started_at, &mut run.notes);
     let perf_exit = perf_outcome.as_ref().and_then(|perf| perf.exit);
     run.perf = Some(PerfRun {

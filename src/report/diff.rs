@@ -78,6 +78,13 @@ fn header_lines(diff: &Diff, scope: &Scope) -> Vec<String> {
         ),
         format!("significance: {}", diff.method()),
     ]
+    .into_iter()
+    .chain(
+        diff.warnings()
+            .into_iter()
+            .map(|warning| format!("warning: {warning}")),
+    )
+    .collect()
 }
 
 /// `+1.23` / `-4.56`, coloured when the change is significant.
@@ -172,6 +179,9 @@ pub(crate) struct DiffJson<'a> {
     attribution: &'static str,
     significance: String,
     threshold_pp: f64,
+    /// Why the sides may not compare like with like (other inputs or flags),
+    /// and the runs whose compile failed, in words.
+    warnings: Vec<String>,
     /// The runs' facts: `wall_seconds`, `cpu_seconds`, `peak_rss_bytes`,
     /// `artifact_bytes`, each `{base, new, delta_percent, …}`.
     run: serde_json::Map<String, serde_json::Value>,
@@ -192,6 +202,15 @@ struct SideJson<'a> {
     lost_samples: u64,
     /// CPU seconds per run, on average.
     cpu_seconds: Option<f64>,
+    /// The runs whose compile failed: `{run, reason}`.
+    failed_runs: Vec<FailedRunJson<'a>>,
+}
+
+/// A run whose compile failed, in the JSON document.
+#[derive(Debug, Serialize)]
+struct FailedRunJson<'a> {
+    run: &'a str,
+    reason: &'a str,
 }
 
 /// One row in the JSON document.
@@ -221,6 +240,15 @@ fn side_json(side: &Side) -> SideJson<'_> {
         samples: side.samples(),
         lost_samples: side.lost_samples(),
         cpu_seconds: Diff::cpu_seconds(side).map(round2),
+        failed_runs: side
+            .compiled
+            .failed
+            .iter()
+            .map(|failed| FailedRunJson {
+                run: &failed.run,
+                reason: &failed.reason,
+            })
+            .collect(),
     }
 }
 
@@ -234,6 +262,7 @@ pub(crate) fn to_json<'a>(diff: &'a Diff, scope: &Scope) -> DiffJson<'a> {
         attribution: scope.attribution,
         significance: diff.method(),
         threshold_pp: diff.judged.threshold_pp,
+        warnings: diff.warnings(),
         run: run_diff::run_json(&diff.run),
         artifacts: run_diff::artifacts_json(&diff.run),
         rows: diff
@@ -286,37 +315,31 @@ pub(crate) fn write_failures(
     writeln!(out)?;
     writeln!(out, "- base: {}", diff.base.name)?;
     writeln!(out, "- new: {}", diff.new.name)?;
-    if !run_failures.is_empty() {
-        writeln!(out)?;
-        run_diff::write_failures(run_failures, out)?;
-    }
-    if !failures.is_empty() {
-        writeln!(out)?;
-        let table = Table {
-            columns: vec![
-                Column::left("row"),
-                Column::left("share"),
-                Column::right("base"),
-                Column::right("new"),
-                Column::right("change"),
-                Column::right("limit"),
-            ],
-            rows: failures
-                .iter()
-                .map(|failure| {
-                    vec![
-                        failure.name.clone().into(),
-                        failure.measure.to_owned().into(),
-                        format!("{:.2}%", failure.base_percent).into(),
-                        format!("{:.2}%", failure.new_percent).into(),
-                        format!("{:+.2} pp", failure.delta_pp).into(),
-                        format!("{} pp", failure.limit_pp).into(),
-                    ]
-                })
-                .collect(),
-        };
-        write_table(&table, TextFormat::Markdown, false, out)?;
-    }
+    writeln!(out)?;
+    let share_rows = failures.iter().map(|failure| -> Vec<Cell> {
+        vec![
+            format!("{} ({})", failure.name, failure.measure).into(),
+            format!("{:.2}%", failure.base_percent).into(),
+            format!("{:.2}%", failure.new_percent).into(),
+            format!("{:+.2} pp", failure.delta_pp).into(),
+            format!("{} pp", failure.limit_pp).into(),
+        ]
+    });
+    let table = Table {
+        columns: vec![
+            Column::left("grew"),
+            Column::right("base"),
+            Column::right("new"),
+            Column::right("change"),
+            Column::right("limit"),
+        ],
+        rows: run_failures
+            .iter()
+            .map(run_diff::failure_row)
+            .chain(share_rows)
+            .collect(),
+    };
+    write_table(&table, TextFormat::Markdown, false, out)?;
     writeln!(out)?;
     writeln!(out, "{}", diff.method())
 }

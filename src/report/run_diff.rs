@@ -290,30 +290,15 @@ pub(crate) fn artifacts_json(run: &RunDiff) -> Vec<MemberJson> {
         .collect()
 }
 
-/// The failed gate's table of run facts, in Markdown.
-pub(crate) fn write_failures(failures: &[RunFailure], out: &mut dyn Write) -> std::io::Result<()> {
-    let table = Table {
-        columns: vec![
-            Column::left("run"),
-            Column::right("base"),
-            Column::right("new"),
-            Column::right("change"),
-            Column::right("limit"),
-        ],
-        rows: failures
-            .iter()
-            .map(|failure| {
-                vec![
-                    failure.measure.label().to_owned().into(),
-                    shown(failure.measure, failure.base).into(),
-                    shown(failure.measure, failure.new).into(),
-                    format!("{:+.2}%", failure.delta_percent).into(),
-                    format!("{}%", failure.limit_percent).into(),
-                ]
-            })
-            .collect(),
-    };
-    write_table(&table, TextFormat::Markdown, false, out)
+/// A run fact's row of the failed gate's table: what, base, new, change, limit.
+pub(crate) fn failure_row(failure: &RunFailure) -> Vec<Cell> {
+    vec![
+        failure.measure.label().to_owned().into(),
+        shown(failure.measure, failure.base).into(),
+        shown(failure.measure, failure.new).into(),
+        format!("{:+.2}%", failure.delta_percent).into(),
+        format!("{}%", failure.limit_percent).into(),
+    ]
 }
 
 #[cfg(test)]

@@ -34,6 +34,7 @@ fn side(runs: Vec<RunRows>) -> Side {
         name: "side".to_owned(),
         runs,
         measures: Vec::new(),
+        compiled: SideRuns::default(),
     }
 }
 
