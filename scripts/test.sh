@@ -17,9 +17,9 @@
 #    CHANGELOG.md and the Markdown under docs/, flamegraphs/ and examples/ resolves),
 #    `cargo fmt --all --check`, `cargo clippy --workspace --all-targets --release
 #    -- -D warnings` (compile-perf and the fuzz targets of fuzz/),
-#    `cargo test --release` of compile-perf and the perfdata crate. Test output is
-#    shown (--show-output): the live tests print their agreement tables against perf
-#    report and the unwinding rates.
+#    `cargo test --release` of compile-perf and its crates (perfdata,
+#    category-rules). Test output is shown (--show-output): the live tests print
+#    their agreement tables against perf report and the unwinding rates.
 # 3. Fuzzing (only when no test filter is given): scripts/fuzz.sh runs each fuzz target
 #    for 60 s (FUZZ_SECONDS); a crash or hang fails, and the log says where the input is.
 #
@@ -100,8 +100,8 @@ log "cargo fmt --all --check"
 cargo fmt --all --check
 log "cargo clippy --workspace --all-targets --release -- -D warnings"
 cargo clippy "${locked[@]}" --workspace --all-targets --release -- -D warnings
-log "cargo test --release -p compile-perf -p perfdata"
-cargo test "${locked[@]}" "${fail_fast[@]}" --release -p compile-perf -p perfdata -- --show-output "$@"
+log "cargo test --release -p compile-perf -p perfdata -p category-rules"
+cargo test "${locked[@]}" "${fail_fast[@]}" --release -p compile-perf -p perfdata -p category-rules -- --show-output "$@"
 # A run filtered to some tests is a quick check; the sweep and fuzzing belong to full runs.
 if (($# == 0)); then
   log "scripts/sweep.py (damaged copies of the fixtures: no panic, abort, hang or silent loss)"

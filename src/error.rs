@@ -1,6 +1,7 @@
 //! The typed errors of the pipeline, each with the exit code it maps to:
-//! [`Error`], and the errors of reading a rules file ([`RulesError`]) and of
-//! recording ([`RecordError`]) it wraps. Every layer returns these; this
+//! [`Error`], and the errors it wraps: of reading the recording
+//! (`perfdata::Error`), a rules file (`category_rules::RulesError`) and of
+//! recording ([`RecordError`]). Every layer returns these; this
 //! module imports nothing from the crate.
 //!
 //! Every failure a user can cause with their input has its own variant and its
@@ -112,7 +113,7 @@ pub enum Error {
     },
     /// A `--rules` file that cannot be read or used.
     #[error("{0}")]
-    Rules(#[from] RulesError),
+    Rules(#[from] category_rules::RulesError),
     /// A `--rules` file that cannot be read.
     #[error("cannot read the rules file {path}: {source}")]
     ReadRules {
@@ -214,20 +215,6 @@ fn read_exit_code(error: &perfdata::Error) -> u8 {
         perfdata::Error::StreamCutShort { .. } => EXIT_CUT_SHORT,
         perfdata::Error::Corrupt { .. } => EXIT_CORRUPT,
     }
-}
-
-/// A rule file that cannot be used.
-#[derive(Debug, thiserror::Error)]
-#[error("{origin}:{line}:{column}: {message}")]
-pub struct RulesError {
-    /// The file (or `built-in rules.toml`).
-    pub origin: String,
-    /// The line of the mistake, from 1.
-    pub line: usize,
-    /// Its column, from 1.
-    pub column: usize,
-    /// What is wrong.
-    pub message: String,
 }
 
 /// Why recording could not start or finish.

@@ -1,5 +1,5 @@
 //! Index types: a newtype per table (symbols, frames, stacks, binaries,
-//! processes, threads, categories, passes), so that an index into one table
+//! processes, threads, passes), so that an index into one table
 //! cannot be used for another. The number inside is private to the module
 //! that defines the type; everyone else goes through `new` and `index`
 //! (the position in the table).

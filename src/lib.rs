@@ -4,17 +4,18 @@
 //! the `perfdata` crate (crates/perfdata) reads records → `process` tracks processes and mappings →
 //! `unwind` turns samples into frames → `stacks` interns them →
 //! `symbolize` names each unique frame once (`binary` finds and maps the
-//! ELF files) → `profile` holds the result and selects samples → [`rules`]
-//! says which part of the compiler a function is in → `attribute` totals
+//! ELF files) → `profile` holds the result and selects samples → the
+//! `category-rules` crate (crates/category-rules) says which part of the
+//! compiler a function is in → `attribute` totals
 //! by category, pass and time → `fold` merges stacks → `report` and
 //! `render` format, and `output` writes the files. `recorder` runs perf;
 //! `commands` holds one file per command, and `cli` parses the command
 //! line into a [`Config`]. ARCHITECTURE.md says what each layer may import.
 //!
-//! The public surface is what the binary and the fuzz targets (`fuzz/`)
-//! use: [`Cli`], [`Config`] and [`run`]; [`error`]; and the rule table
-//! [`rules`], a parser of outside input (the other, the recording reader,
-//! is its own crate).
+//! The public surface is what the binary uses: [`Cli`], [`Config`] and
+//! [`run`]; and [`error`]. The parsers of outside input, the recording
+//! reader and the rule table, are crates of their own, which the fuzz
+//! targets (`fuzz/`) build against.
 
 mod alloc;
 mod artifact;
@@ -39,7 +40,6 @@ mod recorder;
 mod render;
 mod report;
 mod rss;
-pub mod rules;
 mod run_dir;
 mod short_name;
 mod stacks;

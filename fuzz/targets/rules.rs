@@ -5,7 +5,7 @@
 //! accepts then classifies a few real function names, so the user's patterns
 //! run too. An `Err` is a correct answer; a panic, an abort or a hang is a bug.
 
-use compile_perf::rules::{FunctionRef, RuleTable};
+use category_rules::{FunctionRef, RuleTable};
 
 /// Real names from iree-compile recordings (as `rules.toml` lists them).
 const FUNCTIONS: [(&str, &str); 4] = [

@@ -19,9 +19,9 @@ use super::row_key::RowKey;
 use crate::cache::{Cache, CategoriesEntry, CategoryOf, Kind};
 use crate::process::{ProcessId, ThreadId};
 use crate::profile::{Profile, is_compiler, is_linker};
-use crate::rules::{CONTAINERS, CategoryId, FunctionRef, RuleTable};
 use crate::stacks::SampleKey;
 use crate::symbolize::{Symbol, SymbolId};
+use category_rules::{CONTAINERS, CategoryId, FunctionRef, RuleTable};
 
 /// How a sample's self category is chosen (`report --attribution`).
 /// `--help` names the values without the notes below (`help = None`), as

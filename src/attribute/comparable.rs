@@ -75,7 +75,11 @@ pub(crate) fn failure(run: &RunJson) -> Option<String> {
 /// What `run` compiled.
 fn compiled(run: &RunJson) -> Compiled {
     let args: Vec<OsString> = run.command.iter().skip(1).map(OsString::from).collect();
-    let output_at = named_outputs(&args).file_option_at;
+    let named = named_outputs(&args);
+    let output_at = named.file_option_at;
+    // Runs recorded before the output was left out of the inputs list it
+    // when an earlier run had written it.
+    let output = named.file.map(|file| file.to_string_lossy().into_owned());
     let flags = run
         .command
         .iter()
@@ -89,6 +93,7 @@ fn compiled(run: &RunJson) -> Compiled {
     let mut inputs: Vec<String> = run
         .inputs
         .iter()
+        .filter(|input| output.as_deref() != Some(input.path.as_str()))
         .map(|input| match &input.sha256 {
             Some(sha256) => sha256.clone(),
             None => format!("{} ({} bytes)", input.path, input.bytes),
@@ -223,6 +228,15 @@ mod tests {
         let mut new = SideRuns::default();
         let other_compiler = "/new/build/iree-compile m.mlir --flag=1 -o elsewhere.vmfb";
         new.add("b", Some(&run(other_compiler, "aa", 0, false)));
+        // A second run finds the first one's output and, recorded before
+        // that was fixed, listed it among its inputs.
+        let mut second = run(COMPILE, "aa", 0, true);
+        second.inputs.push(InputFile {
+            path: "out.vmfb".to_owned(),
+            bytes: 10,
+            sha256: Some("cc".to_owned()),
+        });
+        base.add("a2", Some(&second));
         assert!(mismatches(&base, &new).is_empty());
         assert_eq!(new.failed.len(), 1, "elsewhere.vmfb was not written");
     }

@@ -14,8 +14,8 @@
 use hashbrown::HashMap;
 
 use crate::profile::Profile;
-use crate::rules::{CategoryId, RuleTable};
 use crate::symbolize::SymbolId;
+use category_rules::{CategoryId, RuleTable};
 
 /// The methods that run a pass: `runOnOperation()`, and IREE's pipeline
 /// adaptor's synchronous and asynchronous variants, which its

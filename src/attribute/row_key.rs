@@ -4,8 +4,8 @@
 use super::pass::{OutsidePass, PassId};
 use crate::binary::DsoId;
 use crate::process::{ProcessId, ThreadId};
-use crate::rules::CategoryId;
 use crate::symbolize::SymbolId;
+use category_rules::CategoryId;
 
 /// The key of one row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -7,8 +7,8 @@ use hashbrown::{HashMap, HashSet};
 use super::classes::{Attribution, Classes, facts};
 use super::row_key::RowKey;
 use crate::profile::{Profile, SampleFilter};
-use crate::rules::CategoryId;
 use crate::symbolize::SymbolId;
+use category_rules::CategoryId;
 
 /// What report rows are (`report --by`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]

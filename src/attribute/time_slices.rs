@@ -17,8 +17,8 @@ use super::classes::{Attribution, Classes, facts};
 use super::pass::{OutsidePass, Phase};
 use super::row_key::RowKey;
 use crate::profile::{Profile, SampleFilter};
-use crate::rules::CategoryId;
 use crate::stacks::SampleKey;
+use category_rules::CategoryId;
 
 /// Below this many busy threads a slice counts as running on one thread.
 const SERIAL_BELOW: f64 = 1.25;

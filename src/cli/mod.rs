@@ -125,7 +125,7 @@ mod tests {
 
     use super::Cli;
     use crate::commands::man::EXAMPLES_HEADING;
-    use crate::rules::RuleTable;
+    use category_rules::RuleTable;
 
     /// The example command lines of `command`'s help: its lines that start
     /// with `compile-perf`, as words, up to a shell's `>`, `|` or `&&`.

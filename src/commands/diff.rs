@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 
 use hashbrown::HashMap;
 
-use super::{ColorChoice, Config, Reading, ReportFormat, finish, load_recording, load_rules};
+use super::{
+    ColorChoice, Config, Reading, ReportFormat, finish, load_recording, load_rules,
+    unknown_category,
+};
 use crate::attribute::comparable::SideRuns;
 use crate::attribute::diff::{Diff, Limits, Side, diff, failures};
 use crate::attribute::run_diff::{Measure, RunMeasures, run_failures};
@@ -21,8 +24,8 @@ use crate::profile::LoadOptions;
 use crate::render::flamegraph::diff::{DiffStacks, Drawn, Labels, draw, folded_lines};
 use crate::report::breakdown::{attribution_name, grouping_name, scope_words};
 use crate::report::diff::{Scope, to_json, write_failures, write_text};
-use crate::rules::RuleTable;
 use crate::run_dir::{RunDir, RunJson};
+use category_rules::RuleTable;
 use perfdata::{Input, RUN_RECORDING, is_perf_directory};
 
 /// Besides `perf.data`, a directory of runs may hold `NAME.perf.data`.
@@ -227,7 +230,9 @@ fn check_limits(rules: &RuleTable, limits: &Limits) -> Result<Limits, Error> {
         .max_increase
         .iter()
         .map(|(key, limit)| {
-            let category = rules.find(key).ok_or_else(|| rules.unknown_category(key))?;
+            let category = rules
+                .find(key)
+                .ok_or_else(|| unknown_category(rules, key))?;
             Ok((rules.category(category).id.clone(), *limit))
         })
         .collect::<Result<_, Error>>()?;

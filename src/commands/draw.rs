@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use super::unknown_category;
 use crate::attribute::rss::RssJoin;
 use crate::attribute::{Attribution, Classes, timeline, unwind_stats};
 use crate::defaults;
@@ -73,7 +74,7 @@ pub(super) fn flamegraph_picture(
         .map(|wanted| {
             rules
                 .find(wanted)
-                .ok_or_else(|| rules.unknown_category(wanted))
+                .ok_or_else(|| unknown_category(rules, wanted))
         })
         .transpose()?;
     let pass = request

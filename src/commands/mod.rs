@@ -43,9 +43,9 @@ use crate::report::run_facts::{notes_lost_samples, notices};
 use crate::report::summary::{self, Summary};
 use crate::report::table::TextFormat;
 use crate::rss::MEMORY_FILE;
-use crate::rules::RuleTable;
 use crate::run_dir::{RunDir, RunFile, RunJson};
 use crate::symbolize::SymbolId;
+use category_rules::RuleTable;
 use perfdata::{Input, InputEnd};
 
 /// What to do, resolved from the command line: the settings every command
@@ -220,6 +220,15 @@ fn rules_and_profile(
 
 /// The longest `--rules` file read (the built-in table has 40 KB).
 const MAX_RULES_FILE_BYTES: u64 = 16 << 20;
+
+/// The error for a `--category` (or `--max-increase`) the table does not
+/// have, with the closest ids and names.
+fn unknown_category(rules: &RuleTable, wanted: &str) -> Error {
+    Error::UnknownCategory {
+        wanted: wanted.to_owned(),
+        closest: crate::suggest::closest(wanted, rules.ids_and_names()),
+    }
+}
 
 /// The built-in rule table, extended by `file` when given.
 fn load_rules(file: Option<&Path>) -> Result<RuleTable, Error> {

@@ -33,8 +33,8 @@ use crate::report::repeat;
 use crate::report::run_facts::notices;
 use crate::report::summary::lost_samples_warning;
 use crate::report::table::TextFormat;
-use crate::rules::RuleTable;
 use crate::run_dir::{RunDir, RunJson, RunStatus, SeriesJson};
+use category_rules::RuleTable;
 use perfdata::Input;
 
 /// Records, then reports. The exit code is the command's when it failed.

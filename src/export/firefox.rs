@@ -25,7 +25,7 @@ use super::Samples;
 use super::spans::pass_spans;
 use crate::fold::TRUNCATED_FRAME;
 use crate::process::{ProcessId, ThreadId};
-use crate::rules::CategoryId;
+use category_rules::CategoryId;
 
 /// The profiler's palette, with the RGB of each colour as its style sheet
 /// draws it (Photon colours).

@@ -18,9 +18,9 @@ use crate::attribute::runs::seconds_per_sample;
 use crate::attribute::{Attribution, Classes, PassId, RowKey, facts};
 use crate::process::{ProcessId, ThreadId};
 use crate::profile::{Profile, SampleFilter};
-use crate::rules::CategoryId;
 use crate::stacks::SampleKey;
 use crate::symbolize::SymbolId;
+use category_rules::CategoryId;
 
 /// One distinct stack of a thread, with what its samples are.
 pub(crate) struct Labelled {

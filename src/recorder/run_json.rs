@@ -40,10 +40,14 @@ pub(super) fn iree_compile_version(command: &[OsString]) -> Option<String> {
     (!version.is_empty()).then(|| version.to_owned())
 }
 
-/// The existing files among the command's arguments (`--flag=FILE` too).
+/// The existing files among the command's arguments (`--flag=FILE` too),
+/// but for its `-o` output (which a previous run may have left).
 pub(super) fn input_files(args: &[OsString]) -> Vec<InputFile> {
+    let output_at = crate::artifact::named_outputs(args).file_option_at;
     args.iter()
-        .filter_map(|arg| {
+        .enumerate()
+        .filter(|(at, _)| !output_at.contains(at))
+        .filter_map(|(_, arg)| {
             let arg = arg.to_string_lossy();
             let path = arg.split_once('=').map_or(&*arg, |(_, value)| value);
             let meta = std::fs::metadata(path).ok().filter(|meta| meta.is_file())?;
@@ -98,19 +102,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn inputs_are_found_in_plain_and_flag_arguments_and_hashed() {
+    fn inputs_are_found_in_plain_and_flag_arguments_and_hashed_and_the_output_is_not_one() {
         let dir = std::env::temp_dir().join(format!("compile-perf-inputs-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let model = dir.join("model.mlir");
         std::fs::write(&model, b"abc").unwrap();
+        let previous_output = dir.join("out.vmfb");
+        std::fs::write(&previous_output, b"left by an earlier run").unwrap();
         let args: Vec<OsString> = vec![
             model.clone().into(),
             format!("--iree-input-file={}", model.display()).into(),
             "-o".into(),
-            dir.join("missing.vmfb").into(),
+            previous_output.into(),
         ];
         let inputs = input_files(&args);
-        assert_eq!(inputs.len(), 2);
+        assert_eq!(inputs.len(), 2, "{inputs:?}");
         assert_eq!(inputs[0].bytes, 3);
         assert_eq!(
             inputs[0].sha256.as_deref(),

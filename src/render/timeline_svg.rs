@@ -12,7 +12,7 @@ use hashbrown::HashMap;
 use super::{TITLE_CHARS, short_command, xml_escape};
 use crate::attribute::rss::RssJoin;
 use crate::attribute::{Phase, Timeline};
-use crate::rules::{CategoryId, RuleTable};
+use category_rules::{CategoryId, RuleTable};
 
 const WIDTH: f64 = 1200.0;
 const LEFT: f64 = 60.0;

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::table::{Cell, Column, Table, TextFormat, write_table};
 use crate::attribute::{Attribution, Classes, Grouping, RowKey, group};
 use crate::profile::{Profile, SampleFilter};
-use crate::rules::RuleTable;
+use category_rules::RuleTable;
 
 /// The page size of x86-64 Linux.
 pub(crate) const PAGE_SIZE: u64 = 4096;

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use super::table::{Cell, Column, Table, TextFormat, write_table};
-use crate::rules::{RuleTable, Space};
+use category_rules::{RuleTable, Space};
 
 /// Writes the categories and the ordered rules of `table`.
 pub(crate) fn write_rules(

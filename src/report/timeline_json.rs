@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::attribute::rss::RssJoin;
 use crate::attribute::{Timeline, Utilization};
-use crate::rules::RuleTable;
+use category_rules::RuleTable;
 
 /// The JSON document of `timeline --format json`.
 #[derive(Debug, Serialize)]

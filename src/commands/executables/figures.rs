@@ -28,8 +28,8 @@ use crate::report::executables::{
     CategoryShare, ExecutableEntry, ExecutablesJson, Exit, FullCompile, PassShare, Totals, median,
     outliers, share,
 };
-use crate::rules::RuleTable;
 use crate::run_dir::{CommandExit, RunDir, RunStatus};
+use category_rules::RuleTable;
 use perfdata::Input;
 
 /// The ranking with its totals and outliers; `executables` slowest first.

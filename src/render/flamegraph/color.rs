@@ -9,7 +9,7 @@ use super::PictureOptions;
 use super::tokens::FrameNames;
 use crate::attribute::{Classes, percent};
 use crate::fold::{FoldedStack, TRUNCATED_FRAME};
-use crate::rules::CategoryId;
+use category_rules::CategoryId;
 
 /// Colour of frames that are not functions: thread roots, `[truncated]` and
 /// the depth limit's markers.

@@ -26,7 +26,7 @@ use inferno::flamegraph::{Direction, Options};
 use crate::attribute::{Classes, PassId};
 use crate::fold::{FoldedStack, counted_lines, fold, sort_by_names};
 use crate::profile::{Profile, SampleFilter};
-use crate::rules::{CategoryId, RuleTable};
+use category_rules::{CategoryId, RuleTable};
 use color::{category_shares, palette};
 pub(crate) use depth::MaxDepth;
 use depth::cut_deep;

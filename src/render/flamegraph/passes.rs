@@ -17,7 +17,7 @@ use super::svg::{legend_entries, subtitle, title};
 use super::{Picture, PictureOptions};
 use crate::attribute::{Attribution, Classes, PassId, RowKey, facts, percent};
 use crate::profile::Profile;
-use crate::rules::CategoryId;
+use category_rules::CategoryId;
 
 /// Categories named in a pass's tooltip.
 const TOOLTIP_CATEGORIES: usize = 4;

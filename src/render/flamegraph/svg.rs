@@ -7,7 +7,7 @@ use super::color::Share;
 use crate::attribute::Classes;
 use crate::profile::Profile;
 use crate::render::{TITLE_CHARS, short_command, xml_escape};
-use crate::rules::RuleTable;
+use category_rules::RuleTable;
 
 /// Legend layout, in SVG pixels.
 const LEGEND_ROW_HEIGHT: usize = 18;

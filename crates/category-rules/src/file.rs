@@ -9,8 +9,8 @@ use super::NamePattern;
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::RulesError;
 use super::{Category, OTHER, Rule, RuleTable, Space};
-use crate::error::RulesError;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

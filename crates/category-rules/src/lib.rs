@@ -4,30 +4,56 @@
 //! (`--rules FILE.toml`, same format) can add categories, rename or recolour
 //! them, and put its own rules in front. Rules are tried in order and the
 //! first match wins; a function no rule matches is in `other`.
+//!
+//! ```
+//! use category_rules::{FunctionRef, RuleTable};
+//!
+//! let table = RuleTable::builtin();
+//! let function = FunctionRef {
+//!     name: "mlir::Lexer::lexToken()",
+//!     dso: "libIREECompiler.so",
+//!     kernel: false,
+//! };
+//! assert_eq!(table.category(table.classify(function)).id, "lexer");
+//! ```
 
+mod error;
 mod file;
 mod pattern;
 
 use std::sync::OnceLock;
 use xxhash_rust::xxh3::xxh3_64;
 
-pub use crate::error::RulesError;
-pub(crate) use pattern::NamePattern;
+pub use error::RulesError;
+pub use pattern::NamePattern;
 
 /// The built-in rule table, as written in `rules.toml`.
-pub(crate) const BUILTIN_RULES: &str = include_str!("rules.toml");
+pub const BUILTIN_RULES: &str = include_str!("rules.toml");
 
 /// The id every unmatched function gets.
-pub(crate) const OTHER: &str = "other";
+pub const OTHER: &str = "other";
 
 /// The id of the containers' category (`SmallVector`, `DenseMap`,
 /// `std::vector`…): in an allocation profile, caller attribution charges
 /// what they ask for to the code that owns them.
-pub(crate) const CONTAINERS: &str = "adt";
+pub const CONTAINERS: &str = "adt";
 
-crate::index::index_type! {
-    /// Index of a category in a [`RuleTable`].
-    pub struct CategoryId(u16);
+/// Index of a category in a [`RuleTable`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CategoryId(u16);
+
+impl CategoryId {
+    /// The id of the category at `index` of its table.
+    #[inline]
+    pub fn new(index: usize) -> CategoryId {
+        CategoryId(index as u16)
+    }
+
+    /// The position in its table.
+    #[inline]
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
 }
 
 /// One category: what reports call it and how they colour it.
@@ -49,25 +75,28 @@ pub struct Category {
 /// Which side of the kernel boundary a rule applies to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum Space {
+pub enum Space {
+    /// The kernel's code (`[kernel.kallsyms]`, modules).
     Kernel,
+    /// Programs and their libraries.
     User,
 }
 
 /// One rule: a function whose name (and binary, and side) match is in `category`.
 #[derive(Clone, Debug)]
-pub(crate) struct Rule {
-    pub(crate) category: CategoryId,
+pub struct Rule {
+    /// The category of what the rule matches.
+    pub category: CategoryId,
     /// Regex on the demangled function name; `None` matches every name.
-    pub(crate) symbol: Option<NamePattern>,
+    pub symbol: Option<NamePattern>,
     /// Regex on the binary's file name; `None` matches every binary.
-    pub(crate) dso: Option<NamePattern>,
+    pub dso: Option<NamePattern>,
     /// Kernel or user code only; `None` matches both.
-    pub(crate) space: Option<Space>,
+    pub space: Option<Space>,
     /// Real function names (from real recordings) the rule is meant for.
-    pub(crate) examples: Vec<String>,
+    pub examples: Vec<String>,
     /// Where the rule was written, for `compile-perf rules` and errors.
-    pub(crate) origin: String,
+    pub origin: String,
 }
 
 /// A function to classify.
@@ -84,8 +113,10 @@ pub struct FunctionRef<'a> {
 /// The ordered rules and the categories they name.
 #[derive(Clone, Debug)]
 pub struct RuleTable {
-    pub(crate) categories: Vec<Category>,
-    pub(crate) rules: Vec<Rule>,
+    /// Every category, `other` among them.
+    pub categories: Vec<Category>,
+    /// The rules, in the order they are tried.
+    pub rules: Vec<Rule>,
     other: CategoryId,
     /// A hash of the rule text the table was made from (the built-in
     /// table's, then a user file's): the key of the cached categories.
@@ -121,13 +152,13 @@ impl RuleTable {
     }
 
     /// A hash of the rule text this table was made from.
-    pub(crate) fn fingerprint(&self) -> u64 {
+    pub fn fingerprint(&self) -> u64 {
         self.fingerprint
     }
 
     /// Compiles the patterns left for their first match (the built-in
     /// ones), so that matching names does not wait for them.
-    pub(crate) fn compile_patterns(&self) {
+    pub fn compile_patterns(&self) {
         for rule in &self.rules {
             for pattern in rule.symbol.iter().chain(&rule.dso) {
                 pattern.compile_now();
@@ -156,7 +187,7 @@ impl RuleTable {
     /// The category with this id string.
     /// The category with this id (`rewrite`) or name (`Pattern rewriting`),
     /// either in any case.
-    pub(crate) fn find(&self, id_or_name: &str) -> Option<CategoryId> {
+    pub fn find(&self, id_or_name: &str) -> Option<CategoryId> {
         self.categories
             .iter()
             .position(|category| {
@@ -166,27 +197,22 @@ impl RuleTable {
             .map(CategoryId::new)
     }
 
-    /// The error for a `--category` (or `--max-increase`) the table does not
-    /// have, with the closest ids and names.
-    pub(crate) fn unknown_category(&self, wanted: &str) -> crate::error::Error {
-        let known = self
-            .categories
+    /// Every category id and name, for a "did you mean" of one not found.
+    pub fn ids_and_names(&self) -> impl Iterator<Item = &str> {
+        self.categories
             .iter()
-            .flat_map(|category| [category.id.as_str(), category.name.as_str()]);
-        crate::error::Error::UnknownCategory {
-            wanted: wanted.to_owned(),
-            closest: crate::suggest::closest(wanted, known),
-        }
+            .flat_map(|category| [category.id.as_str(), category.name.as_str()])
     }
 
-    pub(crate) fn other(&self) -> CategoryId {
+    /// The category of functions no rule matches.
+    pub fn other(&self) -> CategoryId {
         self.other
     }
 
     /// The index of the first rule matching `function`. Rules are tried one
     /// by one: most patterns are anchored and reject a name at once, which
     /// beats an overlapping search of all patterns together.
-    pub(crate) fn first_match(&self, function: FunctionRef<'_>) -> Option<usize> {
+    pub fn first_match(&self, function: FunctionRef<'_>) -> Option<usize> {
         self.rules.iter().position(|rule| rule.matches(function))
     }
 
@@ -230,7 +256,7 @@ fn example_function(example: &str) -> FunctionRef<'_> {
 
 impl Rule {
     /// True when the name, the binary and the side match.
-    pub(crate) fn matches(&self, function: FunctionRef<'_>) -> bool {
+    pub fn matches(&self, function: FunctionRef<'_>) -> bool {
         self.accepts(function)
             && self
                 .symbol

@@ -13,7 +13,7 @@
 //! categories of every name cached, a report matches none, and compiling the
 //! table's hundreds of patterns was a tenth of such a report's time. Where
 //! no categories are cached, they compile while the recording is read
-//! ([`crate::rules::RuleTable::compile_patterns`]).
+//! ([`crate::RuleTable::compile_patterns`]).
 
 use std::sync::OnceLock;
 
@@ -22,7 +22,7 @@ use regex_syntax::ast::{self, Ast};
 
 /// A name pattern, compiled.
 #[derive(Clone, Debug)]
-pub(crate) struct NamePattern {
+pub struct NamePattern {
     /// The pattern as written.
     source: String,
     /// Compiled now, or when first matched (a built-in pattern).
@@ -39,7 +39,7 @@ struct Compiled {
 
 impl NamePattern {
     /// Compiles `pattern`, so that an error is reported now.
-    pub(crate) fn new(pattern: &str) -> Result<NamePattern, regex::Error> {
+    pub fn new(pattern: &str) -> Result<NamePattern, regex::Error> {
         Ok(NamePattern {
             source: pattern.to_owned(),
             compiled: OnceLock::from(Compiled::new(pattern)?),
@@ -48,7 +48,7 @@ impl NamePattern {
 
     /// A pattern known to compile (the built-in table's: a unit test
     /// compiles and runs every one), compiled when first matched.
-    pub(crate) fn known_good(pattern: &str) -> NamePattern {
+    pub fn known_good(pattern: &str) -> NamePattern {
         NamePattern {
             source: pattern.to_owned(),
             compiled: OnceLock::new(),
@@ -62,16 +62,17 @@ impl NamePattern {
     }
 
     /// Compiles the pattern now if it was left for its first match.
-    pub(crate) fn compile_now(&self) {
+    pub fn compile_now(&self) {
         self.compiled();
     }
 
     /// The pattern as written.
-    pub(crate) fn as_str(&self) -> &str {
+    pub fn as_str(&self) -> &str {
         &self.source
     }
 
-    pub(crate) fn is_match(&self, name: &[u8]) -> bool {
+    /// True when the pattern matches `name`.
+    pub fn is_match(&self, name: &[u8]) -> bool {
         let compiled = self.compiled();
         compiled
             .anchored
@@ -243,7 +244,7 @@ mod tests {
     /// example names (each rule's own, and the others' as misses).
     #[test]
     fn built_in_patterns_match_as_written_on_every_example() {
-        let table = crate::rules::RuleTable::builtin();
+        let table = crate::RuleTable::builtin();
         let names: Vec<&str> = table
             .rules
             .iter()
