@@ -57,6 +57,8 @@ pub(crate) const EXIT_PERF_FAILED: u8 = 25;
 pub(crate) const EXIT_FORCE_REFUSED: u8 = 26;
 /// `record --alloc`: the uprobes could not be added.
 pub(crate) const EXIT_PROBE_FAILED: u8 = 27;
+/// `record`: an input file on iree-compile's command line does not exist.
+pub(crate) const EXIT_INPUT_MISSING: u8 = 28;
 /// `diff`'s gate failed: a share or a run fact grew beyond its limit.
 pub(crate) const EXIT_REGRESSION: u8 = 30;
 /// `push` could not hand the profile over.
@@ -264,6 +266,14 @@ pub enum RecordError {
         /// The program named.
         command: String,
     },
+    /// An input file on iree-compile's command line does not exist.
+    #[error(
+        "the input {path} does not exist: iree-compile would fail before compiling anything; nothing was recorded"
+    )]
+    InputMissing {
+        /// The path on the command line.
+        path: String,
+    },
     /// perf ran but made no recording.
     #[error("perf record failed ({status}) and left no recording; its messages are above")]
     PerfFailed {
@@ -299,6 +309,7 @@ impl RecordError {
             RecordError::OutputExists { .. } => EXIT_OUTPUT_EXISTS,
             RecordError::OutputNotWritable { .. } => EXIT_OUTPUT_NOT_WRITABLE,
             RecordError::CommandMissing { .. } => EXIT_COMMAND_MISSING,
+            RecordError::InputMissing { .. } => EXIT_INPUT_MISSING,
             RecordError::PerfFailed { .. } => EXIT_PERF_FAILED,
             RecordError::ForceRefused { .. } => EXIT_FORCE_REFUSED,
             RecordError::ProbeFailed { .. } => EXIT_PROBE_FAILED,

@@ -402,3 +402,34 @@ fn inputs_the_fuzzer_found_are_corrupt_not_an_abort() {
         assert_error(&output, 8, "corrupt perf data");
     }
 }
+
+#[test]
+fn a_missing_input_file_of_iree_compile_is_refused_before_perf_starts() {
+    // A program named iree-compile (true, which never reads its input): the
+    // check runs before perf, so perf need not be installed.
+    let dir =
+        std::env::temp_dir().join(format!("compile-perf-missing-input-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join("iree-compile");
+    let _ = std::fs::remove_file(&program);
+    std::os::unix::fs::symlink("/bin/true", &program).unwrap();
+    let run_dir = dir.join("run");
+    let missing = dir.join("no-such-model.mlir");
+    let output = compile_perf(&[
+        std::ffi::OsStr::new("record"),
+        "-o".as_ref(),
+        run_dir.as_os_str(),
+        "--".as_ref(),
+        program.as_os_str(),
+        missing.as_os_str(),
+        "-o".as_ref(),
+        dir.join("out.vmfb").as_os_str(),
+    ]);
+    assert_error(
+        &output,
+        28,
+        &format!("the input {} does not exist", missing.display()),
+    );
+    assert!(!run_dir.exists(), "nothing was recorded");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -3,6 +3,7 @@
 //! directory, which `--force` may replace only when it is a run directory
 //! or empty (never the root, home or working directory).
 
+use std::ffi::OsString;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -188,6 +189,31 @@ pub(super) fn detect_event() -> (String, String) {
     }
 }
 
+/// The first input file of an iree-compile command line that does not
+/// exist: an argument that is not an option nor `-o`'s value (`-` is
+/// stdin). Other programs' arguments are not checked.
+pub(super) fn missing_input(command: &[OsString]) -> Option<String> {
+    let program = Path::new(command.first()?).file_name()?.to_string_lossy();
+    if !program.starts_with("iree-compile") {
+        return None;
+    }
+    let args = &command[1..];
+    let output_at = crate::artifact::named_outputs(args).file_option_at;
+    let mut options_ended = false;
+    for (at, arg) in args.iter().enumerate() {
+        let text = arg.to_string_lossy();
+        if text == "--" && !options_ended {
+            options_ended = true;
+            continue;
+        }
+        let positional = options_ended || !text.starts_with('-');
+        if positional && text != "-" && !output_at.contains(&at) && !Path::new(arg).exists() {
+            return Some(text.into_owned());
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,5 +321,31 @@ mod tests {
             Occupant::NotADirectory
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn command(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn a_missing_input_of_iree_compile_is_found_and_options_outputs_and_stdin_are_not_inputs() {
+        let existing = env!("CARGO_MANIFEST_DIR");
+        let checked = |args: &[&str]| missing_input(&command(args));
+        assert_eq!(
+            checked(&["/v/iree-compile", "--flag", "nope.mlir", "-o", "out.vmfb"]).as_deref(),
+            Some("nope.mlir")
+        );
+        assert_eq!(
+            checked(&["iree-compile", existing, "-o", "missing.vmfb"]),
+            None
+        );
+        assert_eq!(checked(&["iree-compile", "-", "-o=missing.vmfb"]), None);
+        assert_eq!(
+            checked(&["iree-compile", existing, "--", "-x.mlir"]).as_deref(),
+            Some("-x.mlir")
+        );
+        // Other programs' arguments are theirs.
+        assert_eq!(checked(&["sh", "-c", "exit 1"]), None);
+        assert_eq!(checked(&["python3", "nope.py"]), None);
     }
 }

@@ -33,7 +33,9 @@ use crate::rss::{MEMORY_FILE, RssSeries};
 use perfdata::RUN_RECORDING;
 
 use crate::run_dir::{CommandExit, PerfRun, RingBuffer, RunJson, RunStatus, StderrExcerpt};
-use checks::{check_permission, detect_event, perf_version, prepare_dir, program_exists};
+use checks::{
+    check_permission, detect_event, missing_input, perf_version, prepare_dir, program_exists,
+};
 use measure::{MEASURE_FILE, read_measured};
 pub(crate) use options::{CallGraph, RecordOptions};
 pub(crate) use run_json::write_run_json;
@@ -65,8 +67,9 @@ impl Recorded {
     }
 }
 
-/// The checks made before recording: the command exists, perf runs and
-/// may profile. Returns perf's version.
+/// The checks made before recording: the command exists (and, for
+/// iree-compile, its input files), perf runs and may profile. Returns
+/// perf's version.
 fn preflight(options: &RecordOptions) -> Result<String, RecordError> {
     let program = options
         .command
@@ -78,6 +81,9 @@ fn preflight(options: &RecordOptions) -> Result<String, RecordError> {
         return Err(RecordError::CommandMissing {
             command: program.to_string_lossy().into_owned(),
         });
+    }
+    if let Some(path) = missing_input(&options.command) {
+        return Err(RecordError::InputMissing { path });
     }
     let perf_version = perf_version()?;
     check_permission()?;
