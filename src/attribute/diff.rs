@@ -6,7 +6,7 @@
 use hashbrown::{HashMap, HashSet};
 
 use super::comparable::{SideRuns, mismatches};
-use super::run_diff::{RunDiff, RunMeasures, run_diff};
+use super::run_diff::{RunDiff, RunMeasures, median, run_diff};
 use super::runs::RunRows;
 use super::significance::{self, Count, FAMILY_ALPHA, Noise, RowRuns, Test};
 use super::{percent, round2};
@@ -33,14 +33,15 @@ impl Side {
         self.runs.iter().map(|run| run.lost_samples).sum()
     }
 
-    /// CPU seconds per run, on average, of `samples_of(run)` samples.
+    /// CPU seconds per run of `samples_of(run)` samples: the median over
+    /// the runs, as every figure of the runs' table.
     fn seconds_per_run(&self, samples_of: impl Fn(&RunRows) -> u64) -> Option<f64> {
-        let total = self
+        let seconds = self
             .runs
             .iter()
             .map(|run| run.seconds(samples_of(run)))
-            .sum::<Option<f64>>()?;
-        Some(total / self.runs.len() as f64)
+            .collect::<Option<Vec<f64>>>()?;
+        Some(median(&seconds))
     }
 
     /// A row's counts run by run: self samples, or inclusive ones.
@@ -254,7 +255,7 @@ fn judged_rows(
 }
 
 impl Diff {
-    /// CPU seconds per run, on average, of a side's samples.
+    /// CPU seconds per run (the median) of a side's samples.
     pub(crate) fn cpu_seconds(side: &Side) -> Option<f64> {
         side.seconds_per_run(|run| run.samples)
     }

@@ -310,14 +310,15 @@ fn side_members(runs: &[RunMeasures]) -> SideMembers {
     }
 }
 
-fn median(values: &[f64]) -> f64 {
+/// The median of `values` (the mean of the middle two for an even count;
+/// 0 for none).
+pub(crate) fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let middle = sorted.len() / 2;
-    if sorted.len() % 2 == 1 {
-        sorted[middle]
-    } else {
-        (sorted[middle - 1] + sorted[middle]) / 2.0
+    match sorted.len() {
+        0 => 0.0,
+        len if len % 2 == 1 => sorted[len / 2],
+        len => (sorted[len / 2 - 1] + sorted[len / 2]) / 2.0,
     }
 }
 
@@ -471,5 +472,7 @@ mod tests {
         assert_eq!(measures, [Measure::Cpu]);
         assert!(compared.kinds.is_empty() && compared.members.is_empty());
         assert_eq!(median(&[3.0, 1.0, 2.0, 10.0]), 2.5);
+        assert_eq!(median(&[5.0, 1.0, 3.0]), 3.0);
+        assert_eq!(median(&[]), 0.0);
     }
 }

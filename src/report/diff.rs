@@ -200,7 +200,7 @@ struct SideJson<'a> {
     samples: u64,
     /// Samples the kernel lost, of all runs together.
     lost_samples: u64,
-    /// CPU seconds per run, on average.
+    /// CPU seconds per run, the median of the runs.
     cpu_seconds: Option<f64>,
     /// The runs whose compile failed: `{run, reason}`.
     failed_runs: Vec<FailedRunJson<'a>>,

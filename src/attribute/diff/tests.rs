@@ -136,3 +136,11 @@ fn the_gate_fails_on_shares_grown_beyond_their_limit() {
     assert!(one.iter().all(|failure| failure.limit_pp == 5.0));
     assert!(failures(&compared, &Limits::default()).is_empty());
 }
+
+#[test]
+fn a_sides_cpu_seconds_per_run_is_the_median_as_in_the_runs_table() {
+    // 2, 2 and 8 CPU seconds: the mean would say 4.
+    let runs = [1000, 1000, 4000].map(|samples| run(samples, &[("ir", samples, samples)]));
+    let side = side(runs.into());
+    assert_eq!(Diff::cpu_seconds(&side), Some(2.0));
+}

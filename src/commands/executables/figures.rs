@@ -14,6 +14,7 @@ const TRANSLATE_PASS: &str = "TranslateAllExecutablesPass";
 const SERIALIZE_PASS: &str = "SerializeAllExecutablesPass";
 /// Categories and passes listed per executable in the JSON.
 const JSON_TOP: usize = 5;
+use crate::attribute::run_diff::median;
 use crate::attribute::{Attribution, Classes, Grouped, Grouping, RowKey, group};
 use crate::cache::Cache;
 use crate::commands::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
@@ -25,7 +26,7 @@ use crate::output::Output;
 use crate::profile::{LoadOptions, Profile, SampleFilter};
 use crate::recorder::Recorded;
 use crate::report::executables::{
-    CategoryShare, ExecutableEntry, ExecutablesJson, Exit, FullCompile, PassShare, Totals, median,
+    CategoryShare, ExecutableEntry, ExecutablesJson, Exit, FullCompile, PassShare, Totals,
     outliers, share,
 };
 use crate::run_dir::{CommandExit, RunDir, RunStatus};
