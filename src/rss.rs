@@ -59,15 +59,39 @@ impl RssSeries {
     pub(crate) fn largest(&self) -> Option<&RssProcess> {
         self.processes
             .iter()
-            .max_by_key(|process| process.peak().map_or(0, |peak| peak.rss_bytes))
+            .max_by_key(|process| process.peak(Resident::All).map_or(0, |peak| peak.rss_bytes))
+    }
+}
+
+/// Which resident memory a figure counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Resident {
+    /// All of it (`VmRSS`).
+    All,
+    /// The anonymous part (`RssAnon`): what the compiler allocated, the
+    /// memory a machine runs out of.
+    Anonymous,
+    /// Mapped files and shared memory: mostly the compiler library's pages
+    /// as they are first touched.
+    Files,
+}
+
+impl Resident {
+    /// This kind's bytes of `sample`.
+    pub(crate) fn of(self, sample: &RssSample) -> u64 {
+        match self {
+            Resident::All => sample.rss_bytes,
+            Resident::Anonymous => sample.anon_bytes,
+            Resident::Files => sample.file_bytes,
+        }
     }
 }
 
 impl RssProcess {
-    /// The first sample with the largest RSS.
-    pub(crate) fn peak(&self) -> Option<RssSample> {
+    /// The first sample with the most `kind` bytes.
+    pub(crate) fn peak(&self, kind: Resident) -> Option<RssSample> {
         self.samples.iter().copied().reduce(|best, sample| {
-            if sample.rss_bytes > best.rss_bytes {
+            if kind.of(&sample) > kind.of(&best) {
                 sample
             } else {
                 best
@@ -75,20 +99,20 @@ impl RssProcess {
         })
     }
 
-    /// The RSS at `time_ns`: that of the last sample taken at or before it
-    /// (the first sample's before the first).
-    pub(crate) fn rss_at(&self, time_ns: u64) -> Option<u64> {
+    /// The `kind` bytes at `time_ns`: those of the last sample taken at or
+    /// before it (the first sample's before the first).
+    pub(crate) fn bytes_at(&self, kind: Resident, time_ns: u64) -> Option<u64> {
         let after = self
             .samples
             .partition_point(|sample| sample.time_ns <= time_ns);
         self.samples
             .get(after.saturating_sub(1))
-            .map(|sample| sample.rss_bytes)
+            .map(|sample| kind.of(sample))
     }
 
-    /// The largest RSS from `start_ns` to `end_ns`: the value holding at the
-    /// start and every sample taken in between.
-    pub(crate) fn max_between(&self, start_ns: u64, end_ns: u64) -> Option<u64> {
+    /// The most `kind` bytes from `start_ns` to `end_ns`: the value holding
+    /// at the start and every sample taken in between.
+    pub(crate) fn max_between(&self, kind: Resident, start_ns: u64, end_ns: u64) -> Option<u64> {
         let first = self
             .samples
             .partition_point(|sample| sample.time_ns <= start_ns);
@@ -97,8 +121,8 @@ impl RssProcess {
             .partition_point(|sample| sample.time_ns <= end_ns);
         let inside = self.samples[first..last.max(first)]
             .iter()
-            .map(|sample| sample.rss_bytes);
-        inside.chain(self.rss_at(start_ns)).max()
+            .map(|sample| kind.of(sample));
+        inside.chain(self.bytes_at(kind, start_ns)).max()
     }
 }
 
@@ -116,22 +140,44 @@ mod tests {
     }
 
     #[test]
+    fn each_kind_peaks_at_its_own_sample() {
+        let at = |time_ns, anon_bytes, file_bytes| RssSample {
+            time_ns,
+            rss_bytes: anon_bytes + file_bytes,
+            anon_bytes,
+            file_bytes,
+        };
+        // The library is paged in late; the heap peaked before.
+        let series = RssProcess {
+            samples: vec![at(10, 50, 100), at(20, 80, 100), at(30, 60, 200)],
+            ..RssProcess::default()
+        };
+        let peak_time = |kind| series.peak(kind).map(|peak| peak.time_ns);
+        assert_eq!(peak_time(Resident::All), Some(30));
+        assert_eq!(peak_time(Resident::Anonymous), Some(20));
+        assert_eq!(peak_time(Resident::Files), Some(30));
+    }
+
+    #[test]
     fn values_hold_from_one_sample_to_the_next() {
         let series = RssProcess {
             pid: 7,
             samples: vec![sample(10, 100), sample(20, 300), sample(30, 200)],
             ..RssProcess::default()
         };
-        assert_eq!(series.rss_at(5), Some(100));
-        assert_eq!(series.rss_at(10), Some(100));
-        assert_eq!(series.rss_at(29), Some(300));
-        assert_eq!(series.rss_at(99), Some(200));
-        assert_eq!(series.max_between(11, 19), Some(100));
-        assert_eq!(series.max_between(12, 25), Some(300));
-        assert_eq!(series.max_between(25, 40), Some(300));
-        assert_eq!(series.max_between(31, 40), Some(200));
-        assert_eq!(series.peak().map(|peak| peak.time_ns), Some(20));
-        assert_eq!(RssProcess::default().rss_at(1), None);
+        let all = Resident::All;
+        assert_eq!(series.bytes_at(all, 5), Some(100));
+        assert_eq!(series.bytes_at(all, 10), Some(100));
+        assert_eq!(series.bytes_at(all, 29), Some(300));
+        assert_eq!(series.bytes_at(all, 99), Some(200));
+        assert_eq!(series.bytes_at(Resident::Anonymous, 29), Some(150));
+        assert_eq!(series.bytes_at(Resident::Files, 29), Some(150));
+        assert_eq!(series.max_between(all, 11, 19), Some(100));
+        assert_eq!(series.max_between(all, 12, 25), Some(300));
+        assert_eq!(series.max_between(all, 25, 40), Some(300));
+        assert_eq!(series.max_between(all, 31, 40), Some(200));
+        assert_eq!(series.peak(all).map(|peak| peak.time_ns), Some(20));
+        assert_eq!(RssProcess::default().bytes_at(all, 1), None);
         let launcher = RssProcess {
             pid: 6,
             samples: vec![sample(5, 250)],

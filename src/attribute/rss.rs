@@ -1,7 +1,10 @@
 //! The resident set over time (`memory.json`) joined with the passes: for
-//! each pass, the compiler's RSS when it first started, how much it grew
-//! over the pass's spans and the highest it was during them; and where the
-//! peak was (the pass and the phase). Both series are on `CLOCK_MONOTONIC`
+//! each pass, the compiler's RSS when it first started, how much its
+//! anonymous memory and its mapped files grew over the pass's spans, and
+//! the highest it was during them; and where the RSS and the anonymous
+//! memory peaked (the pass and the phase). Growth is charged by kind: a
+//! pass that first touches pages of the compiler library grows the RSS
+//! without holding memory. Both series are on `CLOCK_MONOTONIC`
 //! (`perf record -k CLOCK_MONOTONIC`), so a time means the same in each.
 
 use hashbrown::HashMap;
@@ -12,7 +15,7 @@ use super::pass_spans::{PassSpan, spans};
 use super::runs::seconds_per_sample;
 use super::{PassId, RowKey};
 use crate::profile::{Profile, SampleFilter};
-use crate::rss::{RssProcess, RssSeries};
+use crate::rss::{Resident, RssProcess, RssSeries};
 use crate::stacks::SampleKey;
 
 /// The RSS of the compiler process during one pass.
@@ -23,14 +26,25 @@ pub(crate) struct PassRss {
     /// The growth over each of its spans, added up (spans on several
     /// threads at once count once); negative when it freed more.
     pub growth_bytes: i64,
+    /// The part of the growth that is anonymous memory.
+    pub anon_growth_bytes: i64,
+    /// The part that is mapped files (the library paged in) and shared memory.
+    pub file_growth_bytes: i64,
     /// The highest during its spans.
     pub max_bytes: u64,
+    /// The most anonymous memory during its spans.
+    pub anon_max_bytes: u64,
 }
 
-/// The highest RSS of the compiler process, and where the compile was then.
+/// A peak of the compiler process's memory, and where the compile was then.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct MemoryPeak {
+    /// The RSS then.
     pub bytes: u64,
+    /// Its anonymous part.
+    pub anon_bytes: u64,
+    /// Its mapped files and shared memory.
+    pub file_bytes: u64,
     /// From the first sample of the report.
     pub seconds: f64,
     /// The innermost pass running then, or the place outside passes.
@@ -47,10 +61,13 @@ pub(crate) struct RssJoin {
     pub pid: i32,
     pub name: String,
     pub passes: HashMap<PassId, PassRss>,
+    /// The highest RSS.
     pub peak: Option<MemoryPeak>,
-    /// The RSS samples as (seconds from the first sample kept, bytes),
-    /// those from before it left out.
-    pub line: Vec<(f64, u64)>,
+    /// The most anonymous memory: what a smaller machine runs out of.
+    pub anon_peak: Option<MemoryPeak>,
+    /// The samples as (seconds from the first sample kept, RSS bytes,
+    /// anonymous bytes), those from before it left out.
+    pub line: Vec<(f64, u64, u64)>,
 }
 
 /// Joins `series` with the passes of the samples `filter` keeps. The
@@ -101,45 +118,54 @@ pub(crate) fn join(
         period,
     );
     let passes = pass_rss(process, &pass_spans);
-    let peak = process.peak().map(|peak| {
-        // The sample nearest the peak says the phase, and the place when no
-        // pass span covers the peak.
-        let after = timed.partition_point(|(time, _)| *time <= peak.time_ns);
-        let nearest = [after.checked_sub(1), Some(after)]
-            .into_iter()
-            .flatten()
-            .filter_map(|at| timed.get(at))
-            .min_by_key(|(time, _)| time.abs_diff(peak.time_ns))
-            .expect("the compiler has samples");
-        let (_, nearest_place, phase) = &known[&nearest.1];
-        let innermost = pass_spans
-            .iter()
-            .filter(|span| span.start <= peak.time_ns && peak.time_ns < span.end)
-            .max_by_key(|span| (span.depth, span.end - span.start));
-        let place = innermost.map_or(*nearest_place, |span| RowKey::Pass(span.pass));
-        MemoryPeak {
-            bytes: peak.rss_bytes,
-            seconds: peak.time_ns.saturating_sub(start_ns) as f64 / 1e9,
-            place,
-            place_name: match place {
-                RowKey::Pass(pass) => classes.passes.name(pass).to_owned(),
-                RowKey::OutsidePass(outside) => outside.name().to_owned(),
-                _ => unreachable!("a sample's place is a pass or a place outside passes"),
-            },
-            phase: *phase,
-        }
-    });
+    let peak_of = |kind: Resident| {
+        process.peak(kind).map(|peak| {
+            // The sample nearest the peak says the phase, and the place when
+            // no pass span covers the peak.
+            let after = timed.partition_point(|(time, _)| *time <= peak.time_ns);
+            let nearest = [after.checked_sub(1), Some(after)]
+                .into_iter()
+                .flatten()
+                .filter_map(|at| timed.get(at))
+                .min_by_key(|(time, _)| time.abs_diff(peak.time_ns))
+                .expect("the compiler has samples");
+            let (_, nearest_place, phase) = &known[&nearest.1];
+            let innermost = pass_spans
+                .iter()
+                .filter(|span| span.start <= peak.time_ns && peak.time_ns < span.end)
+                .max_by_key(|span| (span.depth, span.end - span.start));
+            let place = innermost.map_or(*nearest_place, |span| RowKey::Pass(span.pass));
+            MemoryPeak {
+                bytes: peak.rss_bytes,
+                anon_bytes: peak.anon_bytes,
+                file_bytes: peak.file_bytes,
+                seconds: peak.time_ns.saturating_sub(start_ns) as f64 / 1e9,
+                place,
+                place_name: match place {
+                    RowKey::Pass(pass) => classes.passes.name(pass).to_owned(),
+                    RowKey::OutsidePass(outside) => outside.name().to_owned(),
+                    _ => unreachable!("a sample's place is a pass or a place outside passes"),
+                },
+                phase: *phase,
+            }
+        })
+    };
+    let (peak, anon_peak) = (peak_of(Resident::All), peak_of(Resident::Anonymous));
     let line = process
         .samples
         .iter()
         .filter(|sample| sample.time_ns >= start_ns)
-        .map(|sample| ((sample.time_ns - start_ns) as f64 / 1e9, sample.rss_bytes))
+        .map(|sample| {
+            let seconds = (sample.time_ns - start_ns) as f64 / 1e9;
+            (seconds, sample.rss_bytes, sample.anon_bytes)
+        })
         .collect();
     Some(RssJoin {
         pid: process.pid,
         name: process.name.clone(),
         passes,
         peak,
+        anon_peak,
         line,
     })
 }
@@ -173,20 +199,28 @@ fn pass_rss(process: &RssProcess, spans: &[PassSpan]) -> HashMap<PassId, PassRss
                     _ => merged.push((start, end)),
                 }
             }
-            let start_bytes = process.rss_at(merged.first()?.0)?;
-            let mut growth_bytes = 0i64;
-            let mut max_bytes = 0;
-            for (start, end) in merged {
-                let (before, after) = (process.rss_at(start)?, process.rss_at(end)?);
-                growth_bytes += after as i64 - before as i64;
-                max_bytes = max_bytes.max(process.max_between(start, end)?);
-            }
+            let start_bytes = process.bytes_at(Resident::All, merged.first()?.0)?;
+            let growth = |kind: Resident| -> Option<i64> {
+                merged.iter().try_fold(0i64, |sum, &(start, end)| {
+                    let before = process.bytes_at(kind, start)?;
+                    let after = process.bytes_at(kind, end)?;
+                    Some(sum + after as i64 - before as i64)
+                })
+            };
+            let most = |kind: Resident| -> Option<u64> {
+                merged.iter().try_fold(0u64, |most, &(start, end)| {
+                    Some(most.max(process.max_between(kind, start, end)?))
+                })
+            };
             Some((
                 pass,
                 PassRss {
                     start_bytes,
-                    growth_bytes,
-                    max_bytes,
+                    growth_bytes: growth(Resident::All)?,
+                    anon_growth_bytes: growth(Resident::Anonymous)?,
+                    file_growth_bytes: growth(Resident::Files)?,
+                    max_bytes: most(Resident::All)?,
+                    anon_max_bytes: most(Resident::Anonymous)?,
                 },
             ))
         })
@@ -212,11 +246,12 @@ mod tests {
 
     #[test]
     fn a_pass_is_charged_the_growth_over_its_merged_spans() {
+        // Anonymous memory is all of it but 100 bytes of the library.
         let rss = |time_ns, rss_bytes| RssSample {
             time_ns,
             rss_bytes,
-            anon_bytes: rss_bytes,
-            file_bytes: 0,
+            anon_bytes: rss_bytes - 100,
+            file_bytes: 100,
         };
         let process = RssProcess {
             pid: 1,
@@ -248,7 +283,10 @@ mod tests {
             PassRss {
                 start_bytes: 100,
                 growth_bytes: 200 - 120,
+                anon_growth_bytes: 200 - 120,
+                file_growth_bytes: 0,
                 max_bytes: 400,
+                anon_max_bytes: 300,
             }
         );
         assert_eq!(
@@ -256,7 +294,10 @@ mod tests {
             PassRss {
                 start_bytes: 400,
                 growth_bytes: 0,
+                anon_growth_bytes: 0,
+                file_growth_bytes: 0,
                 max_bytes: 400,
+                anon_max_bytes: 300,
             }
         );
     }

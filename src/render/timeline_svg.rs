@@ -288,28 +288,37 @@ fn draw_losses(svg: &mut String, timeline: &Timeline, column: f64) {
     }
 }
 
-/// The RSS line over the columns, scaled from 0 to its peak (the scale in
-/// its colour inside the chart's left edge), with the peak marked and
-/// named.
+/// The RSS line over the columns (dashed) and its anonymous part (dotted),
+/// scaled from 0 to the RSS peak (the scale in its colour inside the
+/// chart's left edge), with the peak marked and named.
 fn draw_rss(svg: &mut String, rss: &RssJoin, x_of: &dyn Fn(f64) -> f64, total_seconds: f64) {
-    let Some(top) = rss.line.iter().map(|(_, bytes)| *bytes).max() else {
+    let Some(top) = rss.line.iter().map(|(_, bytes, _)| *bytes).max() else {
         return;
     };
     let scale = (top as f64).max(1.0);
     let bottom = CHART_TOP + CHART_HEIGHT;
     let y_of = |bytes: u64| bottom - bytes as f64 / scale * (CHART_HEIGHT - 16.0);
-    let points: Vec<String> = rss
-        .line
-        .iter()
-        .filter(|(seconds, _)| *seconds <= total_seconds)
-        .map(|&(seconds, bytes)| format!("{:.1},{:.1}", x_of(seconds), y_of(bytes)))
-        .collect();
+    let points = |bytes_of: fn(&(f64, u64, u64)) -> u64| -> String {
+        rss.line
+            .iter()
+            .filter(|(seconds, _, _)| *seconds <= total_seconds)
+            .map(|point| format!("{:.1},{:.1}", x_of(point.0), y_of(bytes_of(point))))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let all = points(|point| point.1);
+    let anon = points(|point| point.2);
     let _ = writeln!(
         svg,
-        r##"<polyline points="{points}" fill="none" stroke="#ffffff" stroke-width="5" stroke-opacity="0.8"/><polyline class="rss" points="{points}" fill="none" stroke="{RSS_COLOR}" stroke-width="2.5" stroke-dasharray="8,3"><title>RSS of {} ({})</title></polyline>"##,
-        xml_escape(&rss.name),
-        rss.pid,
-        points = points.join(" "),
+        r##"<polyline points="{all}" fill="none" stroke="#ffffff" stroke-width="5" stroke-opacity="0.8"/><polyline class="rss" points="{all}" fill="none" stroke="{RSS_COLOR}" stroke-width="2.5" stroke-dasharray="8,3"><title>RSS of {name} ({pid})</title></polyline>"##,
+        name = xml_escape(&rss.name),
+        pid = rss.pid,
+    );
+    let _ = writeln!(
+        svg,
+        r##"<polyline class="rss-anon" points="{anon}" fill="none" stroke="{RSS_COLOR}" stroke-width="2" stroke-dasharray="2,3"><title>anonymous memory of {name} ({pid}): the RSS without mapped files</title></polyline>"##,
+        name = xml_escape(&rss.name),
+        pid = rss.pid,
     );
     let mib = |bytes: f64| bytes / f64::from(1 << 20);
     for fraction in [0.5, 1.0] {
@@ -324,7 +333,7 @@ fn draw_rss(svg: &mut String, rss: &RssJoin, x_of: &dyn Fn(f64) -> f64, total_se
     }
     let _ = writeln!(
         svg,
-        r##"<text x="{:.1}" y="{:.1}" fill="{RSS_COLOR}" font-weight="bold">RSS (dashed)</text>"##,
+        r##"<text x="{:.1}" y="{:.1}" fill="{RSS_COLOR}" font-weight="bold">RSS (dashed), anonymous (dotted)</text>"##,
         LEFT + 4.0,
         bottom - 4.0
     );

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::attribute::rss::RssJoin;
+use crate::attribute::rss::{MemoryPeak, RssJoin};
 use crate::attribute::{Timeline, Utilization};
 use category_rules::RuleTable;
 
@@ -29,15 +29,22 @@ pub(crate) struct TimelineJson {
 pub(crate) struct RssJson {
     pub process: String,
     pub pid: i32,
+    /// The highest RSS.
     pub peak: Option<RssPeakJson>,
-    /// `[seconds, bytes]`, seconds from the first sample as the buckets.
-    pub points: Vec<(f64, u64)>,
+    /// The most anonymous memory.
+    pub anon_peak: Option<RssPeakJson>,
+    /// `[seconds, bytes, anon_bytes]`: seconds from the first sample as the
+    /// buckets, the RSS and its anonymous part.
+    pub points: Vec<(f64, u64, u64)>,
 }
 
-/// The highest RSS, when, and the pass (or place) and phase then.
+/// A peak of the RSS or of its anonymous part: the RSS then, split by
+/// kind, when, and the pass (or place) and phase then.
 #[derive(Debug, Serialize)]
 pub(crate) struct RssPeakJson {
     pub bytes: u64,
+    pub anon_bytes: u64,
+    pub file_bytes: u64,
     pub seconds: f64,
     pub pass: String,
     pub phase: Option<&'static str>,
@@ -82,6 +89,17 @@ pub(crate) struct SliceJson {
     pub lost_samples: u64,
 }
 
+fn peak_json(peak: &MemoryPeak, round: impl Fn(f64) -> f64) -> RssPeakJson {
+    RssPeakJson {
+        bytes: peak.bytes,
+        anon_bytes: peak.anon_bytes,
+        file_bytes: peak.file_bytes,
+        seconds: round(peak.seconds),
+        pass: peak.place_name.clone(),
+        phase: peak.phase.map(|phase| phase.name()),
+    }
+}
+
 /// The JSON form of `timeline`.
 pub(crate) fn to_json(
     timeline: &Timeline,
@@ -94,16 +112,12 @@ pub(crate) fn to_json(
         rss: rss.map(|rss| RssJson {
             process: rss.name.clone(),
             pid: rss.pid,
-            peak: rss.peak.as_ref().map(|peak| RssPeakJson {
-                bytes: peak.bytes,
-                seconds: round(peak.seconds),
-                pass: peak.place_name.clone(),
-                phase: peak.phase.map(|phase| phase.name()),
-            }),
+            peak: rss.peak.as_ref().map(|peak| peak_json(peak, round)),
+            anon_peak: rss.anon_peak.as_ref().map(|peak| peak_json(peak, round)),
             points: rss
                 .line
                 .iter()
-                .map(|&(seconds, bytes)| (round(seconds), bytes))
+                .map(|&(seconds, bytes, anon)| (round(seconds), bytes, anon))
                 .collect(),
         }),
         command,

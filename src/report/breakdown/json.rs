@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::{Breakdown, JSON_TOP, attribution_name, grouping_name};
+use crate::attribute::rss::MemoryPeak;
 use crate::attribute::{Detail, Grouping, RowKey, RowTotals, percent};
 use crate::mlir_timing::TimerKind;
 use crate::report::{artifacts, round2};
@@ -67,14 +68,11 @@ impl Breakdown<'_> {
             in_pass_manager_samples: (self.options.grouping == Grouping::Pass)
                 .then_some(self.grouped.in_pass_manager),
             utilization: self.utilization.map(Into::into),
-            memory_peak: self
-                .memory_peak()
-                .map(|(bytes, seconds, pass, phase)| MemoryPeakJson {
-                    bytes,
-                    seconds: round2(seconds),
-                    pass,
-                    phase,
-                }),
+            memory_peak: self.memory_peaks().map(|(peak, _)| peak.into()),
+            anon_memory_peak: self
+                .memory_peaks()
+                .and_then(|(_, anon_peak)| anon_peak)
+                .map(Into::into),
             memory: None,
             run: self.run.clone(),
             notices: self.notices.clone(),
@@ -126,7 +124,10 @@ impl Breakdown<'_> {
                 .map(|(timer, cpu)| round2(cpu / timer.wall_seconds)),
             rss_start_bytes: rss.map(|rss| rss.start_bytes),
             rss_growth_bytes: rss.map(|rss| rss.growth_bytes),
+            anon_growth_bytes: rss.map(|rss| rss.anon_growth_bytes),
+            file_growth_bytes: rss.map(|rss| rss.file_growth_bytes),
             rss_max_bytes: rss.map(|rss| rss.max_bytes),
+            anon_max_bytes: rss.map(|rss| rss.anon_max_bytes),
             name: self.label(key).0,
             self_samples: row.self_samples,
             self_percent: round2(percent(row.self_samples, samples)),
@@ -188,6 +189,9 @@ pub(crate) struct ReportJson {
     /// RSS, when (seconds from the first sample) and where.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_peak: Option<MemoryPeakJson>,
+    /// The most anonymous memory, and where the compile was then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anon_memory_peak: Option<MemoryPeakJson>,
     /// When the recording has a page-fault event: memory by category and pass.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<crate::report::memory::MemoryJson>,
@@ -248,19 +252,44 @@ pub(crate) struct PassJson {
     pub rss_start_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rss_growth_bytes: Option<i64>,
+    /// The part of the growth that is anonymous memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anon_growth_bytes: Option<i64>,
+    /// The part that is mapped files and shared memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_growth_bytes: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rss_max_bytes: Option<u64>,
+    /// The most anonymous memory during the pass's spans.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anon_max_bytes: Option<u64>,
 }
 
-/// The compiler's highest RSS and where the compile was then.
+/// A peak of the compiler's memory (the RSS, or its anonymous part): the
+/// RSS then, split by kind, and where the compile was.
 #[derive(Debug, Serialize)]
 pub(crate) struct MemoryPeakJson {
     pub bytes: u64,
+    pub anon_bytes: u64,
+    pub file_bytes: u64,
     /// From the first sample of the report.
     pub seconds: f64,
     /// The innermost pass running at the peak, or the place outside passes.
     pub pass: String,
     pub phase: Option<&'static str>,
+}
+
+impl From<&MemoryPeak> for MemoryPeakJson {
+    fn from(peak: &MemoryPeak) -> MemoryPeakJson {
+        MemoryPeakJson {
+            bytes: peak.bytes,
+            anon_bytes: peak.anon_bytes,
+            file_bytes: peak.file_bytes,
+            seconds: round2(peak.seconds),
+            pass: peak.place_name.clone(),
+            phase: peak.phase.map(|phase| phase.name()),
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]

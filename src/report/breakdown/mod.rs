@@ -7,7 +7,7 @@
 mod json;
 mod text;
 
-use crate::attribute::rss::RssJoin;
+use crate::attribute::rss::{MemoryPeak, RssJoin};
 use crate::attribute::runs::seconds_per_sample;
 use crate::attribute::timers::{PassTimer, TimerJoin};
 use crate::attribute::{
@@ -128,18 +128,13 @@ impl Breakdown<'_> {
         seconds_per_sample(self.profile).map(|seconds| seconds * samples as f64)
     }
 
-    /// The peak of the RSS: bytes, seconds, the pass (or place) and phase.
-    fn memory_peak(&self) -> Option<(u64, f64, String, Option<&'static str>)> {
-        let peak = self.rss.as_ref()?.peak.as_ref()?;
-        Some((
-            peak.bytes,
-            peak.seconds,
-            peak.place_name.clone(),
-            peak.phase.map(|phase| phase.name()),
-        ))
+    /// The peak of the RSS, and the peak of its anonymous part.
+    fn memory_peaks(&self) -> Option<(&MemoryPeak, Option<&MemoryPeak>)> {
+        let rss = self.rss.as_ref()?;
+        Some((rss.peak.as_ref()?, rss.anon_peak.as_ref()))
     }
 
-    /// The passes whose spans grew the RSS most, with the growth.
+    /// The passes whose spans grew the anonymous memory most, with the growth.
     fn growth_top(&self) -> Vec<(String, i64)> {
         let Some(rss) = &self.rss else {
             return Vec::new();
@@ -147,13 +142,13 @@ impl Breakdown<'_> {
         let mut grown: Vec<_> = rss
             .passes
             .iter()
-            .filter(|(_, figures)| figures.growth_bytes > 0)
+            .filter(|(_, figures)| figures.anon_growth_bytes > 0)
             .collect();
-        grown.sort_by(|a, b| (b.1.growth_bytes, a.0).cmp(&(a.1.growth_bytes, b.0)));
+        grown.sort_by(|a, b| (b.1.anon_growth_bytes, a.0).cmp(&(a.1.anon_growth_bytes, b.0)));
         grown
             .into_iter()
             .take(GROWTH_TOP)
-            .map(|(pass, figures)| (self.label(RowKey::Pass(*pass)).0, figures.growth_bytes))
+            .map(|(pass, figures)| (self.label(RowKey::Pass(*pass)).0, figures.anon_growth_bytes))
             .collect()
     }
 

@@ -6,6 +6,7 @@ use std::io::Write;
 use hashbrown::HashMap;
 
 use super::{Breakdown, TEXT_TOP, attribution_name, grouping_name, mebibytes, scope_words};
+use crate::attribute::rss::MemoryPeak;
 use crate::attribute::{Grouping, RowKey, percent};
 use crate::mlir_timing::TimerKind;
 use crate::report::artifacts;
@@ -51,9 +52,25 @@ impl Breakdown<'_> {
                 utilization.serial_share * 100.0
             ));
         }
-        if let Some((bytes, seconds, pass, phase)) = self.memory_peak() {
+        if let Some((peak, anon_peak)) = self.memory_peaks() {
             let rss = self.rss.as_ref().expect("a peak comes from the RSS");
-            let phase = phase.map_or(String::new(), |phase| format!(" (phase: {phase})"));
+            let place = |peak: &MemoryPeak| {
+                let phase = peak
+                    .phase
+                    .map_or(String::new(), |phase| format!(" (phase: {})", phase.name()));
+                format!("at {:.2} s, in {}{phase}", peak.seconds, peak.place_name)
+            };
+            let anon = match anon_peak {
+                Some(anon_peak) if anon_peak.seconds == peak.seconds => {
+                    "; anonymous memory peaked then too".to_owned()
+                }
+                Some(anon_peak) => format!(
+                    "; anonymous memory peaked at {} {}",
+                    mebibytes(anon_peak.anon_bytes as f64),
+                    place(anon_peak)
+                ),
+                None => String::new(),
+            };
             let grown: Vec<String> = self
                 .growth_top()
                 .into_iter()
@@ -62,13 +79,16 @@ impl Breakdown<'_> {
             let grown = if grown.is_empty() {
                 String::new()
             } else {
-                format!("; grew it most: {}", grown.join(", "))
+                format!("; anonymous memory grew most in: {}", grown.join(", "))
             };
             lines.push(format!(
-                "memory: RSS of {} ({}) peaked at {} at {seconds:.2} s, in {pass}{phase}{grown}",
+                "memory: RSS of {} ({}) peaked at {} ({} anonymous, {} mapped files) {}{anon}{grown}",
                 rss.name,
                 rss.pid,
-                mebibytes(bytes as f64),
+                mebibytes(peak.bytes as f64),
+                mebibytes(peak.anon_bytes as f64),
+                mebibytes(peak.file_bytes as f64),
+                place(peak),
             ));
         }
         lines.extend(lost_samples_warning(profile).map(|warning| format!("warning: {warning}")));
@@ -147,13 +167,17 @@ impl Breakdown<'_> {
                     };
                     let mib = |bytes: f64| format!("{:.1}", bytes / f64::from(1 << 20));
                     match figures {
-                        Some(figures) => cells.extend([
-                            mib(figures.start_bytes as f64).into(),
-                            format!("{:+.1}", figures.growth_bytes as f64 / f64::from(1 << 20))
-                                .into(),
-                            mib(figures.max_bytes as f64).into(),
-                        ]),
-                        None => cells.extend((0..3).map(|_| String::new().into())),
+                        Some(figures) => {
+                            let growth =
+                                |bytes: i64| format!("{:+.1}", bytes as f64 / f64::from(1 << 20));
+                            cells.extend([
+                                mib(figures.start_bytes as f64).into(),
+                                growth(figures.anon_growth_bytes).into(),
+                                growth(figures.file_growth_bytes).into(),
+                                mib(figures.max_bytes as f64).into(),
+                            ])
+                        }
+                        None => cells.extend((0..4).map(|_| String::new().into())),
                     }
                 }
                 if with_pass {
@@ -182,7 +206,8 @@ impl Breakdown<'_> {
         if with_rss {
             columns.extend([
                 Column::right("RSS start MiB"),
-                Column::right("growth MiB"),
+                Column::right("anon growth MiB"),
+                Column::right("file growth MiB"),
                 Column::right("max MiB"),
             ]);
         }
