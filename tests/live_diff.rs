@@ -76,8 +76,12 @@ fn number(value: &Value) -> f64 {
 /// run, or of `record --repeat`'s runs together); zero when absent.
 fn report_share(report: &Path, id: &str) -> (f64, f64) {
     let json: Value = serde_json::from_slice(&std::fs::read(report).unwrap()).unwrap();
-    json["categories"]
-        .as_array()
+    // A run's report has `categories`; a set's, `rows` by category.
+    let rows = match json["rows"].is_array() {
+        true => &json["rows"],
+        false => &json["categories"],
+    };
+    rows.as_array()
         .unwrap()
         .iter()
         .find(|category| category["id"] == id)
@@ -326,8 +330,50 @@ fn const_eval_off_folding_falls_and_repeated_runs_report_their_spread() {
     // The report of the runs together: each run's share is its own report's.
     let report: Value =
         serde_json::from_slice(&std::fs::read(on.join("report.json")).unwrap()).unwrap();
-    assert_eq!(report["runs"].as_array().unwrap().len(), 3);
-    let folding = report["categories"]
+    assert_eq!(report["runs"], 3);
+    assert_eq!(report["run_facts"].as_array().unwrap().len(), 3);
+    // `report DIR` of the set gives the same, and reports it by any grouping.
+    let again_json = compile_perf([
+        "report".as_ref(),
+        on.as_os_str(),
+        "-q".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    again_json.expect_code(0, "report of a --repeat directory");
+    assert_eq!(again_json.json()["rows"], report["rows"]);
+    for by in ["category", "symbol", "dso", "thread", "process", "pass"] {
+        let by_json = compile_perf([
+            "report".as_ref(),
+            on.as_os_str(),
+            "-q".as_ref(),
+            "--by".as_ref(),
+            by.as_ref(),
+            "--format".as_ref(),
+            "json".as_ref(),
+        ]);
+        by_json.expect_code(0, &format!("report of a --repeat directory --by {by}"));
+        let json = by_json.json();
+        assert_eq!(
+            (json["runs"].as_u64(), json["by"].as_str()),
+            (Some(3), Some(by))
+        );
+        assert!(
+            !json["rows"].as_array().unwrap().is_empty(),
+            "--by {by}: {json:#}"
+        );
+        for facts in json["run_facts"].as_array().unwrap() {
+            assert!(facts["wall_seconds"].as_f64().unwrap() > 0.0, "{facts}");
+            assert!(facts["anon_peak_bytes"].as_u64().unwrap() > 0, "{facts}");
+        }
+        let wall = &json["wall_seconds"];
+        assert!(
+            wall["min"].as_f64() <= wall["median"].as_f64()
+                && wall["median"].as_f64() <= wall["max"].as_f64(),
+            "{wall}"
+        );
+    }
+    let folding = report["rows"]
         .as_array()
         .unwrap()
         .iter()

@@ -23,6 +23,7 @@ mod rows;
 pub(crate) mod rss;
 pub(crate) mod run_diff;
 pub(crate) mod runs;
+pub(crate) mod series;
 pub(crate) mod significance;
 mod time_slices;
 pub(crate) mod timers;

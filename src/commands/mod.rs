@@ -21,6 +21,7 @@ pub(crate) mod push;
 pub(crate) mod record;
 pub(crate) mod report;
 pub(crate) mod rules;
+mod series;
 pub(crate) mod timeline;
 pub(crate) mod top;
 

@@ -16,11 +16,11 @@ use std::path::PathBuf;
 use super::draw::{
     FlamegraphRequest, PAGE_PICTURES, PageRun, flamegraph_picture, html_report, save_flamegraph,
 };
+use super::series::{SeriesReading, read_series};
 use super::{
     Config, finish, load_recording, load_rules, memory_section, rss_join, stdout_wants_color,
     write_report,
 };
-use crate::attribute::runs::{RunRows, aggregate, run_rows};
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::cache::Cache;
 use crate::defaults;
@@ -28,6 +28,7 @@ use crate::error::{EXIT_INTERRUPTED, Error};
 use crate::output::{Output, write_output};
 use crate::profile::{LoadOptions, SampleFilter};
 use crate::recorder::{RecordOptions, Recorded, prepare_series, record, write_run_json};
+use crate::report::breakdown::grouping_name;
 use crate::report::breakdown::{BreakdownOptions, breakdown};
 use crate::report::repeat;
 use crate::report::run_facts::notices;
@@ -49,7 +50,7 @@ pub(crate) fn run(config: &Config, options: &RecordOptions) -> Result<u8, Error>
         config,
         recorded,
         &rules,
-        None,
+        false,
         options.alloc_min_bytes.is_some(),
     )
 }
@@ -79,7 +80,6 @@ fn run_series(
         notes: Vec::new(),
     };
     write_run_json(dir, &series)?;
-    let mut runs = Vec::new();
     let mut code = 0;
     for index in 1..=times {
         let name = format!("run-{index}");
@@ -97,7 +97,7 @@ fn run_series(
             config,
             recorded,
             rules,
-            Some(&mut runs),
+            true,
             options.alloc_min_bytes.is_some(),
         )?;
         series.runs.push(name.clone());
@@ -114,20 +114,32 @@ fn run_series(
     series.status = RunStatus::Recorded;
     write_run_json(dir, &series)?;
 
-    let report = aggregate(series.command.join(" "), &runs);
+    // The runs are read again for the report of the set (their caches are
+    // warm): the same report as `report DIR` gives.
+    let alloc = options.alloc_min_bytes.is_some();
+    let load = recording_load(PathBuf::new(), config.quiet, alloc);
+    let reading = SeriesReading {
+        load: &load,
+        filter: &SampleFilter::default(),
+        grouping: Grouping::Category,
+        attribution: attribution_of(alloc),
+        rules,
+    };
+    let (report, _) = read_series(config, dir, &series, &reading, false)?;
+    let by = grouping_name(Grouping::Category);
     let file = |name: &str| Output::File(dir.join(name));
     write_output(&file("report.txt"), |out| {
-        repeat::write_text(&report, TextFormat::Table, false, out)
+        repeat::write_text(&report, by, TextFormat::Table, false, out)
     })?;
     write_output(&file("report.json"), |out| {
-        serde_json::to_writer_pretty(&mut *out, &repeat::to_json(&report))?;
+        serde_json::to_writer_pretty(&mut *out, &repeat::to_json(&report, by))?;
         writeln!(out)
     })?;
     series
         .outputs
         .extend(["report.txt".to_owned(), "report.json".to_owned()]);
     write_output(&Output::Stdout, |out| {
-        repeat::write_text(&report, TextFormat::Table, stdout_wants_color(), out)
+        repeat::write_text(&report, by, TextFormat::Table, stdout_wants_color(), out)
     })?;
     series.status = RunStatus::Finished;
     series.finished = true;
@@ -141,18 +153,10 @@ fn run_series(
     Ok(code)
 }
 
-/// Reads the recording and makes the run directory's reports. One run of a
-/// series (`--repeat`) adds its rows to `series` instead of printing its
-/// table.
-fn report_recording(
-    config: &Config,
-    mut recorded: Recorded,
-    rules: &RuleTable,
-    series: Option<&mut Vec<RunRows>>,
-    alloc: bool,
-) -> Result<u8, Error> {
-    let load = LoadOptions {
-        input: Input::Path(recorded.perf_data.clone()),
+/// How `record` reads its own recordings.
+fn recording_load(perf_data: PathBuf, quiet: bool, alloc: bool) -> LoadOptions {
+    LoadOptions {
+        input: Input::Path(perf_data),
         event: None,
         symfs: Vec::new(),
         debug_roots: vec![PathBuf::from(defaults::DEBUG_ROOT)],
@@ -160,8 +164,29 @@ fn report_recording(
         cache: Cache::from_env(true),
         read_threads: None,
         alloc,
-        progress: crate::progress::shown(config.quiet),
-    };
+        progress: crate::progress::shown(quiet),
+    }
+}
+
+/// Bytes asked for are charged to the caller of the allocator.
+fn attribution_of(alloc: bool) -> Attribution {
+    if alloc {
+        Attribution::Caller
+    } else {
+        Attribution::Leaf
+    }
+}
+
+/// Reads the recording and makes the run directory's reports. One run of a
+/// series (`--repeat`) does not print its table: the set's report follows.
+fn report_recording(
+    config: &Config,
+    mut recorded: Recorded,
+    rules: &RuleTable,
+    in_series: bool,
+    alloc: bool,
+) -> Result<u8, Error> {
+    let load = recording_load(recorded.perf_data.clone(), config.quiet, alloc);
     let run_dir = RunDir::open(&recorded.dir);
     let profile = match load_recording(&load, &run_dir) {
         Ok(profile) => profile,
@@ -175,12 +200,7 @@ fn report_recording(
         }
     };
     let classes = Classes::new(&profile, rules);
-    // Bytes asked for are charged to the caller of the allocator.
-    let attribution = if alloc {
-        Attribution::Caller
-    } else {
-        Attribution::Leaf
-    };
+    let attribution = attribution_of(alloc);
     let run = Some(recorded.run.clone());
     let run_notices = notices(&profile, run.as_ref());
     let mut breakdown = breakdown(
@@ -288,22 +308,14 @@ fn report_recording(
     );
     write_output(&file("report.html"), |out| out.write_all(page.as_bytes()))?;
     outputs.push("report.html");
-    match series {
-        Some(runs) => runs.push(run_rows(
-            recorded.perf_data.clone(),
-            &profile,
-            &classes,
-            Grouping::Category,
-            attribution,
-            &SampleFilter::default(),
-        )),
-        None => write_report(
+    if !in_series {
+        write_report(
             &Output::Stdout,
             &breakdown,
             memory,
             table,
             stdout_wants_color(),
-        )?,
+        )?;
     }
     recorded
         .run

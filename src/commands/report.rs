@@ -4,7 +4,7 @@
 //! `--flamegraph`, the flamegraph too, from the same reading of the
 //! recording.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
@@ -12,18 +12,22 @@ use super::draw::{
     FlamegraphRequest, PageRun, flamegraph_picture, html_report, report_flamegraphs,
     save_flamegraph,
 };
+use super::series::{SeriesReading, read_series};
 use super::{
-    ColorChoice, Config, Reading, ReportFormat, finish, leave_to_exit, memory_section, rss_join,
-    rules_and_profile, timer_join, write_report,
+    ColorChoice, Config, Reading, ReportFormat, finish, leave_to_exit, load_rules, memory_section,
+    rss_join, rules_and_profile, timer_join, write_report,
 };
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
 use crate::error::Error;
 use crate::output::{Output, write_output};
 use crate::render::flamegraph::{MaxDepth, all_stacks};
+use crate::report::breakdown::grouping_name;
 use crate::report::breakdown::{BreakdownOptions, breakdown};
+use crate::report::repeat;
 use crate::report::run_facts::notices;
-use crate::run_dir::RunJson;
+use crate::run_dir::{RunJson, SeriesJson, series_at};
+use perfdata::Input;
 
 /// What `report` was asked for.
 #[derive(Clone, Debug)]
@@ -70,6 +74,11 @@ pub(crate) fn run(
     reading: &Reading,
     options: &ReportOptions,
 ) -> Result<u8, Error> {
+    if let Input::Path(dir) = &reading.load.input {
+        if let Some(series) = series_at(dir) {
+            return report_series(config, reading, options, dir, &series);
+        }
+    }
     let filter = &reading.filter;
     let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
     let run = run_dir.run.as_ref();
@@ -177,5 +186,50 @@ pub(crate) fn run(
     });
     let code = reported?;
     drawn?;
+    Ok(code)
+}
+
+/// `report` of a set of runs (`record --repeat`'s directory): the runs
+/// added up, with their facts and spread, for any grouping.
+fn report_series(
+    config: &Config,
+    reading: &Reading,
+    options: &ReportOptions,
+    dir: &Path,
+    series: &SeriesJson,
+) -> Result<u8, Error> {
+    let one_run = |what: &str| Error::NothingToDraw {
+        reason: format!(
+            "{what} is made of one run, and {} holds a set of {} runs: give one of them, such as {}",
+            dir.display(),
+            series.runs.len(),
+            dir.join(series.runs.first().map_or("run-1", String::as_str))
+                .display()
+        ),
+    };
+    if options.flamegraph.is_some() {
+        return Err(one_run("a flamegraph"));
+    }
+    let Some(format) = options.format.tabular() else {
+        return Err(one_run("the HTML page"));
+    };
+    let rules = load_rules(config.rules_file.as_deref())?;
+    let series_reading = SeriesReading {
+        load: &reading.load,
+        filter: &reading.filter,
+        grouping: options.grouping,
+        attribution: options.attribution,
+        rules: &rules,
+    };
+    let (report, code) = read_series(config, dir, series, &series_reading, true)?;
+    let by = grouping_name(options.grouping);
+    let colors = options.color.wanted(&config.output);
+    write_output(&config.output, |out| match format.text() {
+        Some(text) => repeat::write_text(&report, by, text, colors, out),
+        None => {
+            serde_json::to_writer_pretty(&mut *out, &repeat::to_json(&report, by))?;
+            writeln!(out)
+        }
+    })?;
     Ok(code)
 }

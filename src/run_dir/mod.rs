@@ -72,6 +72,13 @@ impl RunDir {
     }
 }
 
+/// The `run.json` of `dir` when `dir` holds a set of runs of
+/// `record --repeat`; `None` for any other directory or file.
+pub(crate) fn series_at(dir: &Path) -> Option<SeriesJson> {
+    let bytes = std::fs::read(dir.join(RUN_FILE)).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
 /// Reads `dir/name` with `parse`; its error says what the file is not.
 fn read_file<T>(
     dir: &Path,
