@@ -240,3 +240,43 @@ fn const_eval_grows_anonymous_memory_most_in_its_jit_pass() {
     assert_eq!(growth[0].0, "JitGlobalsPass", "{growth:?}");
     assert!(growth[0].1 > 8 << 20, "{growth:?}");
 }
+
+#[test]
+fn a_failed_compile_under_a_shell_names_the_compiler_not_the_shell() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("memory-failed");
+    let input = workload(&dir, "hex-constants");
+    let run_dir = dir.join("run");
+    // The compiler refuses the device after reading its input; the shell
+    // outlives it and exits 3.
+    let script = format!(
+        "{} --iree-hal-target-device=no-such-device {} -o {}; exit 3",
+        common::iree_compile().display(),
+        input.display(),
+        dir.join("out.vmfb").display()
+    );
+    let recorded = compile_perf([
+        "record".as_ref(),
+        "-q".as_ref(),
+        "-o".as_ref(),
+        run_dir.as_os_str(),
+        "--".as_ref(),
+        "sh".as_ref(),
+        "-c".as_ref(),
+        script.as_ref(),
+    ]);
+    recorded.expect_code(3, "record of a failing compile");
+    let report = compile_perf(["report".as_ref(), run_dir.as_os_str()]);
+    // The compiler ran long enough to be sampled: its RSS is the one named.
+    let line = report
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("memory: "))
+        .unwrap_or_else(|| panic!("no memory line: {}", report.stdout));
+    assert!(line.starts_with("memory: RSS of iree-compile ("), "{line}");
+    assert!(!line.contains("Python"), "{line}");
+    assert!(!report.stdout.contains("RSS of sh "), "{}", report.stdout);
+}

@@ -6,7 +6,8 @@
 //! (`mlir::detail::OpToOpPassAdaptor`). Nested pipelines give nested pass
 //! frames; the innermost is the sample's own pass. Samples outside every pass
 //! fall into explicit places (parsing the input, serialization and output,
-//! startup and Python, the pass manager, thread-pool tasks, other), decided
+//! the Python launcher, startup and teardown, the pass manager,
+//! thread-pool tasks, other), decided
 //! by the categories on their stack and the thread they ran on. Stacks are
 //! cut above LLVM's thread-pool task runner: a thread that waits for its
 //! parallel work runs unrelated queued tasks on top of its own stack.
@@ -40,7 +41,11 @@ crate::index::index_type! {
 pub(crate) enum OutsidePass {
     ParsingInput,
     SerializationAndOutput,
-    StartupAndPython,
+    /// The Python launcher, and any process that is not the compiler.
+    Python,
+    /// The compiler's start (the dynamic loader, static initialisers) and
+    /// end (teardown at exit).
+    StartupAndTeardown,
     /// The linker, `iree-lld`: a child process of the compiler that links
     /// each executable's object file.
     Linker,
@@ -58,7 +63,8 @@ impl OutsidePass {
         match self {
             OutsidePass::ParsingInput => "(parsing the input)",
             OutsidePass::SerializationAndOutput => "(serialization and output)",
-            OutsidePass::StartupAndPython => "(startup and Python)",
+            OutsidePass::Python => "(Python launcher and other programs)",
+            OutsidePass::StartupAndTeardown => "(startup and teardown)",
             OutsidePass::Linker => "(linker: iree-lld)",
             OutsidePass::PassManager => "(pass manager: verification, between passes)",
             OutsidePass::PoolTasks => "(thread-pool tasks)",
@@ -268,8 +274,10 @@ pub(super) fn outside_pass(
     };
     if outside.in_linker {
         OutsidePass::Linker
-    } else if !outside.in_compiler || has(&["python", "startup"]) {
-        OutsidePass::StartupAndPython
+    } else if !outside.in_compiler || has(&["python"]) {
+        OutsidePass::Python
+    } else if has(&["startup"]) {
+        OutsidePass::StartupAndTeardown
     } else if outside.managed {
         OutsidePass::PassManager
     } else if has(&["lexer", "parser"]) {

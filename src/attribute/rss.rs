@@ -14,7 +14,7 @@ use super::pass::{OutsidePass, Phase};
 use super::pass_spans::{PassSpan, spans};
 use super::runs::seconds_per_sample;
 use super::{PassId, RowKey};
-use crate::profile::{Profile, SampleFilter};
+use crate::profile::{Profile, SampleFilter, is_compiler};
 use crate::rss::{Resident, RssProcess, RssSeries};
 use crate::stacks::SampleKey;
 
@@ -71,15 +71,34 @@ pub(crate) struct RssJoin {
 }
 
 /// Joins `series` with the passes of the samples `filter` keeps. The
-/// process joined is the series' largest (the native compiler); `None`
-/// when the recording has none of its samples.
+/// process joined is the native compiler, found by its executable; in a
+/// recording without one (another program), the series' largest. `None`
+/// when that process has no series (a compile that failed at once) or the
+/// recording none of its samples.
 pub(crate) fn join(
     profile: &Profile,
     classes: &Classes<'_>,
     filter: &SampleFilter,
     series: &RssSeries,
 ) -> Option<RssJoin> {
-    let process = series.largest()?;
+    let compiler_pids: Vec<i32> = profile
+        .processes
+        .images
+        .iter()
+        .filter(|image| is_compiler(image))
+        .map(|image| image.pid)
+        .collect();
+    let process = if compiler_pids.is_empty() {
+        series.largest()?
+    } else {
+        // The compiler's own series, or none: a shell or the launcher is
+        // not the compiler, even when the sampler saw nothing else.
+        series
+            .processes
+            .iter()
+            .filter(|process| compiler_pids.contains(&process.pid))
+            .max_by_key(|process| process.peak(Resident::All).map_or(0, |peak| peak.rss_bytes))?
+    };
     let start_ns = profile
         .stacks
         .timeline
