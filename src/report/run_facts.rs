@@ -30,10 +30,7 @@ pub(crate) fn notes_lost_samples(run: &RunJson) -> bool {
 
 /// The notices for `profile`, recorded as `run` says (when it is known).
 pub(crate) fn notices(profile: &Profile, run: Option<&RunJson>) -> Vec<String> {
-    let mut notices = Vec::new();
-    if let Some(run) = run.filter(|run| run.failed()) {
-        notices.push(failed_compile_notice(run));
-    }
+    let mut notices: Vec<String> = run.and_then(ending_notice).into_iter().collect();
     if let Some(notice) = python_notice(profile) {
         notices.push(notice);
     }
@@ -41,6 +38,17 @@ pub(crate) fn notices(profile: &Profile, run: Option<&RunJson>) -> Vec<String> {
         notices.push(notice);
     }
     notices
+}
+
+/// How the compile ended, when it did not finish: interrupted (Ctrl-C:
+/// the launcher's KeyboardInterrupt traceback and exit code do not make a
+/// failed compile) or failed.
+fn ending_notice(run: &RunJson) -> Option<String> {
+    if run.interrupted {
+        Some("the compile was interrupted (Ctrl-C): this profile covers it up to then".to_owned())
+    } else {
+        run.failed().then(|| failed_compile_notice(run))
+    }
 }
 
 fn failed_compile_notice(run: &RunJson) -> String {
@@ -172,6 +180,22 @@ mod tests {
         );
         assert!(notice.ends_with("\n    error: custom op 'foo.bar' is unknown"));
         assert!(!notice.contains("t2"));
+    }
+
+    #[test]
+    fn a_compile_stopped_by_ctrl_c_is_interrupted_not_failed() {
+        // The launcher printed a KeyboardInterrupt traceback and exited 1.
+        let run = facts(
+            r##"{"interrupted": true, "exit": {"code": 1, "signal": null},
+                "stderr": {"head": ["Traceback (most recent call last):"],
+                           "tail": ["KeyboardInterrupt"], "lines": 9}}"##,
+        );
+        assert_eq!(
+            ending_notice(&run).as_deref(),
+            Some("the compile was interrupted (Ctrl-C): this profile covers it up to then")
+        );
+        let finished = facts(r#"{"exit": {"code": 0, "signal": null}}"#);
+        assert_eq!(ending_notice(&finished), None);
     }
 
     #[test]
