@@ -22,6 +22,10 @@ use category_rules::CategoryId;
 
 /// Below this many busy threads a slice counts as running on one thread.
 const SERIAL_BELOW: f64 = 1.25;
+/// The utilization is measured in this many slices, whatever the number
+/// drawn: the share of time on one thread depends on the slices' width, and
+/// every report gives the same figure.
+const UTILIZATION_SLICES: usize = 200;
 
 /// One slice of time.
 #[derive(Clone, Debug, Default)]
@@ -112,7 +116,7 @@ pub(crate) fn timeline(
         .collect();
     let mut phase_counts: Vec<HashMap<Phase, u64>> = vec![HashMap::new(); count];
     let mut known: HashMap<SampleKey, (CategoryId, Option<Phase>)> = HashMap::new();
-    for sample in kept {
+    for sample in &kept {
         let (category, phase) = *known.entry(sample.key).or_insert_with(|| {
             let facts = facts(profile, classes, Attribution::Leaf, &sample.key);
             let phase = classes.passes.phase(&facts.passes).or(match facts.place {
@@ -148,21 +152,9 @@ pub(crate) fn timeline(
             .max_by(|a, b| (a.1, b.0).cmp(&(b.1, a.0)))
             .map(|(phase, _)| *phase);
     }
-    let utilization = frequency.map(|_| {
-        let busy: Vec<f64> = slices
-            .iter()
-            .filter_map(|slice| slice.busy_threads)
-            .collect();
-        let mean = busy.iter().sum::<f64>() / busy.len().max(1) as f64;
-        let serial = busy
-            .iter()
-            .filter(|&&threads| threads < SERIAL_BELOW)
-            .count();
-        Utilization {
-            mean_busy_threads: mean,
-            serial_share: serial as f64 / busy.len().max(1) as f64,
-            cpus: profile.info.cpus_online,
-        }
+    let utilization = frequency.map(|hz| {
+        let times = kept.iter().map(|sample| sample.time);
+        utilization(times, first, span, hz, profile.info.cpus_online)
     });
     Timeline {
         slice_seconds,
@@ -199,6 +191,34 @@ fn phase_spans(slices: &[TimeSlice], slice_seconds: f64) -> Vec<PhaseSpan> {
     spans
 }
 
+/// How busy the threads were: the samples counted in
+/// [`UTILIZATION_SLICES`] slices of `span` nanoseconds from `first`, at
+/// `hz` samples a second per busy thread.
+fn utilization(
+    times: impl Iterator<Item = u64>,
+    first: u64,
+    span: u64,
+    hz: u64,
+    cpus: Option<u32>,
+) -> Utilization {
+    let slice_ns = span.div_ceil(UTILIZATION_SLICES as u64).max(1);
+    let mut samples = vec![0u64; UTILIZATION_SLICES];
+    for time in times {
+        samples[slice_of(time, first, slice_ns, UTILIZATION_SLICES)] += 1;
+    }
+    let per_thread = hz as f64 * slice_ns as f64 / 1e9;
+    let busy: Vec<f64> = samples
+        .iter()
+        .map(|&count| count as f64 / per_thread)
+        .collect();
+    let serial = busy.iter().filter(|&&threads| threads < SERIAL_BELOW).count();
+    Utilization {
+        mean_busy_threads: busy.iter().sum::<f64>() / busy.len() as f64,
+        serial_share: serial as f64 / busy.len() as f64,
+        cpus,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,6 +241,23 @@ mod tests {
         // A loss reported before the first kept sample or after the last.
         assert_eq!(slice(5), 0);
         assert_eq!(slice(2_000), 3);
+    }
+
+    #[test]
+    fn utilization_is_measured_the_same_whatever_slices_are_drawn() {
+        // 10 s at 100 Hz: two threads busy for the first half, one after.
+        let second = 1_000_000_000u64;
+        let times = (0..1000u64)
+            .flat_map(|tick| {
+                let time = tick * second / 100;
+                let threads = if time < 5 * second { 2 } else { 1 };
+                std::iter::repeat_n(time, threads)
+            })
+            .collect::<Vec<_>>();
+        let used = utilization(times.iter().copied(), 0, 10 * second, 100, Some(2));
+        assert!((used.mean_busy_threads - 1.5).abs() < 0.02, "{used:?}");
+        assert!((used.serial_share - 0.5).abs() < 0.01, "{used:?}");
+        assert_eq!(used.cpus, Some(2));
     }
 
     #[test]

@@ -22,8 +22,6 @@ const TEXT_TOP: usize = 3;
 const JSON_TOP: usize = 10;
 /// Passes named as growing memory most.
 const GROWTH_TOP: usize = 3;
-/// Time slices behind the utilization figure of `--by thread`.
-const UTILIZATION_SLICES: usize = 200;
 
 /// What `report` was asked for.
 #[derive(Clone, Debug, Default)]
@@ -81,7 +79,7 @@ pub(crate) fn breakdown<'a>(
     });
     let unwind = unwind_stats(profile, &options.filter).0;
     let utilization = (options.grouping == Grouping::Thread)
-        .then(|| timeline(profile, classes, &options.filter, UTILIZATION_SLICES).utilization)
+        .then(|| timeline(profile, classes, &options.filter, 1).utilization)
         .flatten();
     Breakdown {
         profile,
