@@ -125,6 +125,7 @@ fn mlir_timing_joins_report_by_pass_and_the_pass_flamegraph_matches_it() {
     let mut joined = HashSet::new();
     let mut symbols: Option<String> = None;
     let mut seconds_per_sample = Vec::new();
+    let mut most_runs = 0;
     for pass in passes {
         let name = pass["name"].as_str().unwrap();
         let inclusive = pass["inclusive_samples"].as_u64().unwrap();
@@ -132,6 +133,9 @@ fn mlir_timing_joins_report_by_pass_and_the_pass_flamegraph_matches_it() {
         seconds_per_sample.push(cpu / inclusive as f64);
         match pass["timer_wall_seconds"].as_f64() {
             Some(wall) => {
+                let runs = pass["timer_runs"].as_u64().unwrap();
+                assert!(runs >= 1, "{name}: {pass}");
+                most_runs = most_runs.max(runs);
                 let timer = pass["timer_name"].as_str().unwrap();
                 if !names_match(timer, name) {
                     let symbols = symbols.get_or_insert_with(library_symbols);
@@ -172,6 +176,8 @@ fn mlir_timing_joins_report_by_pass_and_the_pass_flamegraph_matches_it() {
         }
     }
     assert!(joined.len() >= 10, "{} passes joined", joined.len());
+    // Some pass (the canonicalizer, above all) runs many times.
+    assert!(most_runs > 1, "no pass ran more than once");
     let unjoined = passes
         .iter()
         .filter(|pass| pass["timer_wall_seconds"].is_null());
@@ -226,6 +232,7 @@ fn mlir_timing_joins_report_by_pass_and_the_pass_flamegraph_matches_it() {
     ]);
     text.expect_code(0, "report --by pass");
     assert!(text.stdout.contains("timer s") && text.stdout.contains("CPU/timer"));
+    assert!(text.stdout.contains(" runs "), "{}", text.stdout);
     assert!(
         text.stdout
             .contains("timer with no pass frame on the stacks")

@@ -211,7 +211,10 @@ fn utilization(
         .iter()
         .map(|&count| count as f64 / per_thread)
         .collect();
-    let serial = busy.iter().filter(|&&threads| threads < SERIAL_BELOW).count();
+    let serial = busy
+        .iter()
+        .filter(|&&threads| threads < SERIAL_BELOW)
+        .count();
     Utilization {
         mean_busy_threads: busy.iter().sum::<f64>() / busy.len() as f64,
         serial_share: serial as f64 / busy.len() as f64,

@@ -117,6 +117,7 @@ impl Breakdown<'_> {
         PassJson {
             timer_name: timer.map(|timer| timer.name.clone()),
             timer_wall_seconds: timer.map(|timer| round4(timer.wall_seconds)),
+            timer_runs: timer.map(|timer| timer.timers),
             cpu_seconds: cpu_seconds.map(round4),
             cpu_per_wall: timer
                 .zip(cpu_seconds)
@@ -240,6 +241,9 @@ pub(crate) struct PassJson {
     /// From `mlir-timing.json`: the wall seconds of the pass's timers,
     /// summed; null when the pass has no timer (or the run no timings).
     pub timer_wall_seconds: Option<f64>,
+    /// How many timers of the pass the tree has: each a run of the pass (on
+    /// one op, or on many in a nested pipeline); null without timings.
+    pub timer_runs: Option<u32>,
     /// The timer's name, when it differs from the pass's or to show it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timer_name: Option<String>,

@@ -198,6 +198,7 @@ impl Breakdown<'_> {
         }
         if with_timers {
             columns.extend([
+                Column::right("runs"),
                 Column::right("timer s"),
                 Column::right("CPU s"),
                 Column::right("CPU/timer"),
@@ -220,17 +221,21 @@ impl Breakdown<'_> {
 
     /// A pass row's timer seconds, CPU seconds and their ratio (blank
     /// where there is no timer).
-    fn timer_cells(&self, key: RowKey, inclusive_samples: u64) -> [Cell; 3] {
+    /// A pass's timers: how many the tree has (each a run of the pass, on
+    /// one op or many), their wall seconds, its CPU seconds and the ratio.
+    fn timer_cells(&self, key: RowKey, inclusive_samples: u64) -> [Cell; 4] {
         let cpu = match key {
             RowKey::Pass(_) => self.cpu_seconds(inclusive_samples),
             _ => None,
         };
+        let runs = self.timer_of(key).map(|timer| timer.timers);
         let timer = self.timer_of(key).map(|timer| timer.wall_seconds);
         let ratio = timer
             .zip(cpu)
             .filter(|(wall, _)| *wall > 0.0)
             .map(|(wall, cpu)| format!("{:.2}", cpu / wall));
         [
+            runs.map_or(String::new(), |runs| runs.to_string()).into(),
             timer
                 .map_or(String::new(), |wall| format!("{wall:.3}"))
                 .into(),
