@@ -110,6 +110,11 @@ pub(crate) struct FullCompile {
     pub run_dir: String,
 }
 
+/// The executables' codegen samples, alone, against the full compile's
+/// (percent), when they add up to it: measured at 72–105% on four
+/// workloads (docs/executables-and-sizes.md).
+const CODEGEN_EXPECTED_PERCENT: std::ops::RangeInclusive<f64> = 50.0..=120.0;
+
 /// The executables together.
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct Totals {
@@ -215,6 +220,9 @@ pub(crate) fn write_text(ranking: &ExecutablesJson, out: &mut dyn Write) -> std:
         totals.serialize_samples,
         of_full(totals.serialize_percent_of_full)
     )?;
+    if let Some(note) = codegen_note(totals.translate_percent_of_full) {
+        writeln!(out, "note: {note}")?;
+    }
     if ranking.outliers.is_empty() {
         writeln!(
             out,
@@ -225,6 +233,19 @@ pub(crate) fn write_text(ranking: &ExecutablesJson, out: &mut dyn Write) -> std:
         writeln!(out, "outlier: {}: {}", outlier.name, outlier.reason)?;
     }
     Ok(())
+}
+
+/// What to say when the executables' codegen alone is not within
+/// [`CODEGEN_EXPECTED_PERCENT`] of the full compile's.
+fn codegen_note(percent_of_full: Option<f64>) -> Option<String> {
+    let percent = percent_of_full.filter(|percent| !CODEGEN_EXPECTED_PERCENT.contains(percent))?;
+    Some(format!(
+        "the executables' codegen is {percent:.0}% of the full compile's, outside the {}–{}% \
+         seen when they add up to it: the ranking compares them compiled alone, not as the full \
+         compile runs them (set-up repeated for each executable counts in)",
+        CODEGEN_EXPECTED_PERCENT.start(),
+        CODEGEN_EXPECTED_PERCENT.end()
+    ))
 }
 
 /// One executable's row.
@@ -305,7 +326,18 @@ mod tests {
     }
 
     #[test]
-    fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {}
+    fn codegen_outside_the_expected_band_is_noted() {
+        assert_eq!(codegen_note(Some(91.0)), None);
+        assert_eq!(codegen_note(None), None);
+        let note = codegen_note(Some(136.0)).expect("136% is outside");
+        assert!(
+            note.starts_with(
+                "the executables' codegen is 136% of the full compile's, outside the 50–120%"
+            ),
+            "{note}"
+        );
+        assert!(codegen_note(Some(42.0)).is_some());
+    }
 
     #[test]
     fn outliers_are_the_slow_the_failed_and_the_timed_out() {
