@@ -9,12 +9,24 @@ use std::ffi::OsString;
 use crate::artifact::{ArtifactRole, named_outputs};
 use crate::run_dir::RunJson;
 
+/// Flags that change what a compile reports or dumps, not what it
+/// compiles (by prefix): `record --mlir-timing` adds the first two.
+const OBSERVING_FLAGS: [&str; 6] = [
+    "--mlir-timing",
+    "--mlir-output-format",
+    "--mlir-print-",
+    "--iree-hal-dump-executable-",
+    "--profile-actions-to",
+    "--log-actions-to",
+];
+
 /// What a run compiled: its inputs and the compiler's flags.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Compiled {
     /// Each input's SHA-256, or its path and size when it was not hashed.
     inputs: Vec<String>,
-    /// The command's arguments without the program, the inputs and `-o`.
+    /// The command's arguments without the program, the inputs, `-o` and
+    /// the [`OBSERVING_FLAGS`].
     flags: Vec<String>,
 }
 
@@ -86,7 +98,9 @@ fn compiled(run: &RunJson) -> Compiled {
         .enumerate()
         .skip(1)
         .filter(|(at, arg)| {
-            !output_at.contains(&(at - 1)) && !run.inputs.iter().any(|input| &input.path == *arg)
+            !output_at.contains(&(at - 1))
+                && !run.inputs.iter().any(|input| &input.path == *arg)
+                && !OBSERVING_FLAGS.iter().any(|flag| arg.starts_with(flag))
         })
         .map(|(_, arg)| arg.clone())
         .collect();
@@ -226,7 +240,10 @@ mod tests {
         let mut base = SideRuns::default();
         base.add("a", Some(&run(COMPILE, "aa", 0, true)));
         let mut new = SideRuns::default();
-        let other_compiler = "/new/build/iree-compile m.mlir --flag=1 -o elsewhere.vmfb";
+        // Another build of the compiler, another output, and MLIR's timers
+        // (record --mlir-timing) still compile the same.
+        let other_compiler = "/new/build/iree-compile --mlir-timing --mlir-output-format=json \
+                              m.mlir --flag=1 -o elsewhere.vmfb";
         new.add("b", Some(&run(other_compiler, "aa", 0, false)));
         // A second run finds the first one's output and, recorded before
         // that was fixed, listed it among its inputs.

@@ -71,34 +71,15 @@ pub(crate) struct RssJoin {
 }
 
 /// Joins `series` with the passes of the samples `filter` keeps. The
-/// process joined is the native compiler, found by its executable; in a
-/// recording without one (another program), the series' largest. `None`
-/// when that process has no series (a compile that failed at once) or the
-/// recording none of its samples.
+/// process joined is [`compiler_series`]'s; `None` without one, or when
+/// the recording has none of its samples.
 pub(crate) fn join(
     profile: &Profile,
     classes: &Classes<'_>,
     filter: &SampleFilter,
     series: &RssSeries,
 ) -> Option<RssJoin> {
-    let compiler_pids: Vec<i32> = profile
-        .processes
-        .images
-        .iter()
-        .filter(|image| is_compiler(image))
-        .map(|image| image.pid)
-        .collect();
-    let process = if compiler_pids.is_empty() {
-        series.largest()?
-    } else {
-        // The compiler's own series, or none: a shell or the launcher is
-        // not the compiler, even when the sampler saw nothing else.
-        series
-            .processes
-            .iter()
-            .filter(|process| compiler_pids.contains(&process.pid))
-            .max_by_key(|process| process.peak(Resident::All).map_or(0, |peak| peak.rss_bytes))?
-    };
+    let process = compiler_series(profile, series)?;
     let start_ns = profile
         .stacks
         .timeline
@@ -187,6 +168,32 @@ pub(crate) fn join(
         anon_peak,
         line,
     })
+}
+
+/// The series of the native compiler process, found by its executable; in
+/// a recording without one (another program), the series' largest. `None`
+/// when the compiler has no series (a compile that failed at once): a
+/// shell or the launcher is not the compiler, even when the sampler saw
+/// nothing else.
+pub(crate) fn compiler_series<'a>(
+    profile: &Profile,
+    series: &'a RssSeries,
+) -> Option<&'a RssProcess> {
+    let compiler_pids: Vec<i32> = profile
+        .processes
+        .images
+        .iter()
+        .filter(|image| is_compiler(image))
+        .map(|image| image.pid)
+        .collect();
+    if compiler_pids.is_empty() {
+        return series.largest();
+    }
+    series
+        .processes
+        .iter()
+        .filter(|process| compiler_pids.contains(&process.pid))
+        .max_by_key(|process| process.peak(Resident::All).map_or(0, |peak| peak.rss_bytes))
 }
 
 /// Whether `filter` keeps the samples of `key`'s process.

@@ -22,6 +22,8 @@ pub(crate) struct RunMeasures {
     /// CPU seconds of the samples the rows cover.
     pub cpu_seconds: Option<f64>,
     pub peak_rss_bytes: Option<u64>,
+    /// The most anonymous memory of the compiler (`memory.json`).
+    pub peak_anon_bytes: Option<u64>,
     pub artifacts: Vec<Artifact>,
 }
 
@@ -31,14 +33,17 @@ pub(crate) enum Measure {
     Wall,
     Cpu,
     PeakRss,
+    /// The peak of anonymous memory: the RSS without mapped files.
+    PeakAnon,
     ArtifactBytes,
 }
 
 impl Measure {
-    pub(crate) const ALL: [Measure; 4] = [
+    pub(crate) const ALL: [Measure; 5] = [
         Measure::Wall,
         Measure::Cpu,
         Measure::PeakRss,
+        Measure::PeakAnon,
         Measure::ArtifactBytes,
     ];
 
@@ -48,6 +53,7 @@ impl Measure {
             Measure::Wall => "wall_seconds",
             Measure::Cpu => "cpu_seconds",
             Measure::PeakRss => "peak_rss_bytes",
+            Measure::PeakAnon => "peak_anon_bytes",
             Measure::ArtifactBytes => "artifact_bytes",
         }
     }
@@ -58,15 +64,18 @@ impl Measure {
             Measure::Wall => "wall time",
             Measure::Cpu => "CPU time",
             Measure::PeakRss => "peak RSS",
+            Measure::PeakAnon => "peak anonymous memory",
             Measure::ArtifactBytes => "artifact bytes",
         }
     }
 
-    /// The measure a `--max-increase KEY=PCT` names: `size`, `rss` or `wall`.
+    /// The measure a `--max-increase KEY=PCT` names: `size`, `rss`, `anon`
+    /// or `wall`.
     pub(crate) fn from_gate_key(key: &str) -> Option<Measure> {
         match key {
             "size" => Some(Measure::ArtifactBytes),
             "rss" => Some(Measure::PeakRss),
+            "anon" => Some(Measure::PeakAnon),
             "wall" => Some(Measure::Wall),
             _ => None,
         }
@@ -83,6 +92,7 @@ impl Measure {
             Measure::Wall => run.wall_seconds,
             Measure::Cpu => run.cpu_seconds,
             Measure::PeakRss => run.peak_rss_bytes.map(|bytes| bytes as f64),
+            Measure::PeakAnon => run.peak_anon_bytes.map(|bytes| bytes as f64),
             Measure::ArtifactBytes => outputs(&run.artifacts)
                 .map(|artifact| artifact.bytes)
                 .reduce(|a, b| a + b)
@@ -365,6 +375,7 @@ mod tests {
             wall_seconds: Some(wall),
             cpu_seconds: Some(wall * 0.9),
             peak_rss_bytes: Some(rss << 20),
+            peak_anon_bytes: Some(rss << 19),
             artifacts: vec![Artifact::vmfb_of(members, 100)],
         }
     }

@@ -73,7 +73,8 @@ pub(super) struct DiffArgs {
     #[arg(long, help_heading = heading::GATE)]
     pub fail_on_regression: bool,
     /// Exit 30 when this row (a category id or name with --by category) grew beyond
-    /// the noise by more than PP percentage points. Repeatable.
+    /// the noise by more than PP percentage points; `size`, `rss`, `anon` (anonymous
+    /// memory) and `wall` limit the runs' facts instead, in percent. Repeatable.
     #[arg(long, value_name = "KEY=PP", value_parser = parse_limit, help_heading = heading::GATE)]
     pub max_increase: Vec<(String, f64)>,
     /// Let the gate compare runs of different inputs (SHA-256) or compiler flags;

@@ -14,17 +14,19 @@ use super::{
 };
 use crate::attribute::comparable::SideRuns;
 use crate::attribute::diff::{Diff, Limits, Side, diff, failures};
+use crate::attribute::rss::compiler_series;
 use crate::attribute::run_diff::{Measure, RunMeasures, run_failures};
 use crate::attribute::runs::{RunRows, run_rows};
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
 use crate::error::{EXIT_DIFFERENT_INPUTS, EXIT_FAILED_RUN, EXIT_REGRESSION, Error};
 use crate::output::{Output, write_output};
-use crate::profile::LoadOptions;
+use crate::profile::{LoadOptions, Profile};
 use crate::render::flamegraph::diff::{DiffStacks, Drawn, Labels, draw, folded_lines};
 use crate::report::breakdown::{attribution_name, grouping_name, scope_words};
 use crate::report::diff::{Scope, to_json, write_failures, write_text};
-use crate::run_dir::{RunDir, RunJson};
+use crate::rss::Resident;
+use crate::run_dir::{RunDir, RunFile};
 use category_rules::RuleTable;
 use perfdata::{Input, RUN_RECORDING, is_perf_directory};
 
@@ -74,8 +76,8 @@ pub(crate) fn run(config: &Config, reading: &Reading, options: &DiffOptions) -> 
             };
             let run_dir = RunDir::of_recording(&input);
             let profile = load_recording(&load, &run_dir)?;
-            let run = run_dir.run;
-            compiled.add(&input.display().to_string(), run.as_ref());
+            let run = run_dir.run.as_ref();
+            compiled.add(&input.display().to_string(), run);
             let classes = Classes::new(&profile, &rules);
             let rows = run_rows(
                 input,
@@ -85,14 +87,14 @@ pub(crate) fn run(config: &Config, reading: &Reading, options: &DiffOptions) -> 
                 options.attribution,
                 &reading.filter,
             );
-            measures.push(run_measures(&rows, run.as_ref()));
+            measures.push(run_measures(&rows, &profile, &run_dir));
             runs.push(rows);
             if options.flamegraph.is_some() {
                 for (line, count) in folded_lines(&profile, &reading.filter) {
                     *stacks.entry(line).or_insert(0) += count;
                 }
             }
-            code = code.max(finish(config, &profile, run.as_ref())?);
+            code = code.max(finish(config, &profile, run)?);
         }
         let side = Side {
             name: path.display().to_string(),
@@ -195,12 +197,21 @@ fn refusal(compared: &Diff, allow_different_inputs: bool) -> Option<u8> {
     Some(code)
 }
 
-/// What a run's `run.json` says of it, and the CPU seconds of its rows.
-fn run_measures(rows: &RunRows, run: Option<&RunJson>) -> RunMeasures {
+/// What a run's `run.json` and `memory.json` say of it, and the CPU
+/// seconds of its rows.
+fn run_measures(rows: &RunRows, profile: &Profile, run_dir: &RunDir) -> RunMeasures {
+    let run = run_dir.run.as_ref();
+    let peak_anon_bytes = match &run_dir.rss {
+        RunFile::Read(series) => compiler_series(profile, series)
+            .and_then(|process| process.peak(Resident::Anonymous))
+            .map(|peak| peak.anon_bytes),
+        _ => None,
+    };
     RunMeasures {
         wall_seconds: run.and_then(|run| run.wall_seconds),
         cpu_seconds: rows.seconds(rows.samples),
         peak_rss_bytes: run.and_then(|run| run.peak_rss_bytes),
+        peak_anon_bytes,
         artifacts: run.map_or_else(Vec::new, |run| run.artifacts.clone()),
     }
 }

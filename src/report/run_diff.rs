@@ -69,7 +69,7 @@ pub(crate) fn write_text(
 fn number(measure: Measure, value: f64) -> String {
     match measure {
         Measure::Wall | Measure::Cpu => format!("{value:.2}"),
-        Measure::PeakRss => format!("{:.1}", value / f64::from(1 << 20)),
+        Measure::PeakRss | Measure::PeakAnon => format!("{:.1}", value / f64::from(1 << 20)),
         Measure::ArtifactBytes => format!("{value:.0}"),
     }
 }
@@ -79,7 +79,7 @@ fn shown(measure: Measure, value: f64) -> String {
     let number = number(measure, value);
     match measure {
         Measure::Wall | Measure::Cpu => format!("{number} s"),
-        Measure::PeakRss => format!("{number} MiB"),
+        Measure::PeakRss | Measure::PeakAnon => format!("{number} MiB"),
         Measure::ArtifactBytes => number,
     }
 }
@@ -102,7 +102,9 @@ fn spread_text(measure: Measure, spread: Option<&Spread>) -> String {
 fn json_value(measure: Measure, value: f64) -> serde_json::Value {
     match measure {
         Measure::Wall | Measure::Cpu => ((value * 1000.0).round() / 1000.0).into(),
-        Measure::PeakRss | Measure::ArtifactBytes => (value.round() as u64).into(),
+        Measure::PeakRss | Measure::PeakAnon | Measure::ArtifactBytes => {
+            (value.round() as u64).into()
+        }
     }
 }
 
@@ -312,6 +314,7 @@ mod tests {
             wall_seconds: Some(wall),
             cpu_seconds: None,
             peak_rss_bytes: Some(100 << 20),
+            peak_anon_bytes: Some(40 << 20),
             artifacts: vec![Artifact::vmfb_of(members, 0)],
         }
     }
