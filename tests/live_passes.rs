@@ -295,13 +295,13 @@ fn memory_first_touched_is_of_the_order_of_the_peak_rss() {
     // Large constants: the compile allocates hundreds of MB.
     let input = workload_at_scale(&dir, "hex-constants", "default");
     let run_dir = dir.join("run");
-    compile_perf(record_args(&run_dir, &["--memory"], &input, &[]))
-        .expect_code(0, "record --memory");
+    compile_perf(record_args(&run_dir, &["--page-faults"], &input, &[]))
+        .expect_code(0, "record --page-faults");
     let report = json_of(
         &run_dir.join("perf.data"),
         &["report", "--compiler", "--format", "json"],
     );
-    let memory = &report["memory"];
+    let memory = &report["first_touch"];
     let bytes = memory["bytes"].as_f64().unwrap();
     let peak = memory["peak_rss_bytes"].as_f64().unwrap();
     eprintln!(
@@ -347,7 +347,7 @@ fn memory_first_touched_is_of_the_order_of_the_peak_rss() {
             "json",
         ],
     );
-    let by_caller = &caller["memory"];
+    let by_caller = &caller["first_touch"];
     assert_eq!(by_caller["attribution"], "caller");
     assert_eq!(memory["attribution"], "leaf");
     assert_eq!(by_caller["bytes"], memory["bytes"]);

@@ -108,7 +108,7 @@ impl Cli {
                     ),
                     event: args.event,
                     perf_args: args.perf_args,
-                    memory: args.memory,
+                    page_faults: args.page_faults,
                     alloc_min_bytes: args.alloc.then_some(args.alloc_min_bytes),
                     repeat: args.repeat,
                     mlir_timing: args.mlir_timing,

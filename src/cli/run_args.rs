@@ -51,13 +51,14 @@ pub(super) struct RecordArgs {
     #[arg(long, value_name = "EVENT", help_heading = heading::PERF)]
     pub event: Option<String>,
     /// Also sample page faults (`page-faults/period=64/`): the report then
-    /// shows memory first touched by category and by pass.
-    #[arg(long, help_heading = heading::RECORDING)]
-    pub memory: bool,
+    /// shows memory first touched by category and by pass. (`--memory` is
+    /// its former name.)
+    #[arg(long, alias = "memory", help_heading = heading::RECORDING)]
+    pub page_faults: bool,
     /// Record allocations instead of CPU time: uprobes on libc's malloc,
     /// calloc and realloc (operator new calls malloc); every call asking for
     /// at least --alloc-min-bytes is a sample, weighted by its size.
-    #[arg(long, conflicts_with_all = ["memory", "event"], help_heading = heading::RECORDING)]
+    #[arg(long, conflicts_with_all = ["page_faults", "event"], help_heading = heading::RECORDING)]
     pub alloc: bool,
     /// With --alloc: the smallest request recorded, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = defaults::ALLOC_MIN_BYTES,

@@ -75,7 +75,7 @@ pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, E
         // its BPF events take a second per recording here and name nothing
         // of iree-compile.
         perf_args: vec!["-q".to_owned(), "--no-bpf-event".to_owned()],
-        memory: false,
+        page_faults: false,
         alloc_min_bytes: None,
         repeat: None,
         mlir_timing: false,

@@ -285,7 +285,7 @@ fn write_report(
         }
         None => {
             let mut json = breakdown.to_json();
-            json.memory = memory;
+            json.first_touch = memory;
             serde_json::to_writer_pretty(&mut *out, &json)?;
             writeln!(out)
         }

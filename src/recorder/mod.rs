@@ -43,7 +43,7 @@ use run_json::{host, input_files, iree_compile_version};
 pub(crate) use sizing::RateRequest;
 use sizing::{RingHost, raw_bytes_written};
 
-/// The page-fault event `--memory` adds: one sample per 64 faults (256 KiB
+/// The page-fault event `--page-faults` adds: one sample per 64 faults (256 KiB
 /// of memory first touched) keeps a multi-GB compile's recording small.
 const MEMORY_EVENT: &str = "page-faults/period=64/";
 
@@ -222,7 +222,7 @@ pub(crate) fn record_with_timeout(
         "-k".into(),
         crate::rss::MONOTONIC_CLOCK.into(),
     ]);
-    if options.memory {
+    if options.page_faults {
         perf_args.extend(["-e".into(), MEMORY_EVENT.into()]);
     }
     perf_args.extend(["-o".into(), perf_data.clone().into()]);

@@ -49,8 +49,8 @@ pub(crate) struct RecordOptions {
     pub event: Option<String>,
     /// More arguments for `perf record`, passed through.
     pub perf_args: Vec<String>,
-    /// Also sample page faults, for memory by category and pass.
-    pub memory: bool,
+    /// Also sample page faults, for the memory first touched by category and pass.
+    pub page_faults: bool,
     /// Record allocations instead (`--alloc`): every call of the allocator
     /// uprobes asking for at least this many bytes. Default is none: CPU
     /// time.

@@ -1,5 +1,5 @@
 //! Memory growth by category and by pass, from a `page-faults` event that
-//! `record --memory` adds: every fault first touches a 4 KiB page, so faults
+//! `record --page-faults` adds: every fault first touches a 4 KiB page, so faults
 //! × the event's period × 4 KiB is the memory the compile touched, charged
 //! to the code that touched it. Shown beside the compile's peak RSS.
 

@@ -73,7 +73,7 @@ impl Breakdown<'_> {
                 .memory_peaks()
                 .and_then(|(_, anon_peak)| anon_peak)
                 .map(Into::into),
-            memory: None,
+            first_touch: None,
             run: self.run.clone(),
             notices: self.notices.clone(),
             timer_only: self.timers.as_ref().map(|timers| {
@@ -193,9 +193,10 @@ pub(crate) struct ReportJson {
     /// The most anonymous memory, and where the compile was then.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub anon_memory_peak: Option<MemoryPeakJson>,
-    /// When the recording has a page-fault event: memory by category and pass.
+    /// When the recording has a page-fault event (`record --page-faults`):
+    /// the memory first touched, by category and pass.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub memory: Option<crate::report::memory::MemoryJson>,
+    pub first_touch: Option<crate::report::memory::MemoryJson>,
     /// With any other `--by` (and the places outside passes with `--by
     /// pass`): one entry per row.
     #[serde(skip_serializing_if = "Vec::is_empty")]
