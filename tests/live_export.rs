@@ -264,7 +264,7 @@ fn check_html(page: &Path, report: &Value, flamegraphs: usize, dir: &TempDir) {
     assert!(dom.contains("id=\"passes-table\""), "the pass table");
     let frames = dom.matches("<iframe class=\"flamegraph\"").count();
     assert_eq!(frames, flamegraphs, "flamegraphs");
-    let frames_drawn = dom.matches("fg:w=").count();
+    let frames_drawn = dom.matches("<g data-s=").count();
     assert!(frames_drawn > 100, "{frames_drawn} flamegraph frames");
     assert!(
         section(&dom, "class=\"timeline\"", "</div>").contains("<svg"),

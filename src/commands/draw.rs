@@ -57,7 +57,7 @@ impl FlamegraphRequest {
     }
 }
 
-/// What `request` draws, ready for inferno. `prepared` holds every stack
+/// What `request` draws, ready to be drawn. `prepared` holds every stack
 /// `filter` keeps, made beforehand; it is used when it suits the request.
 pub(super) fn flamegraph_picture(
     request: &FlamegraphRequest,
@@ -121,10 +121,7 @@ pub(super) fn save_flamegraph(
     request: &FlamegraphRequest,
     picture: Picture,
 ) -> Result<Vec<u8>, Error> {
-    let rendered = picture.draw().map_err(|source| Error::Output {
-        target: request.output.name(),
-        source,
-    })?;
+    let rendered = picture.draw();
     if let Some(path) = &request.folded_out {
         write_output(&Output::File(path.clone()), |out| {
             rendered
@@ -154,11 +151,7 @@ pub(super) fn report_flamegraphs(
         };
         match flamegraph_picture(&request, filter, profile, classes, None) {
             Ok(picture_drawn) => {
-                let rendered = picture_drawn.draw().map_err(|source| Error::Output {
-                    target: "the HTML report".to_owned(),
-                    source,
-                })?;
-                drawn.push((picture.caption.to_owned(), rendered.svg));
+                drawn.push((picture.caption.to_owned(), picture_drawn.draw().svg));
             }
             Err(Error::NothingToDraw { .. }) => {}
             Err(error) => return Err(error),

@@ -3,9 +3,9 @@
 //! timeline, the pass table (the rows of `report`), the artifacts and the
 //! flamegraphs. It works from an e-mail attachment or a CI artifact.
 //!
-//! Each flamegraph is inferno's SVG, script and all, in an `<iframe
-//! srcdoc>` of its own, so that its search and zoom work and the pages'
-//! scripts and ids do not meet. The timeline SVG is inline. Tables are
+//! Each flamegraph is its SVG, script and all, in an `<iframe srcdoc>` of
+//! its own, so that its search and zoom work and the pages' scripts and ids
+//! do not meet. The timeline SVG is inline. Tables are
 //! plain HTML, readable without JavaScript: a long one shows its first
 //! rows, and a `<details>` below it shows the rest (CSS alone; a browser
 //! without `:has()` shows every row). A few lines of script make their
@@ -325,24 +325,16 @@ fn write_artifacts(html: &mut String, artifacts: &[Artifact]) {
     }
 }
 
-/// An inferno SVG as the HTML document of an iframe: without the XML
-/// prolog and doctype, which an HTML parser does not take, and with
-/// [`QUIET_HISTORY`] before its script.
+/// A flamegraph's SVG as the HTML document of an iframe: without the XML
+/// prolog, which an HTML parser does not take.
 fn svg_document(svg: &[u8]) -> String {
     let text = String::from_utf8_lossy(svg);
     format!(
         "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>body{{margin:0}}</style>\
-         <script>{QUIET_HISTORY}</script></head><body>{}</body></html>",
+         </head><body>{}</body></html>",
         without_prolog(&text)
     )
 }
-
-/// inferno's script keeps the zoom in the page's address with
-/// `history.replaceState`, which a `srcdoc` frame (address `about:srcdoc`)
-/// refuses with an error on every click: there the zoom is kept in the
-/// frame alone.
-const QUIET_HISTORY: &str = "(function(){var replace=history.replaceState;\
-history.replaceState=function(){try{return replace.apply(history,arguments)}catch(e){}};})();";
 
 /// The `height` of the `<svg>` element in `document`, in pixels.
 fn svg_height(document: &str) -> Option<f64> {
