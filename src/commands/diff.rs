@@ -299,7 +299,7 @@ fn draw_flamegraphs(compared: &Diff, stacks: &DiffStacks<'_>, path: &Path) -> Re
                 reason: "a side has no samples (check --pid, --process and --compiler)".to_owned(),
             }
         })?;
-        write_output(&output, |out| out.write_all(&svg))?;
+        write_output(&output, |out| out.write_all(&svg.bytes))?;
     }
     eprintln!(
         "compile-perf: base's stacks, coloured the same way: {}",

@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::output::{Output, write_output};
 use crate::profile::{Profile, SampleFilter};
 use crate::render::flamegraph::{
-    Drawable, MaxDepth, Picture, PictureOptions, passes_picture, picture, picture_of,
+    Drawable, MaxDepth, Picture, PictureOptions, Svg, passes_picture, picture, picture_of,
 };
 use crate::render::html::{self, HtmlPage};
 use crate::render::timeline_svg;
@@ -117,10 +117,7 @@ pub(super) fn flamegraph_picture(
 
 /// Draws `picture` and writes it, and its folded stacks, where `request`
 /// says; returns the SVG.
-pub(super) fn save_flamegraph(
-    request: &FlamegraphRequest,
-    picture: Picture,
-) -> Result<Vec<u8>, Error> {
+pub(super) fn save_flamegraph(request: &FlamegraphRequest, picture: Picture) -> Result<Svg, Error> {
     let rendered = picture.draw();
     if let Some(path) = &request.folded_out {
         write_output(&Output::File(path.clone()), |out| {
@@ -130,7 +127,7 @@ pub(super) fn save_flamegraph(
                 .try_for_each(|line| writeln!(out, "{line}"))
         })?;
     }
-    write_output(&request.output, |out| out.write_all(&rendered.svg))?;
+    write_output(&request.output, |out| out.write_all(&rendered.svg.bytes))?;
     Ok(rendered.svg)
 }
 
@@ -142,7 +139,7 @@ pub(super) fn report_flamegraphs(
     classes: &Classes<'_>,
     filter: &SampleFilter,
     max_depth: MaxDepth,
-) -> Result<Vec<(String, Vec<u8>)>, Error> {
+) -> Result<Vec<(String, Svg)>, Error> {
     let mut drawn = Vec::new();
     for picture in PAGE_PICTURES {
         let request = FlamegraphRequest {
@@ -205,7 +202,7 @@ pub(super) fn html_report(
     filter: &SampleFilter,
     attribution: Attribution,
     run: &PageRun<'_>,
-    flamegraphs: Vec<(String, Vec<u8>)>,
+    flamegraphs: Vec<(String, Svg)>,
 ) -> String {
     let command = profile.profiled_command();
     let timeline = timeline(profile, classes, filter, defaults::TIMELINE_SLICES);

@@ -15,7 +15,7 @@ use hashbrown::HashMap;
 
 use super::color::Rgb;
 use super::layout::{Frame, too_narrow};
-use super::svg::{FrameLook, LegendEntry, Page, write_svg};
+use super::svg::{FrameLook, LegendEntry, Page, Svg, write_svg};
 use crate::attribute::significance::{self, Count, Noise, RowRuns, Test};
 use crate::fold::{fold, line};
 use crate::profile::{Profile, SampleFilter};
@@ -144,7 +144,7 @@ pub(crate) fn draw(
     drawn: Drawn,
     labels: &Labels,
     min_width: f64,
-) -> Option<Vec<u8>> {
+) -> Option<Svg> {
     let side = match drawn {
         Drawn::Base => 0,
         Drawn::New => 1,
@@ -322,8 +322,8 @@ mod tests {
     use super::*;
 
     /// The title and fill of every frame of an SVG, in order.
-    fn frames(svg: &[u8]) -> Vec<(String, String)> {
-        let svg = std::str::from_utf8(svg).unwrap();
+    fn frames(svg: &Svg) -> Vec<(String, String)> {
+        let svg = std::str::from_utf8(&svg.bytes).unwrap();
         let frames =
             &svg[svg.find("<svg id=\"frames\"").unwrap()..svg.find("<g id=\"legend\"").unwrap()];
         frames

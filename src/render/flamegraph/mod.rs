@@ -34,6 +34,7 @@ use layout::{lay_out, leaf_first};
 use merge::{cut_at_pass, cut_narrow_frames};
 use names::{FrameNames, NamedStack};
 pub(crate) use passes::passes_picture;
+pub(crate) use svg::Svg;
 use svg::{FrameLook, LegendEntry, Page, write_svg};
 
 /// What to draw.
@@ -63,7 +64,7 @@ pub(crate) struct PictureOptions {
 /// order) when [`PictureOptions::keep_folded`] asked for them.
 pub(crate) struct Rendered {
     pub folded: Vec<String>,
-    pub svg: Vec<u8>,
+    pub svg: Svg,
 }
 
 /// Stacks ready to draw.

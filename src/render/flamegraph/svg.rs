@@ -74,6 +74,12 @@ pub(super) struct Page<'a> {
     pub(super) legend_description: &'a str,
 }
 
+/// A picture's SVG document and its height in pixels.
+pub(crate) struct Svg {
+    pub bytes: Vec<u8>,
+    pub height: usize,
+}
+
 /// How one frame is drawn.
 pub(super) struct FrameLook<'a> {
     /// The frame's full name (the root's is not drawn: it is `all`).
@@ -138,18 +144,22 @@ pub(super) fn write_svg<'a, K>(
     page: &Page<'_>,
     frames: &[Frame<K>],
     look: impl Fn(&Frame<K>) -> FrameLook<'a>,
-) -> Vec<u8> {
+) -> Svg {
     let mut svg = String::with_capacity(4096 + frames.len() * 300);
-    write_document(&mut svg, page, frames, look).expect("a String takes every write");
-    svg.into_bytes()
+    let height = write_document(&mut svg, page, frames, look).expect("a String takes every write");
+    Svg {
+        bytes: svg.into_bytes(),
+        height,
+    }
 }
 
+/// Writes the document; returns its height.
 fn write_document<'a, K>(
     svg: &mut String,
     page: &Page<'_>,
     frames: &[Frame<K>],
     look: impl Fn(&Frame<K>) -> FrameLook<'a>,
-) -> fmt::Result {
+) -> Result<usize, fmt::Error> {
     let total: u64 = frames
         .iter()
         .filter(|frame| frame.depth == 0)
@@ -231,7 +241,8 @@ fn write_document<'a, K>(
         svg,
         "<script type=\"text/ecmascript\"><![CDATA[\n{SCRIPT}]]></script>"
     )?;
-    writeln!(svg, "</svg>")
+    writeln!(svg, "</svg>")?;
+    Ok(height)
 }
 
 /// One character's width, in percent of the picture's width.
@@ -388,7 +399,8 @@ mod tests {
             },
             suffix: if frame.key == 'a' { "; self: 9" } else { "" },
         });
-        let svg = String::from_utf8(svg).unwrap();
+        assert_eq!(svg.height, if inverted { 194 } else { 154 });
+        let svg = String::from_utf8(svg.bytes).unwrap();
         let mut reader = quick_xml::Reader::from_str(&svg);
         while reader.read_event().expect("well-formed XML") != quick_xml::events::Event::Eof {}
         svg
