@@ -76,10 +76,11 @@
   // A frame's samples are a span of the root's; a frame whose span holds
   // the target's is the target or a caller of it (or a callee as wide),
   // one whose span is inside it is a callee, and no other frame meets it.
+  // The root (frames[0]) holds every span and stays as drawn.
   function zoom(target) {
     var from = target.start;
     var to = target.start + target.width;
-    frames.forEach(function (frame) {
+    frames.slice(1).forEach(function (frame) {
       var end = frame.start + frame.width;
       var shown = frame.start < to && end > from;
       frame.g.classList.toggle('hide', !shown);
