@@ -8,8 +8,8 @@
 //! `--negate`, the other way round).
 //!
 //! The frames are the merged tree's, walked from the root with siblings in
-//! the order of their names; each is drawn with its colour and, in its
-//! tooltip, the other side's share and the change.
+//! the order of the stacks' folded lines; each is drawn with its colour
+//! and, in its tooltip, the other side's share and the change.
 
 use hashbrown::HashMap;
 
@@ -195,8 +195,8 @@ pub(crate) fn draw(
 impl Tree<'_> {
     /// The frames of `side`'s samples: every node with samples on that
     /// side, at least `min_width` percent of them wide, from the root,
-    /// each before the frames on it, siblings in the order of their names
-    /// right of the frame's own samples (as `layout::lay_out` places
+    /// each before the frames on it, siblings in the order of their folded
+    /// lines right of the frame's own samples (as `layout::lay_out` places
     /// sorted stacks).
     fn frames(&self, side: usize, min_width: f64) -> Vec<Frame<usize>> {
         let total = self.totals[side];
@@ -217,7 +217,11 @@ impl Tree<'_> {
                 .map(|(name, child)| (*name, *child))
                 .filter(|(_, child)| self.nodes[*child].samples[side] > 0)
                 .collect();
-            children.sort_unstable();
+            // In the order of the stacks' folded lines: a name, then `;`
+            // (`f;…` after `f(int)`, as these pictures always had them).
+            children.sort_unstable_by(|(a, _), (b, _)| {
+                a.bytes().chain([b';']).cmp(b.bytes().chain([b';']))
+            });
             // The frame's own samples come first, as a stack ending at a
             // frame sorts before the stacks that go on from it.
             let under: u64 = children
@@ -401,8 +405,8 @@ mod tests {
                 .1
                 .clone()
         };
-        // Frames in the order of their names: a, c under a, b, c under b,
-        // d, f, f(int).
+        // Frames in the order of folded lines: a, c under a, b, c under
+        // b, d, f(int), f.
         assert_eq!(fill_of(&drawn, "a (100 samples"), blue);
         assert_eq!(fill_of(&drawn, "c (100 samples"), blue);
         assert_eq!(fill_of(&drawn, "b (500 samples"), red);
@@ -438,17 +442,20 @@ mod tests {
     }
 
     #[test]
-    fn frames_sit_in_name_order_after_their_callers_own_samples_and_keep_their_places() {
+    fn frames_sit_in_line_order_after_their_callers_own_samples_and_keep_their_places() {
         let base = stacks(&[
             ("main;a", 1),
-            ("main;c", 500),
+            ("main;c", 400),
             ("main;b", 489),
             ("main", 10),
+            ("main;f;x", 60),
+            ("main;f(int)", 40),
         ]);
         let diff = sampling_error_only(&base, &base);
         let tree = Tree::new(&diff);
         // At 0.5%, `a` (1 sample of 1,000) is left out; `b` starts after
-        // it and after `main`'s own 10 samples.
+        // it and after `main`'s own 10 samples. `f(int);` sorts before
+        // `f;`, as their folded lines do.
         let placed: Vec<(&str, usize, u64, u64)> = tree
             .frames(0, 0.5)
             .iter()
@@ -467,7 +474,10 @@ mod tests {
                 ("", 0, 0, 1000),
                 ("main", 1, 0, 1000),
                 ("b", 2, 11, 489),
-                ("c", 2, 500, 500)
+                ("c", 2, 500, 400),
+                ("f(int)", 2, 900, 40),
+                ("f", 2, 940, 60),
+                ("x", 3, 940, 60),
             ]
         );
     }
