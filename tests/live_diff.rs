@@ -130,12 +130,20 @@ fn svg_frames(svg: &Path) -> Vec<Frame> {
     let mut frames = Vec::new();
     let mut in_title = false;
     let mut title = String::new();
+    // The width in samples of the frame's `<g>` being read.
+    let mut samples = None;
     loop {
         match reader
             .read_event()
             .unwrap_or_else(|error| panic!("{} is not well-formed: {error}", svg.display()))
         {
             Event::Eof => return frames,
+            Event::Start(element) if element.name().as_ref() == b"g" => {
+                samples = element
+                    .try_get_attribute("data-w")
+                    .unwrap()
+                    .map(|value| std::str::from_utf8(&value.value).unwrap().parse().unwrap());
+            }
             Event::Start(element) if element.name().as_ref() == b"title" => {
                 in_title = true;
                 title.clear();
@@ -153,17 +161,15 @@ fn svg_frames(svg: &Path) -> Vec<Frame> {
             }
             Event::End(element) if element.name().as_ref() == b"title" => in_title = false,
             Event::Empty(element) if element.name().as_ref() == b"rect" => {
-                let attribute = |name: &str| {
-                    element
-                        .try_get_attribute(name)
-                        .unwrap()
-                        .map(|value| String::from_utf8(value.value.to_vec()).unwrap())
-                };
-                if let (Some(fill), Some(width)) = (attribute("fill"), attribute("fg:w")) {
+                let fill = element
+                    .try_get_attribute("fill")
+                    .unwrap()
+                    .map(|value| String::from_utf8(value.value.to_vec()).unwrap());
+                if let (Some(fill), Some(samples)) = (fill, samples.take()) {
                     frames.push(Frame {
                         title: title.clone(),
                         fill,
-                        samples: width.parse().unwrap(),
+                        samples,
                     });
                 }
             }

@@ -192,19 +192,23 @@ fn check_exports(perf_data: &Path, filters: &[&str], dir: &TempDir) {
 }
 
 /// Clicks a frame in each flamegraph of the page, then its "Reset Zoom",
-/// and writes how many were clicked and the errors the frames raised into
-/// `<pre id="click-result">`.
+/// and writes how many were clicked, how many of the clicked frames then
+/// filled the width and got their width back after the reset, and the
+/// errors the frames raised into `<pre id="click-result">`.
 const CLICK_EVERY_FLAMEGRAPH: &str = "window.addEventListener('load',function(){\
-var errors=[],clicked=0;\
+var errors=[],clicked=0,zoomed=0,reset_=0;\
 document.querySelectorAll('iframe.flamegraph').forEach(function(frame){\
 var w=frame.contentWindow;w.addEventListener('error',function(e){errors.push(e.message);});\
 var rects=w.document.querySelectorAll('#frames g rect');\
 var target=rects[Math.min(3,rects.length-1)];\
-if(target){target.dispatchEvent(new w.MouseEvent('click',{bubbles:true}));clicked++;}\
+if(!target){return;}var drawn=target.getAttribute('width');\
+target.dispatchEvent(new w.MouseEvent('click',{bubbles:true}));clicked++;\
+if(target.getAttribute('width')==='100.0000%'){zoomed++;}\
 var reset=w.document.getElementById('unzoom');\
-if(reset){reset.dispatchEvent(new w.MouseEvent('click',{bubbles:true}));}});\
+if(reset){reset.dispatchEvent(new w.MouseEvent('click',{bubbles:true}));}\
+if(target.getAttribute('width')===drawn){reset_++;}});\
 var out=document.createElement('pre');out.id='click-result';\
-out.textContent='clicked '+clicked+' errors '+errors.length+': '+errors.join(' | ');\
+out.textContent='clicked '+clicked+' zoomed '+zoomed+' reset '+reset_+' errors '+errors.length+': '+errors.join(' | ');\
 document.body.appendChild(out);});";
 
 /// Counts the pass table's rows a reader sees with the fold closed, after a
@@ -264,7 +268,7 @@ fn check_html(page: &Path, report: &Value, flamegraphs: usize, dir: &TempDir) {
     assert!(dom.contains("id=\"passes-table\""), "the pass table");
     let frames = dom.matches("<iframe class=\"flamegraph\"").count();
     assert_eq!(frames, flamegraphs, "flamegraphs");
-    let frames_drawn = dom.matches("fg:w=").count();
+    let frames_drawn = dom.matches("data-w=").count();
     assert!(frames_drawn > 100, "{frames_drawn} flamegraph frames");
     assert!(
         section(&dom, "class=\"timeline\"", "</div>").contains("<svg"),
@@ -272,7 +276,8 @@ fn check_html(page: &Path, report: &Value, flamegraphs: usize, dir: &TempDir) {
     );
 
     // A click on a frame of every flamegraph, then on "Reset Zoom", as a
-    // user would click: no page error in any frame.
+    // user would click: the frame fills the width, then has its own back,
+    // and no frame raises a page error.
     let clicking = dir.join("report-clicked.html");
     std::fs::write(
         &clicking,
@@ -285,7 +290,9 @@ fn check_html(page: &Path, report: &Value, flamegraphs: usize, dir: &TempDir) {
     let (dom, _) = chromium(&clicking, &["--dump-dom", "--virtual-time-budget=5000"]);
     let result = section(&dom, "id=\"click-result\">", "</pre>");
     assert!(
-        result.contains(&format!("clicked {flamegraphs} errors 0:")),
+        result.contains(&format!(
+            "clicked {flamegraphs} zoomed {flamegraphs} reset {flamegraphs} errors 0:"
+        )),
         "clicks on the flamegraphs: {result}"
     );
     // The pass table of a real compile (about 130 passes) shows 25 rows

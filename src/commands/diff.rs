@@ -364,15 +364,12 @@ fn draw_flamegraphs(compared: &Diff, stacks: &DiffStacks<'_>, path: &Path) -> Re
         (Drawn::Base, base_path.clone()),
     ] {
         let output = Output::File(target);
-        let svg = draw(stacks, drawn, &labels, defaults::MIN_WIDTH_PERCENT)
-            .map_err(|source| Error::Output {
-                target: output.name(),
-                source,
-            })?
-            .ok_or_else(|| Error::NothingToDraw {
+        let svg = draw(stacks, drawn, &labels, defaults::MIN_WIDTH_PERCENT).ok_or_else(|| {
+            Error::NothingToDraw {
                 reason: "a side has no samples (check --pid, --process and --compiler)".to_owned(),
-            })?;
-        write_output(&output, |out| out.write_all(&svg))?;
+            }
+        })?;
+        write_output(&output, |out| out.write_all(&svg.bytes))?;
     }
     eprintln!(
         "compile-perf: base's stacks, coloured the same way: {}",

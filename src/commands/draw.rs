@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::output::{Output, write_output};
 use crate::profile::{Profile, SampleFilter};
 use crate::render::flamegraph::{
-    Drawable, MaxDepth, Picture, PictureOptions, passes_picture, picture, picture_of,
+    Drawable, MaxDepth, Picture, PictureOptions, Svg, passes_picture, picture, picture_of,
 };
 use crate::render::html::{self, HtmlPage};
 use crate::render::timeline_svg;
@@ -58,7 +58,7 @@ impl FlamegraphRequest {
     }
 }
 
-/// What `request` draws, ready for inferno. `prepared` holds every stack
+/// What `request` draws, ready to be drawn. `prepared` holds every stack
 /// `filter` keeps, made beforehand; it is used when it suits the request.
 pub(super) fn flamegraph_picture(
     request: &FlamegraphRequest,
@@ -118,14 +118,8 @@ pub(super) fn flamegraph_picture(
 
 /// Draws `picture` and writes it, and its folded stacks, where `request`
 /// says; returns the SVG.
-pub(super) fn save_flamegraph(
-    request: &FlamegraphRequest,
-    picture: Picture,
-) -> Result<Vec<u8>, Error> {
-    let rendered = picture.draw().map_err(|source| Error::Output {
-        target: request.output.name(),
-        source,
-    })?;
+pub(super) fn save_flamegraph(request: &FlamegraphRequest, picture: Picture) -> Result<Svg, Error> {
+    let rendered = picture.draw();
     if let Some(path) = &request.folded_out {
         write_output(&Output::File(path.clone()), |out| {
             rendered
@@ -134,7 +128,7 @@ pub(super) fn save_flamegraph(
                 .try_for_each(|line| writeln!(out, "{line}"))
         })?;
     }
-    write_output(&request.output, |out| out.write_all(&rendered.svg))?;
+    write_output(&request.output, |out| out.write_all(&rendered.svg.bytes))?;
     Ok(rendered.svg)
 }
 
@@ -146,7 +140,7 @@ pub(super) fn report_flamegraphs(
     classes: &Classes<'_>,
     filter: &SampleFilter,
     max_depth: MaxDepth,
-) -> Result<Vec<(String, Vec<u8>)>, Error> {
+) -> Result<Vec<(String, Svg)>, Error> {
     let mut drawn = Vec::new();
     for picture in PAGE_PICTURES {
         let request = FlamegraphRequest {
@@ -155,11 +149,7 @@ pub(super) fn report_flamegraphs(
         };
         match flamegraph_picture(&request, filter, profile, classes, None) {
             Ok(picture_drawn) => {
-                let rendered = picture_drawn.draw().map_err(|source| Error::Output {
-                    target: "the HTML report".to_owned(),
-                    source,
-                })?;
-                drawn.push((picture.caption.to_owned(), rendered.svg));
+                drawn.push((picture.caption.to_owned(), picture_drawn.draw().svg));
             }
             Err(Error::NothingToDraw { .. }) => {}
             Err(error) => return Err(error),
@@ -213,7 +203,7 @@ pub(super) fn html_report(
     filter: &SampleFilter,
     attribution: Attribution,
     run: &PageRun<'_>,
-    flamegraphs: Vec<(String, Vec<u8>)>,
+    flamegraphs: Vec<(String, Svg)>,
 ) -> String {
     let command = profile.profiled_command();
     let timeline = timeline(profile, classes, filter, defaults::TIMELINE_SLICES);

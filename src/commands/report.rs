@@ -86,7 +86,9 @@ pub(crate) fn run(
         let classes = Classes::new(&profile, &rules);
         let flamegraphs = report_flamegraphs(&profile, &classes, filter, options.max_depth)?;
         if let (Some(svg), Some((_, drawn))) = (&options.flamegraph, flamegraphs.first()) {
-            write_output(&Output::File(svg.clone()), |out| out.write_all(drawn))?;
+            write_output(&Output::File(svg.clone()), |out| {
+                out.write_all(&drawn.bytes)
+            })?;
         }
         let (rss, rss_notice) = rss_join(&run_dir, &profile, &classes, filter);
         if let Some(notice) = rss_notice.as_ref().filter(|_| !config.quiet) {

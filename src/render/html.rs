@@ -3,9 +3,9 @@
 //! timeline, the pass table (the rows of `report`), the artifacts and the
 //! flamegraphs. It works from an e-mail attachment or a CI artifact.
 //!
-//! Each flamegraph is inferno's SVG, script and all, in an `<iframe
-//! srcdoc>` of its own, so that its search and zoom work and the pages'
-//! scripts and ids do not meet. The timeline SVG is inline. Tables are
+//! Each flamegraph is its SVG, script and all, in an `<iframe srcdoc>` of
+//! its own, so that its search and zoom work and the pages' scripts and ids
+//! do not meet. The timeline SVG is inline. Tables are
 //! plain HTML, readable without JavaScript: a long one shows its first
 //! rows, and a `<details>` below it shows the rest (CSS alone; a browser
 //! without `:has()` shows every row). A few lines of script make their
@@ -13,6 +13,7 @@
 
 use std::fmt::Write as _;
 
+use super::flamegraph::Svg;
 use super::xml_escape;
 use crate::artifact::{Artifact, outputs};
 use crate::attribute::{Attribution, Classes, Detail, Grouping, RowKey, RowTotals, group, percent};
@@ -21,8 +22,6 @@ use crate::short_name;
 
 /// Symbols or categories listed beside each row.
 const TOP_DETAILS: usize = 3;
-/// The height of a flamegraph's frame when its SVG does not say.
-const FRAME_HEIGHT: f64 = 720.0;
 /// Characters of a function's name shown beside a row (the whole name is
 /// in the tooltip).
 const NAME_CHARS: usize = 90;
@@ -40,7 +39,7 @@ pub(crate) struct HtmlPage {
     /// peak RSS, exit…
     pub facts: Vec<(String, String)>,
     /// Flamegraph SVGs, with their captions.
-    pub flamegraphs: Vec<(String, Vec<u8>)>,
+    pub flamegraphs: Vec<(String, Svg)>,
     /// The timeline SVG, when there are samples to draw.
     pub timeline: Option<String>,
     /// How the tables choose a sample's self category.
@@ -73,7 +72,7 @@ pub(crate) fn render(
     let mut html = String::with_capacity(
         page.flamegraphs
             .iter()
-            .map(|(_, svg)| svg.len() + 4096)
+            .map(|(_, svg)| svg.bytes.len() + 4096)
             .sum::<usize>()
             + 65536,
     );
@@ -111,14 +110,13 @@ pub(crate) fn render(
     write_table(&mut html, "passes", "Passes", "pass", &passes.1, samples);
     write_artifacts(&mut html, &page.artifacts);
     for (index, (caption, svg)) in page.flamegraphs.iter().enumerate() {
-        let document = svg_document(svg);
-        let height = svg_height(&document).unwrap_or(FRAME_HEIGHT);
+        let document = svg_document(&svg.bytes);
         let _ = write!(
             html,
             "<h2 id=\"flamegraph-{index}\">{}</h2>\n<iframe class=\"flamegraph\" title=\"{}\" style=\"height:{}px\" srcdoc='{}'></iframe>\n",
             xml_escape(caption),
             xml_escape(caption),
-            height.ceil() + 4.0,
+            svg.height + 4,
             single_quoted(&document)
         );
     }
@@ -325,31 +323,15 @@ fn write_artifacts(html: &mut String, artifacts: &[Artifact]) {
     }
 }
 
-/// An inferno SVG as the HTML document of an iframe: without the XML
-/// prolog and doctype, which an HTML parser does not take, and with
-/// [`QUIET_HISTORY`] before its script.
+/// A flamegraph's SVG as the HTML document of an iframe: without the XML
+/// prolog, which an HTML parser does not take.
 fn svg_document(svg: &[u8]) -> String {
     let text = String::from_utf8_lossy(svg);
     format!(
         "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>body{{margin:0}}</style>\
-         <script>{QUIET_HISTORY}</script></head><body>{}</body></html>",
+         </head><body>{}</body></html>",
         without_prolog(&text)
     )
-}
-
-/// inferno's script keeps the zoom in the page's address with
-/// `history.replaceState`, which a `srcdoc` frame (address `about:srcdoc`)
-/// refuses with an error on every click: there the zoom is kept in the
-/// frame alone.
-const QUIET_HISTORY: &str = "(function(){var replace=history.replaceState;\
-history.replaceState=function(){try{return replace.apply(history,arguments)}catch(e){}};})();";
-
-/// The `height` of the `<svg>` element in `document`, in pixels.
-fn svg_height(document: &str) -> Option<f64> {
-    let start = document.find("<svg")?;
-    let tag = &document[start..start + document[start..].find('>')?];
-    let value = tag.split(" height=\"").nth(1)?.split('"').next()?;
-    value.parse().ok()
 }
 
 /// `text` as the value of an attribute in single quotes: only `&` and `'`
@@ -452,8 +434,20 @@ mod tests {
             command: "iree-compile x.mlir".to_owned(),
             facts: Vec::new(),
             flamegraphs: vec![
-                ("Flamegraph".to_owned(), Vec::new()),
-                ("Icicle".to_owned(), Vec::new()),
+                (
+                    "Flamegraph".to_owned(),
+                    Svg {
+                        bytes: Vec::new(),
+                        height: 0,
+                    },
+                ),
+                (
+                    "Icicle".to_owned(),
+                    Svg {
+                        bytes: Vec::new(),
+                        height: 0,
+                    },
+                ),
             ],
             timeline: Some("<svg></svg>".to_owned()),
             attribution: Attribution::Leaf,

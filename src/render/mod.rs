@@ -1,6 +1,6 @@
-//! Pictures: flamegraph SVGs rendered by inferno, coloured by category, the
-//! timeline of categories over the compile, and the HTML report that holds
-//! them with the tables.
+//! Pictures: flamegraph SVGs, laid out and written here, coloured by
+//! category or by change, the timeline of categories over the compile, and
+//! the HTML report that holds them with the tables.
 
 pub(crate) mod flamegraph;
 pub(crate) mod html;
@@ -11,10 +11,28 @@ const TITLE_CHARS: usize = 110;
 
 /// `text` made safe inside SVG text and attribute values.
 fn xml_escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    Escaped(text).to_string()
+}
+
+/// Text written safe inside SVG text and attribute values (`&`, `<`, `>`
+/// and `"` as entities), with no copy made first.
+struct Escaped<'t>(&'t str);
+
+impl std::fmt::Display for Escaped<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut rest = self.0;
+        while let Some(at) = rest.find(['&', '<', '>', '"']) {
+            f.write_str(&rest[..at])?;
+            f.write_str(match rest.as_bytes()[at] {
+                b'&' => "&amp;",
+                b'<' => "&lt;",
+                b'>' => "&gt;",
+                _ => "&quot;",
+            })?;
+            rest = &rest[at + 1..];
+        }
+        f.write_str(rest)
+    }
 }
 
 /// A command line for a picture's title: paths without their directories,
@@ -48,6 +66,14 @@ pub(crate) fn short_command(command: &str, max_chars: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn text_is_escaped_for_svg() {
+        assert_eq!(
+            super::xml_escape(r#"a<b> & "c" 'd'"#),
+            "a&lt;b&gt; &amp; &quot;c&quot; 'd'"
+        );
+    }
+
     #[test]
     fn titles_keep_program_inputs_and_output_and_count_flags() {
         assert_eq!(

@@ -1,58 +1,99 @@
 //! The category palette: every function drawn gets its category's colour
 //! (dimmed outside `--category`), and the shares the subtitle and the
-//! legend show.
+//! legend show. `Rgb` is the one colour type of the flamegraphs.
+
+use std::fmt;
 
 use hashbrown::HashMap;
-use inferno::flamegraph::color::{Color, PaletteMap, parse_hex_color};
 
 use super::PictureOptions;
-use super::tokens::FrameNames;
+use super::names::FrameNames;
 use crate::attribute::{Classes, percent};
 use crate::fold::{FoldedStack, TRUNCATED_FRAME};
 use category_rules::CategoryId;
 
-/// Colour of frames that are not functions: thread roots, `[truncated]` and
-/// the depth limit's markers.
-pub(super) const NEUTRAL_COLOR: &str = "#bdbdbd";
+/// A frame's fill, written `rgb(r,g,b)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Rgb {
+    pub(super) r: u8,
+    pub(super) g: u8,
+    pub(super) b: u8,
+}
 
-/// inferno colours frames by name, here their tokens: every function's
-/// frame gets its category's colour (dimmed outside `--category`); thread
-/// roots, the `[truncated]` marker, the depth markers and inferno's own
-/// root are neutral.
-/// Frames `names` has no token for (cut away before inferno) get none.
+impl Rgb {
+    /// `#rrggbb`, as the rule table writes colours; `None` for anything else.
+    pub(super) fn from_hex(text: &str) -> Option<Rgb> {
+        let digits = text.strip_prefix('#').filter(|digits| digits.len() == 6)?;
+        let channel = |at: usize| u8::from_str_radix(digits.get(at..at + 2)?, 16).ok();
+        Some(Rgb {
+            r: channel(0)?,
+            g: channel(2)?,
+            b: channel(4)?,
+        })
+    }
+
+    /// The colour mixed two thirds of the way to white.
+    fn dimmed(self) -> Rgb {
+        let mix = |channel: u8| (channel as u16 + 2 * 255).div_ceil(3) as u8;
+        Rgb {
+            r: mix(self.r),
+            g: mix(self.g),
+            b: mix(self.b),
+        }
+    }
+}
+
+impl fmt::Display for Rgb {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "rgb({},{},{})", self.r, self.g, self.b)
+    }
+}
+
+/// Colour of frames that are not functions: the root, thread roots,
+/// `[truncated]` and the depth limit's markers (`#bdbdbd`).
+pub(super) const NEUTRAL: Rgb = Rgb {
+    r: 0xbd,
+    g: 0xbd,
+    b: 0xbd,
+};
+
+/// The fill of every name of `names`, by rank: a function's frame gets its
+/// category's colour (dimmed outside `--category`); thread roots, the
+/// `[truncated]` marker and the depth markers are neutral, and an icicle's
+/// category frames have their category's colour.
 pub(super) fn palette(
     classes: &Classes<'_>,
     options: &PictureOptions,
     stacks: &[(FoldedStack<'_>, u64)],
     names: &FrameNames,
-) -> PaletteMap {
+) -> Vec<Rgb> {
     let table = classes.table;
     let categories = &classes.categories;
-    let mut palette = PaletteMap::default();
-    let neutral = parse_hex_color(NEUTRAL_COLOR).expect("a valid colour");
+    let mut fills = vec![NEUTRAL; names.len()];
+    let mut filled = vec![false; names.len()];
     // A name two binaries share (`_start` of the Python launcher and of the
-    // compiler) is one token, and takes the colour of the first one drawn.
+    // compiler) is one frame, and takes the colour of the first one drawn.
     let mut coloured = vec![false; categories.len()];
     for symbol in stacks.iter().flat_map(|(stack, _)| &stack.symbols) {
         if std::mem::replace(&mut coloured[symbol.index()], true) {
             continue;
         }
-        let Some(token) = names.symbol_token(*symbol) else {
+        let Some(name) = names.symbol(*symbol) else {
             continue;
         };
+        if std::mem::replace(&mut filled[name.index()], true) {
+            continue;
+        }
         let category = categories[symbol.index()];
-        let color = parse_hex_color(&table.category(category).color).unwrap_or(neutral);
-        let color = match options.category {
-            Some(wanted) if wanted != category => dim(color),
+        let color = Rgb::from_hex(&table.category(category).color).unwrap_or(NEUTRAL);
+        fills[name.index()] = match options.category {
+            Some(wanted) if wanted != category => color.dimmed(),
             _ => color,
         };
-        if palette.get(&token).is_none() {
-            palette.insert(token, color);
-        }
     }
     let mut neutral_frame = |name: &str| {
-        if let Some(token) = names.other_token(name) {
-            palette.insert(token, neutral);
+        if let Some(name) = names.other(name) {
+            fills[name.index()] = NEUTRAL;
         }
     };
     for (stack, _) in stacks {
@@ -65,27 +106,13 @@ pub(super) fn palette(
     // An icicle's first level: the categories, in their colours.
     if options.inverted {
         for (index, category) in table.categories.iter().enumerate() {
-            let color = parse_hex_color(&category.color).unwrap_or(neutral);
-            if let Some(token) =
-                names.other_token(&super::category_frame(table, CategoryId::new(index)))
-            {
-                palette.insert(token, color);
+            let frame = super::category_frame(table, CategoryId::new(index));
+            if let Some(name) = names.other(&frame) {
+                fills[name.index()] = Rgb::from_hex(&category.color).unwrap_or(NEUTRAL);
             }
         }
     }
-    // inferno's root frame ("all") has the empty name.
-    palette.insert("", neutral);
-    palette
-}
-
-/// A colour mixed two thirds of the way to white.
-fn dim(color: Color) -> Color {
-    let mix = |channel: u8| (channel as u16 + 2 * 255).div_ceil(3) as u8;
-    Color {
-        r: mix(color.r),
-        g: mix(color.g),
-        b: mix(color.b),
-    }
+    fills
 }
 
 /// A category present in the picture: its self share (by the drawn stacks'

@@ -7,22 +7,25 @@
 //! with the same colours shows the stacks that vanished (inferno's
 //! `--negate`, the other way round).
 //!
-//! inferno lays the frames out; the colours and the change in each frame's
-//! tooltip are put in afterwards, frame by frame, found by their depth and
-//! their first sample (`fg:x`), which the same walk over the sorted stacks
-//! gives here.
+//! The frames are the merged tree's, walked from the root with siblings in
+//! the order of the stacks' folded lines; each is drawn with its colour
+//! and, in its tooltip, the other side's share and the change.
 
 use hashbrown::HashMap;
-use inferno::flamegraph::Options;
 
-use super::svg::{IMAGE_WIDTH, LegendEntry, add_legend};
+use super::color::Rgb;
+use super::layout::{Frame, too_narrow};
+use super::svg::{FrameLook, LegendEntry, Page, Svg, write_svg};
 use crate::attribute::significance::{self, Count, Noise, RowRuns, Test};
 use crate::fold::{fold, line};
 use crate::profile::{Profile, SampleFilter};
-use crate::render::xml_escape;
 
 /// Colour of frames within the noise.
-const WITHIN_NOISE: (u8, u8, u8) = (212, 212, 212);
+const WITHIN_NOISE: Rgb = Rgb {
+    r: 212,
+    g: 212,
+    b: 212,
+};
 /// The palest and the deepest shade of a change: the other channels of
 /// red or blue, from a small change to the largest.
 const PALEST: f64 = 225.0;
@@ -47,6 +50,8 @@ pub(crate) struct DiffStacks<'a> {
 
 /// One frame of the merged tree of both sides.
 struct Node<'a> {
+    /// The function's name (empty for the root).
+    name: &'a str,
     children: HashMap<&'a str, usize>,
     /// Samples at or under this frame: base, new.
     samples: [u64; 2],
@@ -63,6 +68,7 @@ impl<'a> Tree<'a> {
     fn new(stacks: &DiffStacks<'a>) -> Tree<'a> {
         let mut tree = Tree {
             nodes: vec![Node {
+                name: "",
                 children: HashMap::new(),
                 samples: [0, 0],
             }],
@@ -78,6 +84,7 @@ impl<'a> Tree<'a> {
                     let child = *tree.nodes[at].children.entry(name).or_insert(next);
                     if child == next {
                         tree.nodes.push(Node {
+                            name,
                             children: HashMap::new(),
                             samples: [0, 0],
                         });
@@ -137,70 +144,103 @@ pub(crate) fn draw(
     drawn: Drawn,
     labels: &Labels,
     min_width: f64,
-) -> std::io::Result<Option<Vec<u8>>> {
+) -> Option<Svg> {
     let side = match drawn {
-        Drawn::Base => stacks.base,
-        Drawn::New => stacks.new,
+        Drawn::Base => 0,
+        Drawn::New => 1,
     };
-    if side.is_empty() {
-        return Ok(None);
-    }
     let tree = Tree::new(stacks);
+    if tree.totals[side] == 0 {
+        return None;
+    }
     let changes = tree.changes(&stacks.noise, stacks.threshold_pp);
     let largest = changes
         .iter()
         .filter(|(_, significant)| *significant)
         .map(|(delta, _)| delta.abs())
         .fold(0.0, f64::max);
-    let mut lines: Vec<(&str, u64)> = side
-        .iter()
-        .map(|(line, &count)| (line.as_str(), count))
-        .collect();
-    lines.sort_unstable();
-    let starts = frame_starts(&tree, &lines);
-
-    let mut options = Options::default();
-    options.title = labels.title.clone();
-    options.subtitle = Some(subtitle(drawn, labels, stacks.threshold_pp));
-    options.count_name = "samples".to_owned();
-    options.image_width = Some(IMAGE_WIDTH);
-    options.min_width = min_width;
-    options.deterministic = true;
-    options.no_sort = true;
-    let text_lines: Vec<String> = lines
-        .iter()
-        .map(|(line, count)| format!("{line} {count}"))
-        .collect();
-    let mut svg = Vec::new();
-    inferno::flamegraph::from_lines(
-        &mut options,
-        text_lines.iter().map(String::as_str),
-        &mut svg,
-    )?;
-    let svg = String::from_utf8(super::labels::shorten_labels(svg)).expect("inferno writes UTF-8");
-    let recoloured = recolour(&svg, |depth, start| {
-        let node = *starts.get(&(depth, start))?;
-        let (delta, significant) = changes[node];
-        let other = match drawn {
-            Drawn::Base => ("new", tree.nodes[node].samples[1], tree.totals[1]),
-            Drawn::New => ("base", tree.nodes[node].samples[0], tree.totals[0]),
-        };
-        Some(FrameChange {
-            color: color(delta, significant, largest),
+    let frames = tree.frames(side, min_width);
+    let subtitle = subtitle(drawn, labels, stacks.threshold_pp);
+    let legend = scale(largest, stacks.threshold_pp);
+    let page = Page {
+        title: &labels.title,
+        subtitle: &subtitle,
+        count_name: "samples",
+        inverted: false,
+        legend: &legend,
+        legend_description: "colour scale: change of each frame's share from base to new; the deepest shades are the largest change drawn",
+    };
+    let other_side = 1 - side;
+    let other_name = match drawn {
+        Drawn::Base => "new",
+        Drawn::New => "base",
+    };
+    Some(write_svg(&page, &frames, |frame| {
+        let node = &tree.nodes[frame.key];
+        let (delta, significant) = changes[frame.key];
+        FrameLook {
+            name: node.name,
+            fill: color(delta, significant, largest),
             note: format!(
-                "{} {:.2}%, {:+.2} pp{}",
-                other.0,
-                crate::attribute::percent(other.1, other.2),
+                "; {other_name} {:.2}%, {:+.2} pp{}",
+                crate::attribute::percent(node.samples[other_side], tree.totals[other_side]),
                 delta,
                 if significant { "" } else { ", not significant" }
             ),
-        })
-    });
-    Ok(Some(add_legend(
-        recoloured.into_bytes(),
-        &scale(largest, stacks.threshold_pp),
-        "colour scale: change of each frame's share from base to new; the deepest shades are the largest change drawn",
-    )))
+            suffix: "",
+        }
+    }))
+}
+
+impl Tree<'_> {
+    /// The frames of `side`'s samples: every node with samples on that
+    /// side, at least `min_width` percent of them wide, from the root,
+    /// each before the frames on it, siblings in the order of their folded
+    /// lines right of the frame's own samples (as `layout::lay_out` places
+    /// sorted stacks).
+    fn frames(&self, side: usize, min_width: f64) -> Vec<Frame<usize>> {
+        let total = self.totals[side];
+        let mut frames = Vec::new();
+        // Nodes to place, the last first: (node, depth, start).
+        let mut to_place = vec![(0, 0, 0)];
+        while let Some((node, depth, start)) = to_place.pop() {
+            let width = self.nodes[node].samples[side];
+            frames.push(Frame {
+                key: node,
+                depth,
+                start,
+                width,
+            });
+            let mut children: Vec<(&str, usize)> = self.nodes[node]
+                .children
+                .iter()
+                .map(|(name, child)| (*name, *child))
+                .filter(|(_, child)| self.nodes[*child].samples[side] > 0)
+                .collect();
+            // In the order of the stacks' folded lines: a name, then `;`
+            // (`f;…` after `f(int)`, as these pictures always had them).
+            children.sort_unstable_by(|(a, _), (b, _)| {
+                a.bytes().chain([b';']).cmp(b.bytes().chain([b';']))
+            });
+            // The frame's own samples come first, as a stack ending at a
+            // frame sorts before the stacks that go on from it.
+            let under: u64 = children
+                .iter()
+                .map(|(_, child)| self.nodes[*child].samples[side])
+                .sum();
+            let mut child_start = start + width - under;
+            let mut placed = Vec::with_capacity(children.len());
+            for (_, child) in children {
+                let samples = self.nodes[child].samples[side];
+                if !too_narrow(samples, total, min_width) {
+                    placed.push((child, depth + 1, child_start));
+                }
+                child_start += samples;
+            }
+            to_place.extend(placed.into_iter().rev());
+        }
+        frames
+    }
 }
 
 /// What the picture says under its title.
@@ -215,116 +255,30 @@ fn subtitle(drawn: Drawn, labels: &Labels, threshold_pp: f64) -> String {
 }
 
 /// The fill of a frame whose share changed by `delta` points.
-fn color(delta: f64, significant: bool, largest: f64) -> (u8, u8, u8) {
+fn color(delta: f64, significant: bool, largest: f64) -> Rgb {
     if !significant || largest <= 0.0 {
         return WITHIN_NOISE;
     }
     let depth = (delta.abs() / largest).clamp(0.0, 1.0);
     let other = (PALEST - (PALEST - DEEPEST) * depth).round() as u8;
     if delta > 0.0 {
-        (255, other, other)
+        Rgb {
+            r: 255,
+            g: other,
+            b: other,
+        }
     } else {
-        (other, other, 255)
-    }
-}
-
-/// The frame of each (depth, first sample) inferno draws from `lines`
-/// (sorted, as inferno reads them): the same walk as inferno's, which
-/// opens a frame where a stack first differs from the one before.
-fn frame_starts(tree: &Tree<'_>, lines: &[(&str, u64)]) -> HashMap<(usize, u64), usize> {
-    let mut starts = HashMap::new();
-    starts.insert((0, 0), 0);
-    let mut open: Vec<(&str, usize)> = Vec::new();
-    let mut time = 0;
-    for (line, count) in lines {
-        let names: Vec<&str> = line.split(';').collect();
-        let shared = open
-            .iter()
-            .zip(&names)
-            .take_while(|((open_name, _), name)| open_name == *name)
-            .count();
-        open.truncate(shared);
-        for name in &names[shared..] {
-            let parent = open.last().map_or(0, |(_, node)| *node);
-            let node = tree.nodes[parent].children[name];
-            open.push((name, node));
-            starts.insert((open.len(), time), node);
-        }
-        time += count;
-    }
-    starts
-}
-
-/// A frame's new colour and what its tooltip adds.
-struct FrameChange {
-    color: (u8, u8, u8),
-    note: String,
-}
-
-/// inferno's SVG with every frame `change(depth, first sample)` knows
-/// recoloured and its tooltip extended. Depth 0 is the root; depths come
-/// from the frames' `y`, the root lowest.
-fn recolour(svg: &str, change: impl Fn(usize, u64) -> Option<FrameChange>) -> String {
-    const FRAME: &str = "<g><title>";
-    let mut ys: Vec<u64> = svg
-        .match_indices(FRAME)
-        .filter_map(|(at, _)| attribute(&svg[at..], "y"))
-        .collect();
-    ys.sort_unstable();
-    ys.dedup();
-    let depth_of = |y: u64| ys.len() - 1 - ys.binary_search(&y).unwrap_or(0);
-    let mut out = String::with_capacity(svg.len() + svg.len() / 4);
-    let mut rest = svg;
-    while let Some(at) = rest.find(FRAME) {
-        out.push_str(&rest[..at]);
-        let frame = &rest[at..];
-        let end = frame.find("/>").map_or(frame.len(), |end| end + 2);
-        let (tag, after) = frame.split_at(end);
-        rest = after;
-        let found = attribute(tag, "y")
-            .zip(attribute(tag, "fg:x"))
-            .and_then(|(y, start)| change(depth_of(y), start));
-        match found {
-            Some(found) => out.push_str(&rewrite(tag, &found)),
-            None => out.push_str(tag),
+        Rgb {
+            r: other,
+            g: other,
+            b: 255,
         }
     }
-    out.push_str(rest);
-    out
-}
-
-/// The numeric value of `name="…"` in `tag`.
-fn attribute(tag: &str, name: &str) -> Option<u64> {
-    let key = format!(" {name}=\"");
-    let start = tag.find(&key)? + key.len();
-    let value = &tag[start..start + tag[start..].find('"')?];
-    value.parse().ok()
-}
-
-/// A frame's `<g><title>…</title><rect …/>` with the new fill and the
-/// change added inside the title's parentheses.
-fn rewrite(tag: &str, change: &FrameChange) -> String {
-    let (r, g, b) = change.color;
-    let mut text = tag.to_owned();
-    if let Some(close) = text.find(")</title>") {
-        text.insert_str(close, &format!("; {}", xml_escape(&change.note)));
-    }
-    if let Some(fill) = text.find(" fill=\"") {
-        let value_start = fill + " fill=\"".len();
-        if let Some(length) = text[value_start..].find('"') {
-            text.replace_range(
-                value_start..value_start + length,
-                &format!("rgb({r},{g},{b})"),
-            );
-        }
-    }
-    text
 }
 
 /// The colour scale, as the legend below the picture: the deepest shades
 /// stand for the largest change drawn, either way.
 fn scale(largest: f64, threshold_pp: f64) -> Vec<LegendEntry> {
-    let rgb = |(r, g, b): (u8, u8, u8)| format!("rgb({r},{g},{b})");
     [
         (
             "shrank-most",
@@ -353,7 +307,7 @@ fn scale(largest: f64, threshold_pp: f64) -> Vec<LegendEntry> {
         ),
     ]
     .into_iter()
-    .map(|(id, fill, label)| LegendEntry::new(id, &label, &rgb(fill), ""))
+    .map(|(id, fill, label)| LegendEntry::new(id, &label, &fill.to_string(), ""))
     .collect()
 }
 
@@ -371,10 +325,13 @@ pub(crate) fn folded_lines(profile: &Profile, filter: &SampleFilter) -> HashMap<
 mod tests {
     use super::*;
 
-    /// The fill and title of every frame of an SVG, in order.
-    fn frames(svg: &[u8]) -> Vec<(String, String)> {
-        let svg = std::str::from_utf8(svg).unwrap();
-        svg.split("<g><title>")
+    /// The title and fill of every frame of an SVG, in order.
+    fn frames(svg: &Svg) -> Vec<(String, String)> {
+        let svg = std::str::from_utf8(&svg.bytes).unwrap();
+        let frames =
+            &svg[svg.find("<svg id=\"frames\"").unwrap()..svg.find("<g id=\"legend\"").unwrap()];
+        frames
+            .split("<title>")
             .skip(1)
             .map(|frame| {
                 let title = frame[..frame.find("</title>").unwrap()].to_owned();
@@ -419,8 +376,7 @@ mod tests {
     #[test]
     fn each_frame_is_coloured_by_the_change_of_its_own_path() {
         // `c` grows under `b` and shrinks under `a`: colours go by frame
-        // (path), not by name. `f` and `f(int)` sort by what follows the
-        // name, as in inferno.
+        // (path), not by name.
         let base = stacks(&[
             ("main;a;c", 300),
             ("main;b;c", 300),
@@ -440,7 +396,7 @@ mod tests {
         let red = "rgb(255,90,90)";
         let blue = "rgb(90,90,255)";
         let grey = "rgb(212,212,212)";
-        let drawn = frames(&draw(&diff, Drawn::New, &labels, 0.0).unwrap().unwrap());
+        let drawn = frames(&draw(&diff, Drawn::New, &labels, 0.0).unwrap());
         let fill_of = |frames: &[(String, String)], title: &str| -> String {
             frames
                 .iter()
@@ -449,7 +405,8 @@ mod tests {
                 .1
                 .clone()
         };
-        // Frames in inferno's order: a, c under a, b, c under b, d, f, f(int).
+        // Frames in the order of folded lines: a, c under a, b, c under
+        // b, d, f(int), f.
         assert_eq!(fill_of(&drawn, "a (100 samples"), blue);
         assert_eq!(fill_of(&drawn, "c (100 samples"), blue);
         assert_eq!(fill_of(&drawn, "b (500 samples"), red);
@@ -465,7 +422,7 @@ mod tests {
             "{drawn:?}"
         );
         // BASE's stacks, the same colours: `c` under `a` has 300 samples there.
-        let drawn = frames(&draw(&diff, Drawn::Base, &labels, 0.0).unwrap().unwrap());
+        let drawn = frames(&draw(&diff, Drawn::Base, &labels, 0.0).unwrap());
         assert_eq!(fill_of(&drawn, "c (300 samples, 30.00%; new 10.00%"), blue);
         assert_eq!(fill_of(&drawn, "c (300 samples, 30.00%; new 50.00%"), red);
     }
@@ -477,10 +434,51 @@ mod tests {
         let new = stacks(&[("main;a", 520), ("main;b", 480)]);
         let diff = sampling_error_only(&base, &new);
         let labels = labels();
-        let drawn = frames(&draw(&diff, Drawn::New, &labels, 0.0).unwrap().unwrap());
+        let drawn = frames(&draw(&diff, Drawn::New, &labels, 0.0).unwrap());
         assert!(
             drawn.iter().all(|(_, fill)| fill == "rgb(212,212,212)"),
             "{drawn:?}"
+        );
+    }
+
+    #[test]
+    fn frames_sit_in_line_order_after_their_callers_own_samples_and_keep_their_places() {
+        let base = stacks(&[
+            ("main;a", 1),
+            ("main;c", 400),
+            ("main;b", 489),
+            ("main", 10),
+            ("main;f;x", 60),
+            ("main;f(int)", 40),
+        ]);
+        let diff = sampling_error_only(&base, &base);
+        let tree = Tree::new(&diff);
+        // At 0.5%, `a` (1 sample of 1,000) is left out; `b` starts after
+        // it and after `main`'s own 10 samples. `f(int);` sorts before
+        // `f;`, as their folded lines do.
+        let placed: Vec<(&str, usize, u64, u64)> = tree
+            .frames(0, 0.5)
+            .iter()
+            .map(|frame| {
+                (
+                    tree.nodes[frame.key].name,
+                    frame.depth,
+                    frame.start,
+                    frame.width,
+                )
+            })
+            .collect();
+        assert_eq!(
+            placed,
+            [
+                ("", 0, 0, 1000),
+                ("main", 1, 0, 1000),
+                ("b", 2, 11, 489),
+                ("c", 2, 500, 400),
+                ("f(int)", 2, 900, 40),
+                ("f", 2, 940, 60),
+                ("x", 3, 940, 60),
+            ]
         );
     }
 }

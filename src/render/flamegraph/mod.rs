@@ -1,39 +1,41 @@
-//! `compile-perf flamegraph`: an inferno flamegraph whose frames are coloured
-//! by category (the same colour for a category in every run), with a title
+//! `compile-perf flamegraph`: a flamegraph whose frames are coloured by
+//! category (the same colour for a category in every run), with a title
 //! naming the profiled command, a subtitle with the top categories, and a
-//! legend of every category present. inferno's search and zoom still work.
-//! It can be cut to one category's stacks or to one MLIR pass.
+//! legend of every category present; a click zooms, and a search
+//! highlights. It can be cut to one category's stacks or to one MLIR pass.
 //!
-//! As in inferno's own `flamegraph/`: this file selects the stacks and
-//! draws the picture, `merge.rs` cuts stacks (where inferno stops drawing,
-//! at a pass), `depth.rs` cuts the few very deep ones (`--max-depth`),
-//! `color.rs` makes the category palette, and `svg.rs` the title, subtitle
-//! and legend. `passes.rs` draws the passes alone (`--passes-only`).
+//! This file selects the stacks and makes the picture; `merge.rs` cuts
+//! stacks (where drawing stops, at a pass), `depth.rs` cuts the few very
+//! deep ones (`--max-depth`), `names.rs` ranks the frame names, `color.rs`
+//! makes the category palette, `captions.rs` the title, subtitle and
+//! legend, `layout.rs` places the frames and `svg.rs` writes the SVG with
+//! its script. `passes.rs` draws the passes alone (`--passes-only`), and
+//! `diff.rs` the differential flamegraph of `diff`.
 
+mod captions;
 mod color;
 mod depth;
 pub(crate) mod diff;
-mod labels;
+mod layout;
 mod merge;
+mod names;
 mod passes;
 mod svg;
-mod tokens;
-
-use hashbrown::HashMap;
-use inferno::flamegraph::color::PaletteMap;
-use inferno::flamegraph::{Direction, Options};
 
 use crate::attribute::{Classes, PassId};
 use crate::fold::{FoldedStack, counted_lines, fold, sort_by_names};
 use crate::profile::{Profile, SampleFilter};
+use captions::{legend_entries, subtitle, title};
 use category_rules::{CategoryId, RuleTable};
-use color::{category_shares, palette};
+use color::{NEUTRAL, Rgb, category_shares, palette};
 pub(crate) use depth::MaxDepth;
 use depth::cut_deep;
+use layout::{lay_out, leaf_first};
 use merge::{cut_at_pass, cut_narrow_frames};
+use names::{FrameNames, NamedStack};
 pub(crate) use passes::passes_picture;
-use svg::{IMAGE_WIDTH, LegendEntry, add_legend, legend_entries, subtitle, title};
-use tokens::FrameNames;
+pub(crate) use svg::Svg;
+use svg::{FrameLook, LegendEntry, Page, write_svg};
 
 /// What to draw.
 #[derive(Clone, Debug)]
@@ -62,17 +64,17 @@ pub(crate) struct PictureOptions {
 /// order) when [`PictureOptions::keep_folded`] asked for them.
 pub(crate) struct Rendered {
     pub folded: Vec<String>,
-    pub svg: Vec<u8>,
+    pub svg: Svg,
 }
 
 /// Stacks ready to draw.
 pub(crate) struct Drawable<'a> {
     /// Every stack selected, merged: shares and colours are counted on these.
     stacks: Vec<(FoldedStack<'a>, u64)>,
-    /// What inferno reads: the stacks cut where inferno stops drawing them
-    /// (an icicle's are not cut: inferno cuts it from the leaves), as folded
-    /// lines of tokens in byte order, and the names the tokens stand for.
-    lines: Vec<String>,
+    /// What is drawn: the stacks cut where drawing stops (an icicle's are
+    /// not: its frames merge from the leaves), as names, in the order they
+    /// are drawn, and the names.
+    drawn: Vec<NamedStack>,
     names: FrameNames,
     /// The narrowest frame drawn, in percent of the width, the depth
     /// limit, and whether the picture is an icicle: what the cut depends on.
@@ -106,7 +108,7 @@ pub(crate) fn all_stacks<'a>(
 }
 
 /// `stacks` for a flamegraph (not an icicle), cut at the depth limit and
-/// where inferno stops drawing.
+/// where drawing stops, in the order of their names.
 fn straight<'a>(
     profile: &'a Profile,
     mut stacks: Vec<(FoldedStack<'a>, u64)>,
@@ -118,7 +120,7 @@ fn straight<'a>(
     let cut = cut_narrow_frames(profile, &deep, min_width);
     let names = FrameNames::new(profile, &cut, &[]);
     Drawable {
-        lines: names.lines(&cut),
+        drawn: names.stacks(&cut),
         names,
         stacks,
         min_width,
@@ -127,10 +129,10 @@ fn straight<'a>(
     }
 }
 
-/// An icicle's stacks: each under its leaf's category, so that the hot part
-/// of the compiler reads as one wide bar with its functions below it
-/// (inferno draws the line's last frame on top). Stacks deeper than the
-/// depth limit lose their outermost callers.
+/// An icicle's stacks, from the leaf on: each under its leaf's category, so
+/// that the hot part of the compiler reads as one wide bar with its
+/// functions below it, in the order of their names from there. Stacks
+/// deeper than the depth limit lose their outermost callers.
 fn icicle<'a>(
     profile: &'a Profile,
     classes: &Classes<'_>,
@@ -145,20 +147,21 @@ fn icicle<'a>(
         .collect();
     let cut = cut_deep(&stacks, max_depth.limit(&stacks), true);
     let names = FrameNames::new(profile, &cut, &category_frames);
-    let mut lines: Vec<String> = cut
+    let from_root: Vec<NamedStack> = cut
         .iter()
         .map(|(drawn, count)| {
             let category = drawn
                 .stack
                 .leaf
                 .map_or(table.other(), |leaf| classes.category_of(leaf));
-            names.line(drawn, *count, Some(&category_frames[category.index()]))
+            let names = names.stack(drawn, Some(&category_frames[category.index()]));
+            (names, *count)
         })
         .collect();
-    lines.sort_unstable();
+    let drawn = leaf_first(from_root);
     Drawable {
         stacks,
-        lines,
+        drawn,
         names,
         min_width,
         max_depth,
@@ -245,15 +248,18 @@ fn category_frame(table: &RuleTable, category: CategoryId) -> String {
     format!("[{}]", table.category(category).name)
 }
 
-/// Everything inferno needs for one flamegraph, owned, so that it can be
+/// Everything needed to draw one flamegraph, owned, so that it can be
 /// drawn on a thread of its own while the run goes on.
 pub(crate) struct Picture {
-    lines: Vec<String>,
-    /// The names the lines' tokens stand for; `None` when the lines carry
-    /// the names themselves (`--passes-only`: a few short frames a stack).
-    names: Option<FrameNames>,
-    /// Colours by token.
-    palette: PaletteMap,
+    /// The stacks as names, in the order they are drawn (an icicle's from
+    /// the leaf on).
+    stacks: Vec<NamedStack>,
+    /// Each name's text and fill, by [`NameId`](names::NameId).
+    names: Vec<String>,
+    fills: Vec<Rgb>,
+    /// Text added to the tooltips of a name's frames, by name (a pass's
+    /// split by category); empty when there is none.
+    suffixes: Vec<String>,
     title: String,
     subtitle: String,
     min_width: f64,
@@ -262,8 +268,6 @@ pub(crate) struct Picture {
     folded: Vec<String>,
     /// What a frame's count is: samples, or bytes with `--alloc`.
     count_name: &'static str,
-    /// Text added to the tooltips of frames of these names.
-    tooltips: HashMap<String, String>,
 }
 
 /// The picture of `drawable`, which must hold the stacks `options` selects,
@@ -276,7 +280,7 @@ pub(crate) fn picture_of(
 ) -> Option<Picture> {
     let Drawable {
         stacks,
-        lines,
+        drawn,
         names,
         ..
     } = drawable;
@@ -284,7 +288,7 @@ pub(crate) fn picture_of(
         return None;
     }
     let table = classes.table;
-    let palette = palette(classes, options, &stacks, &names);
+    let fills = palette(classes, options, &stacks, &names);
     let self_shares = category_shares(&stacks, &classes.categories, classes.table.other());
     let folded = if options.keep_folded {
         byte_ordered_lines(profile, &stacks)
@@ -292,9 +296,10 @@ pub(crate) fn picture_of(
         Vec::new()
     };
     Some(Picture {
-        lines,
-        names: Some(names),
-        palette,
+        stacks: drawn,
+        names: names.into_names(),
+        fills,
+        suffixes: Vec::new(),
         title: title(profile, options, classes),
         subtitle: subtitle(table, &self_shares, options.run_facts.as_deref()),
         min_width: options.min_width,
@@ -302,49 +307,38 @@ pub(crate) fn picture_of(
         legend: legend_entries(table, &self_shares),
         folded,
         count_name: profile.unit,
-        tooltips: HashMap::new(),
     })
 }
 
 impl Picture {
-    /// Draws the picture with inferno and adds the legend.
-    pub(crate) fn draw(mut self) -> std::io::Result<Rendered> {
-        let mut inferno_options = Options::default();
-        inferno_options.title = std::mem::take(&mut self.title);
-        inferno_options.subtitle = Some(std::mem::take(&mut self.subtitle));
-        inferno_options.count_name = self.count_name.to_owned();
-        inferno_options.image_width = Some(IMAGE_WIDTH);
-        inferno_options.min_width = self.min_width;
-        inferno_options.deterministic = true;
-        inferno_options.palette_map = Some(&mut self.palette);
-        if self.inverted {
-            inferno_options.direction = Direction::Inverted;
-            inferno_options.reverse_stack_order = true;
-        } else {
-            inferno_options.no_sort = true;
-        }
-        // One character's width in percent of the picture, as inferno
-        // reckons it when it fits a label in a frame.
-        let char_width_percent =
-            100.0 * inferno_options.font_size as f64 * inferno_options.font_width
-                / IMAGE_WIDTH as f64;
-        let mut svg = Vec::new();
-        inferno::flamegraph::from_lines(
-            &mut inferno_options,
-            self.lines.iter().map(String::as_str),
-            &mut svg,
-        )?;
-        let svg = match &self.names {
-            Some(names) => names.restore(svg, char_width_percent),
-            None => labels::shorten_labels(svg),
+    /// Lays the frames out and writes the SVG.
+    pub(crate) fn draw(self) -> Rendered {
+        let frames = lay_out(&self.stacks, self.min_width);
+        let page = Page {
+            title: &self.title,
+            subtitle: &self.subtitle,
+            count_name: self.count_name,
+            inverted: self.inverted,
+            legend: &self.legend,
+            legend_description: "category legend",
         };
-        Ok(Rendered {
+        let svg = write_svg(&page, &frames, |frame| match frame.key {
+            None => FrameLook {
+                name: "all",
+                fill: NEUTRAL,
+                note: String::new(),
+                suffix: "",
+            },
+            Some(name) => FrameLook {
+                name: &self.names[name.index()],
+                fill: self.fills[name.index()],
+                note: String::new(),
+                suffix: self.suffixes.get(name.index()).map_or("", String::as_str),
+            },
+        });
+        Rendered {
             folded: self.folded,
-            svg: add_legend(
-                labels::extend_tooltips(svg, &self.tooltips),
-                &self.legend,
-                "category legend",
-            ),
-        })
+            svg,
+        }
     }
 }

@@ -10,10 +10,10 @@
 //! category, over the whole picture.
 
 use hashbrown::HashMap;
-use inferno::flamegraph::color::{PaletteMap, parse_hex_color};
 
-use super::color::{NEUTRAL_COLOR, Share};
-use super::svg::{legend_entries, subtitle, title};
+use super::captions::{legend_entries, subtitle, title};
+use super::color::{NEUTRAL, Rgb, Share};
+use super::names::{FrameNames, NamedStack};
 use super::{Picture, PictureOptions};
 use crate::attribute::{Attribution, Classes, PassId, RowKey, facts, percent};
 use crate::profile::Profile;
@@ -77,32 +77,46 @@ pub(crate) fn passes_picture(
         RowKey::OutsidePass(place) => place.name().to_owned(),
         _ => unreachable!("a pass picture's frames are passes and places outside them"),
     };
-    // inferno reads the lines in byte order (it is told not to sort them).
-    let mut lines: Vec<String> = stacks
-        .iter()
-        .map(|(frames, count)| {
-            let names: Vec<String> = frames.iter().map(&name).collect();
-            format!("{} {count}", names.join(";"))
-        })
+    let frame_names: HashMap<RowKey, String> = categories
+        .keys()
+        .map(|frame| (*frame, name(frame)))
         .collect();
-    lines.sort_unstable();
+    let names = FrameNames::of_names(frame_names.values().map(String::as_str));
+    let named = |frame: &RowKey| names.other(&frame_names[frame]).expect("a frame's name");
+    let mut drawn: Vec<NamedStack> = stacks
+        .iter()
+        .map(|(frames, count)| (frames.iter().map(named).collect(), *count))
+        .collect();
+    drawn.sort_unstable();
     let table = classes.table;
-    let mut palette = PaletteMap::default();
-    let mut tooltips = HashMap::new();
+    let mut fills = vec![NEUTRAL; names.len()];
+    let mut suffixes = vec![String::new(); names.len()];
     for (frame, split) in &categories {
-        let frame_name = name(frame);
         let main = main_category(if split.own.is_empty() {
             &split.under
         } else {
             &split.own
         });
-        if let Some(color) = parse_hex_color(&table.category(main).color) {
-            palette.insert(frame_name.clone(), color);
-        }
-        tooltips.insert(frame_name, tooltip(classes, &split.own));
+        let id = named(frame).index();
+        fills[id] = Rgb::from_hex(&table.category(main).color).unwrap_or(NEUTRAL);
+        suffixes[id] = tooltip(classes, &split.own);
     }
-    // inferno's root frame ("all") has the empty name.
-    palette.insert("", parse_hex_color(NEUTRAL_COLOR).expect("a valid colour"));
+    let folded = if options.keep_folded {
+        let mut lines: Vec<String> = stacks
+            .iter()
+            .map(|(frames, count)| {
+                let names: Vec<&str> = frames
+                    .iter()
+                    .map(|frame| frame_names[frame].as_str())
+                    .collect();
+                format!("{} {count}", names.join(";"))
+            })
+            .collect();
+        lines.sort_unstable();
+        lines
+    } else {
+        Vec::new()
+    };
     let mut shares: Vec<(CategoryId, u64)> = all_own.into_iter().collect();
     shares.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
     let shares: Vec<Share> = shares
@@ -114,21 +128,17 @@ pub(crate) fn passes_picture(
         })
         .collect();
     Some(Picture {
-        folded: if options.keep_folded {
-            lines.clone()
-        } else {
-            Vec::new()
-        },
-        lines,
-        names: None,
-        palette,
+        stacks: drawn,
+        names: names.into_names(),
+        fills,
+        suffixes,
+        folded,
         title: format!("{} — passes", title(profile, options, classes)),
         subtitle: subtitle(table, &shares, options.run_facts.as_deref()),
         min_width: options.min_width,
         inverted: false,
         legend: legend_entries(table, &shares),
         count_name: profile.unit,
-        tooltips,
     })
 }
 
