@@ -112,6 +112,38 @@ fn assert_nothing_significant(first: &Path, second: &Path, workload: &str) {
         "{workload}: same compile, rows flagged: {flagged:#?}"
     );
     diff(first, second, &["--fail-on-regression"]).expect_code(0, "the gate, same compile");
+    // The flamegraphs judge frames as the table judges rows: where the table
+    // flags nothing, no frame is red or blue, on either side, with three
+    // runs a side and (when its table flags nothing too) with one.
+    let one_run = |set: &Path| set.join("run-1");
+    for (base, new, runs) in [
+        (first.to_owned(), second.to_owned(), 3),
+        (one_run(first), one_run(second), 1),
+    ] {
+        let table_flags = diff_json(&base, &new)["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|row| row["significant"] == true);
+        if table_flags {
+            assert_eq!(runs, 1, "the table of three runs a side flagged nothing");
+            eprintln!("{workload}, 1 run a side: the table flags rows; frames are not checked");
+            continue;
+        }
+        let svg = first.with_extension(format!("diff-{runs}.svg"));
+        diff(&base, &new, &["--flamegraph", svg.to_str().unwrap()])
+            .expect_code(0, "diff --flamegraph, same compile");
+        let base_svg = first.with_extension(format!("diff-{runs}-base.svg"));
+        let coloured: Vec<Frame> = svg_frames(&svg)
+            .into_iter()
+            .chain(svg_frames(&base_svg))
+            .filter(|frame| is_red(&frame.fill) || is_blue(&frame.fill))
+            .collect();
+        assert!(
+            coloured.is_empty(),
+            "{workload}, {runs} run(s) a side: same compile, frames flagged: {coloured:#?}"
+        );
+    }
 }
 
 /// A frame of an SVG flamegraph: its tooltip, fill and width in samples.

@@ -85,6 +85,12 @@ pub(super) struct DiffArgs {
     /// to OUT-base.svg).
     #[arg(long, value_name = "OUT.svg", help_heading = heading::OUTPUT)]
     pub flamegraph: Option<PathBuf>,
+    /// Keep threads apart in the differential flamegraphs, and every frame:
+    /// by default a stack starts at its process and leaves out the thread-pool
+    /// and pass-manager frames, so that work that moved between threads
+    /// compares as the same frame.
+    #[arg(long, requires = "flamegraph", help_heading = heading::OUTPUT)]
+    pub by_thread: bool,
     /// Write to FILE instead of stdout (`-` is stdout).
     #[arg(long, short, value_name = "FILE", help_heading = heading::OUTPUT)]
     pub output: Option<PathBuf>,

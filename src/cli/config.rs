@@ -27,6 +27,7 @@ use crate::defaults;
 use crate::output::Output;
 use crate::profile::{LoadOptions, SampleFilter};
 use crate::recorder::{RateRequest, RecordOptions};
+use crate::render::flamegraph::diff::FoldedFor;
 use crate::run_dir::{RatePlan, StreamChoice, Streams};
 use perfdata::Input;
 
@@ -138,6 +139,10 @@ impl Cli {
                             max_increase: args.max_increase,
                         },
                         allow_different_inputs: args.allow_different_inputs,
+                        folded: match args.by_thread {
+                            true => FoldedFor::ByThread,
+                            false => FoldedFor::Diff,
+                        },
                         flamegraph: args.flamegraph,
                     },
                 ),

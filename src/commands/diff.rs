@@ -22,7 +22,7 @@ use crate::defaults;
 use crate::error::{EXIT_DIFFERENT_INPUTS, EXIT_FAILED_RUN, EXIT_REGRESSION, Error};
 use crate::output::{Output, write_output};
 use crate::profile::{LoadOptions, Profile};
-use crate::render::flamegraph::diff::{DiffStacks, Drawn, Labels, draw, folded_lines};
+use crate::render::flamegraph::diff::{DiffStacks, Drawn, FoldedFor, Labels, draw, folded_lines};
 use crate::report::breakdown::{attribution_name, grouping_name, scope_words};
 use crate::report::diff::{Scope, to_json, write_failures, write_text};
 use crate::rss::Resident;
@@ -48,6 +48,8 @@ pub(crate) struct DiffOptions {
     pub(crate) limits: Limits,
     /// Let the gate judge sides of different inputs or flags.
     pub(crate) allow_different_inputs: bool,
+    /// How the differential flamegraphs' stacks are folded (`--by-thread`).
+    pub(crate) folded: FoldedFor,
     /// Draw NEW's stacks here, and BASE's beside them.
     pub(crate) flamegraph: Option<PathBuf>,
 }
@@ -63,11 +65,11 @@ pub(crate) fn run(config: &Config, reading: &Reading, options: &DiffOptions) -> 
         row_limits
     };
     let mut code = 0;
-    // Each side's runs, and their folded stacks added up for the flamegraphs.
-    let mut read_side = |path: &Path| -> Result<(Side, HashMap<String, u64>), Error> {
+    // Each side's runs, and each run's folded stacks for the flamegraphs.
+    let mut read_side = |path: &Path| -> Result<(Side, Vec<HashMap<String, u64>>), Error> {
         let mut runs = Vec::new();
         let mut measures = Vec::new();
-        let mut stacks: HashMap<String, u64> = HashMap::new();
+        let mut stacks = Vec::new();
         let mut compiled = SideRuns::default();
         for input in recordings(path)? {
             let load = LoadOptions {
@@ -90,9 +92,12 @@ pub(crate) fn run(config: &Config, reading: &Reading, options: &DiffOptions) -> 
             measures.push(run_measures(&rows, &profile, &run_dir));
             runs.push(rows);
             if options.flamegraph.is_some() {
-                for (line, count) in folded_lines(&profile, &reading.filter) {
-                    *stacks.entry(line).or_insert(0) += count;
-                }
+                stacks.push(folded_lines(
+                    &profile,
+                    &classes,
+                    &reading.filter,
+                    options.folded,
+                ));
             }
             code = code.max(finish(config, &profile, run)?);
         }

@@ -242,13 +242,6 @@ pub(crate) fn judge(tests: &[Test], threshold_pp: f64, floor_pp: f64) -> Vec<Ver
     verdicts
 }
 
-/// Whether one test on its own, uncorrected, is beyond the noise at
-/// [`FAMILY_ALPHA`] and at least `threshold_pp`: for the frames of a
-/// flamegraph, which are nested (each a part of its parent) and thousands.
-pub(crate) fn significant_alone(test: &Test, threshold_pp: f64) -> bool {
-    test.p_value < FAMILY_ALPHA && test.delta_pp.abs() >= threshold_pp
-}
-
 /// How many of `tests` [`judge`] corrects together.
 pub(crate) fn family_size(tests: &[Test], floor_pp: f64) -> usize {
     tests

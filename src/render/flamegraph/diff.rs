@@ -10,14 +10,24 @@
 //! The frames are the merged tree's, walked from the root with siblings in
 //! the order of the stacks' folded lines; each is drawn with its colour
 //! and, in its tooltip, the other side's share and the change.
+//!
+//! A frame is judged as `diff`'s table judges a row: its inclusive share
+//! run by run against the run-to-run noise, with Holm's correction over
+//! every frame that could change by the threshold, the table's threshold
+//! and family-wise error rate. By default a stack starts at its process, not
+//! its thread, and the thread-pool and pass-manager frames that only say
+//! where work ran are left out ([`FoldedFor::Diff`]): work that moved from
+//! the main thread to a worker, or from one dispatch of the pass manager to
+//! another, is the same frame on both sides.
 
 use hashbrown::HashMap;
 
 use super::color::Rgb;
 use super::layout::{Frame, too_narrow};
 use super::svg::{FrameLook, LegendEntry, Page, Svg, write_svg};
+use crate::attribute::Classes;
 use crate::attribute::significance::{self, Count, Noise, RowRuns, Test};
-use crate::fold::{fold, line};
+use crate::fold::{TRUNCATED_FRAME, fold, frame_name, line};
 use crate::profile::{Profile, SampleFilter};
 
 /// Colour of frames within the noise.
@@ -38,11 +48,11 @@ pub(crate) enum Drawn {
     New,
 }
 
-/// The folded stacks of both sides (`thread;root;…;leaf` → samples, all
-/// runs of a side together) and how to judge their changes.
+/// The folded stacks of both sides' runs (`process;root;…;leaf` →
+/// samples, a map a run) and how to judge their changes.
 pub(crate) struct DiffStacks<'a> {
-    pub base: &'a HashMap<String, u64>,
-    pub new: &'a HashMap<String, u64>,
+    pub base: &'a [HashMap<String, u64>],
+    pub new: &'a [HashMap<String, u64>],
     /// The run-to-run noise of inclusive shares, measured on the diff's rows.
     pub noise: Noise,
     pub threshold_pp: f64,
@@ -55,6 +65,8 @@ struct Node<'a> {
     children: HashMap<&'a str, usize>,
     /// Samples at or under this frame: base, new.
     samples: [u64; 2],
+    /// The same, run by run.
+    runs: [Vec<u64>; 2],
 }
 
 /// Every frame of both sides, merged from the root: a frame is a path of
@@ -62,35 +74,42 @@ struct Node<'a> {
 struct Tree<'a> {
     nodes: Vec<Node<'a>>,
     totals: [u64; 2],
+    /// Each run's samples.
+    run_totals: [Vec<u64>; 2],
 }
 
 impl<'a> Tree<'a> {
     fn new(stacks: &DiffStacks<'a>) -> Tree<'a> {
-        let mut tree = Tree {
-            nodes: vec![Node {
-                name: "",
-                children: HashMap::new(),
-                samples: [0, 0],
-            }],
-            totals: [0, 0],
+        let run_counts = [stacks.base.len(), stacks.new.len()];
+        let node = |name| Node {
+            name,
+            children: HashMap::new(),
+            samples: [0, 0],
+            runs: run_counts.map(|runs| vec![0; runs]),
         };
-        for (side, lines) in [stacks.base, stacks.new].into_iter().enumerate() {
-            for (line, &count) in lines {
-                tree.totals[side] += count;
-                tree.nodes[0].samples[side] += count;
-                let mut at = 0;
-                for name in line.split(';') {
-                    let next = tree.nodes.len();
-                    let child = *tree.nodes[at].children.entry(name).or_insert(next);
-                    if child == next {
-                        tree.nodes.push(Node {
-                            name,
-                            children: HashMap::new(),
-                            samples: [0, 0],
-                        });
+        let mut tree = Tree {
+            nodes: vec![node("")],
+            totals: [0, 0],
+            run_totals: run_counts.map(|runs| vec![0; runs]),
+        };
+        for (side, runs) in [stacks.base, stacks.new].into_iter().enumerate() {
+            for (run, lines) in runs.iter().enumerate() {
+                for (line, &count) in lines {
+                    tree.totals[side] += count;
+                    tree.run_totals[side][run] += count;
+                    tree.nodes[0].samples[side] += count;
+                    tree.nodes[0].runs[side][run] += count;
+                    let mut at = 0;
+                    for name in line.split(';') {
+                        let next = tree.nodes.len();
+                        let child = *tree.nodes[at].children.entry(name).or_insert(next);
+                        if child == next {
+                            tree.nodes.push(node(name));
+                        }
+                        tree.nodes[child].samples[side] += count;
+                        tree.nodes[child].runs[side][run] += count;
+                        at = child;
                     }
-                    tree.nodes[child].samples[side] += count;
-                    at = child;
                 }
             }
         }
@@ -98,34 +117,36 @@ impl<'a> Tree<'a> {
     }
 
     /// Change of each frame's share, in percentage points, and whether it
-    /// is significant, each frame on its own: correcting over thousands of
-    /// nested frames would grey out all but the largest changes.
+    /// is significant: each frame tested as a row of the table, run by run
+    /// against the noise, and corrected with every frame that could change
+    /// by the threshold.
     fn changes(&self, noise: &Noise, threshold_pp: f64) -> Vec<(f64, bool)> {
         let tests: Vec<Test> = self
             .nodes
             .iter()
             .map(|node| {
-                let count = |side: usize| Count {
-                    hits: node.samples[side],
-                    samples: self.totals[side],
+                let counts = |side: usize| -> Vec<Count> {
+                    node.runs[side]
+                        .iter()
+                        .zip(&self.run_totals[side])
+                        .map(|(&hits, &samples)| Count { hits, samples })
+                        .collect()
                 };
+                let (base, new) = (counts(0), counts(1));
                 significance::test_row(
                     &RowRuns {
-                        base: &[count(0)],
-                        new: &[count(1)],
+                        base: &base,
+                        new: &new,
                     },
                     noise,
                 )
             })
             .collect();
+        let verdicts = significance::judge(&tests, threshold_pp, threshold_pp);
         tests
             .iter()
-            .map(|test| {
-                (
-                    test.delta_pp,
-                    significance::significant_alone(test, threshold_pp),
-                )
-            })
+            .zip(verdicts)
+            .map(|(test, verdict)| (test.delta_pp, verdict.significant))
             .collect()
     }
 }
@@ -311,12 +332,70 @@ fn scale(largest: f64, threshold_pp: f64) -> Vec<LegendEntry> {
     .collect()
 }
 
-/// The folded stacks of the samples `filter` keeps (`thread;root;…;leaf`
-/// → samples), merged by their text, to be added up over a side's runs.
-pub(crate) fn folded_lines(profile: &Profile, filter: &SampleFilter) -> HashMap<String, u64> {
+/// How the stacks of a differential flamegraph are folded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum FoldedFor {
+    /// Each stack under its process, without the thread-pool and
+    /// pass-manager frames that only say where work ran: the same work on
+    /// another thread, or through another dispatch, is one frame.
+    #[default]
+    Diff,
+    /// Each stack under its thread, every frame kept (`diff --by-thread`).
+    ByThread,
+}
+
+/// The categories of frames that only say where work ran.
+const PLUMBING: [&str; 2] = ["threading", "pass-manager"];
+
+/// The folded stacks of the samples `filter` keeps (`process;root;…;leaf`,
+/// or `thread;root;…;leaf` and every frame with [`FoldedFor::ByThread`]) →
+/// samples, merged by their text.
+pub(crate) fn folded_lines(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    filter: &SampleFilter,
+    folded: FoldedFor,
+) -> HashMap<String, u64> {
     let mut lines: HashMap<String, u64> = HashMap::new();
-    for (stack, count) in fold(profile, filter) {
-        *lines.entry(line(profile, &stack)).or_insert(0) += count;
+    let plumbing: Vec<bool> = classes
+        .table
+        .categories
+        .iter()
+        .map(|category| PLUMBING.contains(&category.id.as_str()))
+        .collect();
+    if folded == FoldedFor::ByThread {
+        for (stack, count) in fold(profile, filter) {
+            *lines.entry(line(profile, &stack)).or_insert(0) += count;
+        }
+        return lines;
+    }
+    let mut symbols = Vec::new();
+    for (key, count) in profile.samples(filter) {
+        let image = profile
+            .processes
+            .image(profile.processes.thread(key.thread).process);
+        // The program, so that the launcher and the compiler, both named
+        // `iree-compile`, stay apart.
+        let program = image
+            .executable
+            .as_deref()
+            .and_then(|path| path.rsplit('/').next())
+            .unwrap_or(&image.name);
+        let mut text = frame_name(program).into_owned();
+        if !profile.reaches_root(key) {
+            text.push(';');
+            text.push_str(TRUNCATED_FRAME);
+        }
+        symbols.clear();
+        profile.symbols_leaf_first(key.stack, &mut symbols);
+        for (at, &symbol) in symbols.iter().enumerate().rev() {
+            if at > 0 && plumbing[classes.categories[symbol.index()].index()] {
+                continue;
+            }
+            text.push(';');
+            text.push_str(&frame_name(&profile.symbols.get(symbol).name));
+        }
+        *lines.entry(text).or_insert(0) += count;
     }
     lines
 }
@@ -344,8 +423,8 @@ mod tests {
 
     /// A diff of one run a side (sampling error only), at a 1 pp threshold.
     fn sampling_error_only<'a>(
-        base: &'a HashMap<String, u64>,
-        new: &'a HashMap<String, u64>,
+        base: &'a [HashMap<String, u64>],
+        new: &'a [HashMap<String, u64>],
     ) -> DiffStacks<'a> {
         DiffStacks {
             base,
@@ -391,7 +470,7 @@ mod tests {
             ("main;f", 10),
             ("main;f(int)", 10),
         ]);
-        let diff = sampling_error_only(&base, &new);
+        let diff = sampling_error_only(std::slice::from_ref(&base), std::slice::from_ref(&new));
         let labels = labels();
         let red = "rgb(255,90,90)";
         let blue = "rgb(90,90,255)";
@@ -428,11 +507,49 @@ mod tests {
     }
 
     #[test]
+    fn a_frame_that_moves_as_much_between_runs_as_between_sides_stays_grey() {
+        // Three runs a side: `a` is 30%, 50%, 40% of BASE's runs and 45%,
+        // 55%, 50% of NEW's. Pooled, +10 pp would be far beyond sampling
+        // error; against the spread between runs it is not.
+        let run = |a: u64| stacks(&[("main;a", a), ("main;b", 1000 - a)]);
+        let base = [run(300), run(500), run(400)];
+        let new = [run(450), run(550), run(500)];
+        let noisy = DiffStacks {
+            base: &base,
+            new: &new,
+            noise: Noise {
+                dispersion: 1.0,
+                degrees_of_freedom: Some(80.0),
+            },
+            threshold_pp: 1.0,
+        };
+        let labels = labels();
+        let drawn = frames(&draw(&noisy, Drawn::New, &labels, 0.0).unwrap());
+        assert!(
+            drawn.iter().all(|(_, fill)| fill == "rgb(212,212,212)"),
+            "{drawn:?}"
+        );
+        // The same change with runs that agree is flagged.
+        let base = [run(400), run(401), run(399)];
+        let new = [run(500), run(501), run(499)];
+        let steady = DiffStacks {
+            base: &base,
+            new: &new,
+            ..noisy
+        };
+        let drawn = frames(&draw(&steady, Drawn::New, &labels, 0.0).unwrap());
+        assert!(
+            drawn.iter().any(|(_, fill)| fill == "rgb(255,90,90)"),
+            "{drawn:?}"
+        );
+    }
+
+    #[test]
     fn changes_within_sampling_error_stay_grey() {
         // 50% → 52% of 1000 samples is within sampling error (z ≈ 0.9).
         let base = stacks(&[("main;a", 500), ("main;b", 500)]);
         let new = stacks(&[("main;a", 520), ("main;b", 480)]);
-        let diff = sampling_error_only(&base, &new);
+        let diff = sampling_error_only(std::slice::from_ref(&base), std::slice::from_ref(&new));
         let labels = labels();
         let drawn = frames(&draw(&diff, Drawn::New, &labels, 0.0).unwrap());
         assert!(
@@ -451,7 +568,7 @@ mod tests {
             ("main;f;x", 60),
             ("main;f(int)", 40),
         ]);
-        let diff = sampling_error_only(&base, &base);
+        let diff = sampling_error_only(std::slice::from_ref(&base), std::slice::from_ref(&base));
         let tree = Tree::new(&diff);
         // At 0.5%, `a` (1 sample of 1,000) is left out; `b` starts after
         // it and after `main`'s own 10 samples. `f(int);` sorts before
