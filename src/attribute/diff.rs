@@ -260,18 +260,25 @@ impl Diff {
         side.seconds_per_run(|run| run.samples)
     }
 
-    /// Every warning about what was compared: each failed run, then the
-    /// mismatched inputs and flags.
-    pub(crate) fn warnings(&self) -> Vec<String> {
-        let failed = [("BASE", &self.base), ("NEW", &self.new)]
+    /// Each failed run of either side, in words (`NEW run …: reason`).
+    pub(crate) fn failed_runs(&self) -> Vec<String> {
+        [("BASE", &self.base), ("NEW", &self.new)]
             .into_iter()
             .flat_map(|(label, side)| {
                 side.compiled
                     .failed
                     .iter()
                     .map(move |failed| format!("{label} run {}: {}", failed.run, failed.reason))
-            });
-        failed.chain(self.mismatches.iter().cloned()).collect()
+            })
+            .collect()
+    }
+
+    /// Every warning about what was compared: each failed run, then the
+    /// mismatched inputs and flags.
+    pub(crate) fn warnings(&self) -> Vec<String> {
+        let mut warnings = self.failed_runs();
+        warnings.extend(self.mismatches.iter().cloned());
+        warnings
     }
 
     /// How the rows were judged, in words.

@@ -170,15 +170,7 @@ pub(crate) fn run(config: &Config, reading: &Reading, options: &DiffOptions) -> 
 /// stderr: a failed compile on either side, or sides of different inputs
 /// or flags unless they are allowed.
 fn refusal(compared: &Diff, allow_different_inputs: bool) -> Option<u8> {
-    let failed: Vec<String> = [("BASE", &compared.base), ("NEW", &compared.new)]
-        .into_iter()
-        .flat_map(|(label, side)| {
-            side.compiled
-                .failed
-                .iter()
-                .map(move |failed| format!("{label} run {}: {}", failed.run, failed.reason))
-        })
-        .collect();
+    let failed = compared.failed_runs();
     let (code, reasons, advice) = if !failed.is_empty() {
         (
             EXIT_FAILED_RUN,
