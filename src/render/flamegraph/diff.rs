@@ -336,8 +336,10 @@ fn scale(largest: f64, threshold_pp: f64) -> Vec<LegendEntry> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum FoldedFor {
     /// Each stack under its process, without the thread-pool and
-    /// pass-manager frames that only say where work ran: the same work on
-    /// another thread, or through another dispatch, is one frame.
+    /// pass-manager frames that only say where work ran, and a thread-pool
+    /// task from its runner up (not on the stack of the thread that waited
+    /// for it): the same work on another thread, or through another
+    /// dispatch, is one frame.
     #[default]
     Diff,
     /// Each stack under its thread, every frame kept (`diff --by-thread`).
@@ -388,6 +390,12 @@ pub(crate) fn folded_lines(
         }
         symbols.clear();
         profile.symbols_leaf_first(key.stack, &mut symbols);
+        // A thread waiting for its parallel work runs queued tasks on top
+        // of its own stack: a task is drawn from the task runner up,
+        // whichever thread ran it.
+        if let Some(cut) = classes.passes.task_cut(&symbols) {
+            symbols.truncate(cut);
+        }
         for (at, &symbol) in symbols.iter().enumerate().rev() {
             if at > 0 && plumbing[classes.categories[symbol.index()].index()] {
                 continue;
