@@ -110,7 +110,8 @@ pub(crate) struct Spread {
 }
 
 impl Spread {
-    fn of(values: Vec<f64>) -> Option<Spread> {
+    /// The median and the values; `None` for no value.
+    pub(crate) fn of(values: Vec<f64>) -> Option<Spread> {
         (!values.is_empty()).then(|| Spread {
             median: median(&values),
             runs: values,

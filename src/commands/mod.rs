@@ -231,6 +231,23 @@ fn unknown_category(rules: &RuleTable, wanted: &str) -> Error {
     }
 }
 
+/// How `record` and `executables` read the recordings they made: no
+/// `--symfs`, the system's debug files, the caches on; with `progress`, a
+/// bar on the terminal; with `alloc`, samples weighted as `record --alloc`'s.
+fn own_recording(perf_data: PathBuf, progress: bool, alloc: bool) -> LoadOptions {
+    LoadOptions {
+        input: Input::Path(perf_data),
+        event: None,
+        symfs: Vec::new(),
+        debug_roots: vec![PathBuf::from(crate::defaults::DEBUG_ROOT)],
+        salvage: false,
+        cache: crate::cache::Cache::from_env(true),
+        read_threads: None,
+        alloc,
+        progress,
+    }
+}
+
 /// The built-in rule table, extended by `file` when given.
 fn load_rules(file: Option<&Path>) -> Result<RuleTable, Error> {
     let Some(path) = file else {

@@ -18,15 +18,14 @@ use super::draw::{
 };
 use super::series::{SeriesReading, read_series};
 use super::{
-    Config, finish, load_recording, load_rules, memory_section, rss_join, stdout_wants_color,
-    write_report,
+    Config, finish, load_recording, load_rules, memory_section, own_recording, rss_join,
+    stdout_wants_color, write_report,
 };
 use crate::attribute::{Attribution, Classes, Grouping};
-use crate::cache::Cache;
 use crate::defaults;
 use crate::error::{EXIT_INTERRUPTED, Error};
 use crate::output::{Output, write_output};
-use crate::profile::{LoadOptions, SampleFilter};
+use crate::profile::SampleFilter;
 use crate::recorder::{RecordOptions, Recorded, prepare_series, record, write_run_json};
 use crate::report::breakdown::grouping_name;
 use crate::report::breakdown::{BreakdownOptions, breakdown};
@@ -36,7 +35,6 @@ use crate::report::summary::lost_samples_warning;
 use crate::report::table::TextFormat;
 use crate::run_dir::{RunDir, RunJson, RunStatus, SeriesJson};
 use category_rules::RuleTable;
-use perfdata::Input;
 
 /// Records, then reports. The exit code is the command's when it failed.
 pub(crate) fn run(config: &Config, options: &RecordOptions) -> Result<u8, Error> {
@@ -117,7 +115,7 @@ fn run_series(
     // The runs are read again for the report of the set (their caches are
     // warm): the same report as `report DIR` gives.
     let alloc = options.alloc_min_bytes.is_some();
-    let load = recording_load(PathBuf::new(), config.quiet, alloc);
+    let load = own_recording(PathBuf::new(), crate::progress::shown(config.quiet), alloc);
     let reading = SeriesReading {
         load: &load,
         filter: &SampleFilter::default(),
@@ -153,21 +151,6 @@ fn run_series(
     Ok(code)
 }
 
-/// How `record` reads its own recordings.
-fn recording_load(perf_data: PathBuf, quiet: bool, alloc: bool) -> LoadOptions {
-    LoadOptions {
-        input: Input::Path(perf_data),
-        event: None,
-        symfs: Vec::new(),
-        debug_roots: vec![PathBuf::from(defaults::DEBUG_ROOT)],
-        salvage: false,
-        cache: Cache::from_env(true),
-        read_threads: None,
-        alloc,
-        progress: crate::progress::shown(quiet),
-    }
-}
-
 /// Bytes asked for are charged to the caller of the allocator.
 fn attribution_of(alloc: bool) -> Attribution {
     if alloc {
@@ -186,7 +169,11 @@ fn report_recording(
     in_series: bool,
     alloc: bool,
 ) -> Result<u8, Error> {
-    let load = recording_load(recorded.perf_data.clone(), config.quiet, alloc);
+    let load = own_recording(
+        recorded.perf_data.clone(),
+        crate::progress::shown(config.quiet),
+        alloc,
+    );
     let run_dir = RunDir::open(&recorded.dir);
     let profile = match load_recording(&load, &run_dir) {
         Ok(profile) => profile,

@@ -12,7 +12,8 @@ use serde::Serialize;
 
 use super::breakdown::mebibytes;
 use super::table::{Cell, Column, Table, TextFormat, write_table};
-use crate::attribute::series::{Aggregate, Spread};
+use crate::attribute::run_diff::Spread;
+use crate::attribute::series::Aggregate;
 
 /// `lowest–highest` of per-run shares.
 fn spread(shares: &[f64]) -> String {
@@ -26,8 +27,8 @@ fn median_and_range(spread: &Spread, show: impl Fn(f64) -> String) -> String {
     format!(
         "{} ({}–{})",
         show(spread.median),
-        show(spread.min),
-        show(spread.max)
+        show(spread.min()),
+        show(spread.max())
     )
 }
 
@@ -50,15 +51,24 @@ fn header_lines(report: &Aggregate) -> Vec<String> {
     let facts = [
         (
             "wall time",
-            report.wall_seconds.map(|s| median_and_range(&s, seconds)),
+            report
+                .wall_seconds
+                .as_ref()
+                .map(|s| median_and_range(s, seconds)),
         ),
         (
             "peak RSS",
-            report.peak_rss_bytes.map(|s| median_and_range(&s, bytes)),
+            report
+                .peak_rss_bytes
+                .as_ref()
+                .map(|s| median_and_range(s, bytes)),
         ),
         (
             "peak anonymous memory",
-            report.anon_peak_bytes.map(|s| median_and_range(&s, bytes)),
+            report
+                .anon_peak_bytes
+                .as_ref()
+                .map(|s| median_and_range(s, bytes)),
         ),
     ];
     for (what, shown) in facts {
@@ -199,13 +209,13 @@ struct SpreadJson {
     max: f64,
 }
 
-impl From<Spread> for SpreadJson {
-    fn from(spread: Spread) -> SpreadJson {
+impl From<&Spread> for SpreadJson {
+    fn from(spread: &Spread) -> SpreadJson {
         let round = |value: f64| (value * 1000.0).round() / 1000.0;
         SpreadJson {
             median: round(spread.median),
-            min: round(spread.min),
-            max: round(spread.max),
+            min: round(spread.min()),
+            max: round(spread.max()),
         }
     }
 }
@@ -264,9 +274,9 @@ pub(crate) fn to_json<'a>(report: &'a Aggregate, by: &'static str) -> AggregateJ
         samples: report.samples,
         lost_samples: report.lost_samples,
         cpu_seconds: report.cpu_seconds,
-        wall_seconds: report.wall_seconds.map(Into::into),
-        peak_rss_bytes: report.peak_rss_bytes.map(Into::into),
-        anon_peak_bytes: report.anon_peak_bytes.map(Into::into),
+        wall_seconds: report.wall_seconds.as_ref().map(Into::into),
+        peak_rss_bytes: report.peak_rss_bytes.as_ref().map(Into::into),
+        anon_peak_bytes: report.anon_peak_bytes.as_ref().map(Into::into),
         anon_peak_place: report
             .anon_peak_place
             .as_ref()

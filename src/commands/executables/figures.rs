@@ -2,7 +2,7 @@
 //! process's samples, its top categories and passes, its codegen and
 //! serialization samples), its flamegraph drawn, and the ranking of them all.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::ExecutablesOptions;
 
@@ -16,14 +16,13 @@ const SERIALIZE_PASS: &str = "SerializeAllExecutablesPass";
 const JSON_TOP: usize = 5;
 use crate::attribute::run_diff::median;
 use crate::attribute::{Attribution, Classes, Grouped, Grouping, RowKey, group};
-use crate::cache::Cache;
 use crate::commands::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
-use crate::commands::load_recording;
+use crate::commands::{load_recording, own_recording};
 use crate::defaults;
 use crate::error::Error;
 use crate::executables::{ExecutableRun, FULL_COMPILE_DIR};
 use crate::output::Output;
-use crate::profile::{LoadOptions, Profile, SampleFilter};
+use crate::profile::{Profile, SampleFilter};
 use crate::recorder::Recorded;
 use crate::report::executables::{
     CategoryShare, ExecutableEntry, ExecutablesJson, Exit, FullCompile, PassShare, Totals,
@@ -31,7 +30,6 @@ use crate::report::executables::{
 };
 use crate::run_dir::{CommandExit, RunDir, RunStatus};
 use category_rules::RuleTable;
-use perfdata::Input;
 
 /// The ranking with its totals and outliers; `executables` slowest first.
 pub(super) fn ranking(
@@ -83,18 +81,8 @@ struct Figures {
 
 /// Reads a recording, as `record` reads its own.
 fn load(perf_data: &Path) -> Result<Profile, Error> {
-    let load = LoadOptions {
-        input: Input::Path(perf_data.to_owned()),
-        event: None,
-        symfs: Vec::new(),
-        debug_roots: vec![PathBuf::from(defaults::DEBUG_ROOT)],
-        salvage: false,
-        cache: Cache::from_env(true),
-        read_threads: None,
-        alloc: false,
-        // Its own progress line says which executable is read.
-        progress: false,
-    };
+    // Its own progress line says which executable is read.
+    let load = own_recording(perf_data.to_owned(), false, false);
     load_recording(&load, &RunDir::of_recording(perf_data))
 }
 
