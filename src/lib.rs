@@ -9,8 +9,8 @@
 //! compiler a function is in → `attribute` totals
 //! by category, pass and time → `fold` merges stacks → `report` and
 //! `render` format, and `output` writes the files. `recorder` runs perf;
-//! `commands` holds one file per command, and `cli` parses the command
-//! line into a [`Config`]. ARCHITECTURE.md says what each layer may import.
+//! `commands` holds one file per command, each with its arguments and
+//! their resolution into a [`Config`], and `cli` lists the commands. ARCHITECTURE.md says what each layer may import.
 //!
 //! The public surface is what the binary uses: [`Cli`], [`Config`] and
 //! [`run`]; and [`error`]. The parsers of outside input, the recording
@@ -52,30 +52,13 @@ mod unwind;
 pub use cli::Cli;
 pub use commands::Config;
 
-use commands::Action;
 use error::Error;
 
 /// Runs one command; returns the exit code its warnings call for.
 pub fn run(config: &Config) -> Result<u8, Error> {
-    let outcome = match &config.action {
-        Action::Collapse(reading) => commands::collapse::run(config, reading),
-        Action::Top(reading, options) => commands::top::run(config, reading, options),
-        Action::Report(reading, options) => commands::report::run(config, reading, options),
-        Action::Flamegraph(reading, options) => commands::flamegraph::run(config, reading, options),
-        Action::Timeline(reading, options) => commands::timeline::run(config, reading, options),
-        Action::Rules(options) => commands::rules::run(config, options),
-        Action::Record(options) => commands::record::run(config, options),
-        Action::Diff(reading, options) => commands::diff::run(config, reading, options),
-        Action::Export(reading, options) => commands::export::run(config, reading, options),
-        Action::Push(reading, options) => commands::push::run(config, reading, options),
-        Action::Measure(options) => commands::measure::run(options),
-        Action::Cache(action) => commands::cache::run(*action),
-        Action::Executables(options) => commands::executables::run(config, options),
-        Action::Completions(options) => commands::completions::run(config, options),
-        Action::Man(options) => commands::man::run(config, options),
-    };
-    if let Some(reading) = config.action.reading() {
-        reading.load.cache.wait_for_writes();
+    let outcome = config.command.run(config);
+    if let Some(read) = config.command.read_options() {
+        read.cache.wait_for_writes();
     }
     outcome
 }

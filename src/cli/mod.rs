@@ -1,33 +1,38 @@
-//! The command line: clap structs that only parse ([`Cli`] and the
-//! per-command [`args`]), and their resolution into a
-//! [`Config`](crate::Config) ([`config`]), where defaults and implications
-//! live and names become typed options. No I/O happens here, but for one
-//! look at the input: a run directory of `record` stands for its perf.data
-//! ([`perfdata::Input`]).
-//!
-//! Each command has an `…Args` struct in [`args`], a variant of [`Command`]
-//! with its [`examples`], and an arm in [`Cli::into_config`] that makes its
-//! options. `--help`, the man pages (`man`) and the shell completions
-//! (`completions`) are all made from these definitions.
+//! The command line: the list of commands ([`Command`]), each with the
+//! `…Args` its file in `commands` parses and the examples its help ends
+//! with, and their resolution into a [`Config`]: each command's
+//! `into_config`. `--help`, the man pages (`man`) and the shell completions
+//! (`completions`) are all made from this one definition, which is why
+//! `man`'s own argument ([`man_arg`]) and the completions' definition come
+//! from here.
 
-mod args;
-mod config;
 mod examples;
-mod run_args;
+mod man_arg;
 
 use std::ffi::OsString;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
-use crate::commands::cache::CacheAction;
+use crate::commands::Config;
+use crate::commands::cache::{self, CacheAction};
+use crate::commands::collapse::{self, CollapseArgs};
+use crate::commands::completions::{self, CompletionsArgs};
+use crate::commands::diff::{self, DiffArgs};
+use crate::commands::executables::{self, ExecutablesArgs};
+use crate::commands::export::{self, ExportArgs};
+use crate::commands::flamegraph::{self, FlamegraphArgs};
+use crate::commands::man;
+use crate::commands::measure::MeasureArgs;
+use crate::commands::push::{self, PushArgs};
+use crate::commands::record::{self, RecordArgs};
+use crate::commands::report::{self, ReportArgs};
+use crate::commands::rules::{self, RulesArgs};
+use crate::commands::timeline::{self, TimelineArgs};
+use crate::commands::top::{self, TopArgs};
 
-use args::{
-    CollapseArgs, DiffArgs, ExportArgs, FlamegraphArgs, PushArgs, ReportArgs, RulesArgs,
-    TimelineArgs, TopArgs,
-};
 use examples::styled;
-use run_args::{CompletionsArgs, ExecutablesArgs, ManArgs, MeasureArgs, RecordArgs};
+use man_arg::ManArgs;
 
 /// The widest help: clap wraps `--help` at the terminal's width, but never
 /// wider than this (and at this width when the output is not a terminal).
@@ -63,55 +68,76 @@ impl Cli {
             error.exit()
         })
     }
+
+    /// Resolves the parsed arguments into a [`Config`].
+    pub fn into_config(self) -> Config {
+        match self.command {
+            Command::Record(args) => args.into_config(),
+            Command::Report(args) => args.into_config(),
+            Command::Flamegraph(args) => args.into_config(),
+            Command::Timeline(args) => args.into_config(),
+            Command::Top(args) => args.into_config(),
+            Command::Collapse(args) => args.into_config(),
+            Command::Diff(args) => args.into_config(),
+            Command::Export(args) => args.into_config(),
+            Command::Push(args) => args.into_config(),
+            Command::Executables(args) => args.into_config(),
+            Command::Rules(args) => args.into_config(),
+            Command::Cache(action) => action.into_config(),
+            Command::Completions(args) => args.into_config(Cli::command()),
+            Command::Man(args) => args.into_config(),
+            Command::Measure(args) => args.into_config(),
+        }
+    }
 }
 
 /// The commands.
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run a command (iree-compile) under perf, then write the report and flamegraphs.
-    #[command(after_help = styled(examples::RECORD))]
+    #[command(after_help = styled(record::EXAMPLES))]
     Record(RecordArgs),
     /// Where the samples went, by category (or symbol, binary, thread, process).
-    #[command(after_help = styled(examples::REPORT))]
+    #[command(after_help = styled(report::EXAMPLES))]
     Report(ReportArgs),
     /// Draw a flamegraph SVG coloured by category.
-    #[command(after_help = styled(examples::FLAMEGRAPH))]
+    #[command(after_help = styled(flamegraph::EXAMPLES))]
     Flamegraph(FlamegraphArgs),
     /// Draw category shares over the course of the compile, with its phases and busy threads.
-    #[command(after_help = styled(examples::TIMELINE))]
+    #[command(after_help = styled(timeline::EXAMPLES))]
     Timeline(TimelineArgs),
     /// List the functions with the most samples, self and inclusive.
-    #[command(after_help = styled(examples::TOP_FUNCTIONS))]
+    #[command(after_help = styled(top::EXAMPLES))]
     Top(TopArgs),
     /// Write folded stacks (`root;…;leaf count`) for inferno or FlameGraph.
-    #[command(after_help = styled(examples::COLLAPSE))]
+    #[command(after_help = styled(collapse::EXAMPLES))]
     Collapse(CollapseArgs),
     /// Compare two compiles (or two sets of runs): how each category's share
     /// moved, and whether the move is beyond run-to-run noise.
-    #[command(after_help = styled(examples::DIFF))]
+    #[command(after_help = styled(diff::EXAMPLES))]
     Diff(DiffArgs),
     /// Write the profile for another tool: pprof, Firefox Profiler, speedscope,
     /// Chrome trace (pass spans) or folded stacks.
-    #[command(after_help = styled(examples::EXPORT))]
+    #[command(after_help = styled(export::EXAMPLES))]
     Export(ExportArgs),
     /// Send the profile to a Grafana Pyroscope server (HTTP ingest API).
-    #[command(after_help = styled(examples::PUSH))]
+    #[command(after_help = styled(push::EXAMPLES))]
     Push(PushArgs),
     /// Compile each executable (dispatch) of a compile alone under perf, with
     /// a timeout, and rank them by compile time.
-    #[command(after_help = styled(examples::EXECUTABLES))]
+    #[command(after_help = styled(executables::EXAMPLES))]
     Executables(ExecutablesArgs),
     /// Print the effective category rule table.
-    #[command(after_help = styled(examples::RULES))]
+    #[command(after_help = styled(rules::EXAMPLES))]
     Rules(RulesArgs),
     /// Show (`info`) or empty (`clear`) the caches of symbols and recordings.
-    #[command(subcommand, after_help = styled(examples::CACHE))]
+    #[command(subcommand, after_help = styled(cache::EXAMPLES))]
     Cache(CacheAction),
     /// Print the completion script of a shell (bash, zsh or fish) on stdout.
-    #[command(after_help = styled(examples::COMPLETIONS))]
+    #[command(after_help = styled(completions::EXAMPLES))]
     Completions(CompletionsArgs),
     /// Print the man page (roff) of compile-perf or of one of its commands on stdout.
-    #[command(after_help = styled(examples::MAN))]
+    #[command(after_help = styled(man::EXAMPLES))]
     Man(ManArgs),
     /// Run a command and write its exit status and peak RSS to a file
     /// (used by `record` inside perf).

@@ -1,5 +1,6 @@
 //! `compile-perf cache info|clear`: what the caches hold, and emptying them.
 
+use super::{Config, Run};
 use crate::cache::{Cache, Kind};
 use crate::error::Error;
 use crate::output::{Output, write_output};
@@ -13,8 +14,26 @@ pub(crate) enum CacheAction {
     Clear,
 }
 
+/// The examples `--help` ends with.
+pub(crate) const EXAMPLES: &str = "  Where the caches are and what they hold:
+    compile-perf cache info
+  Empty them:
+    compile-perf cache clear";
+
+impl CacheAction {
+    pub(crate) fn into_config(self) -> Config {
+        Config::new(self, None, false, None)
+    }
+}
+
+impl Run for CacheAction {
+    fn run(&self, _config: &Config) -> Result<u8, Error> {
+        run(*self)
+    }
+}
+
 /// Shows or empties the caches.
-pub(crate) fn run(action: CacheAction) -> Result<u8, Error> {
+fn run(action: CacheAction) -> Result<u8, Error> {
     let cache = Cache::from_env(true);
     let Some(root) = cache.root() else {
         eprintln!(

@@ -1,12 +1,12 @@
 //! `compile-perf completions SHELL`: the shell's completion script, made by
 //! clap_complete from the command line's own definition. `cli` owns that
-//! definition and hands it over in [`CompletionsOptions`]; this layer, below
-//! `cli`, never imports it.
+//! definition and hands it over to [`CompletionsArgs::into_config`]; this
+//! layer, below `cli`, never imports it.
 
-use clap::ValueEnum;
+use clap::{Args, ValueEnum};
 use clap_complete::Generator;
 
-use crate::commands::Config;
+use super::{Config, Run};
 use crate::error::Error;
 use crate::output::write_output;
 
@@ -29,16 +29,48 @@ impl Shell {
     }
 }
 
+/// The examples `--help` ends with.
+pub(crate) const EXAMPLES: &str = "  bash (needs the bash-completion package):
+    compile-perf completions bash > ~/.local/share/bash-completion/completions/compile-perf
+  zsh (with ~/.zfunc in fpath, before compinit):
+    compile-perf completions zsh > ~/.zfunc/_compile-perf
+  fish:
+    compile-perf completions fish > ~/.config/fish/completions/compile-perf.fish";
+
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell to write the completion script for.
+    #[arg(value_enum)]
+    shell: Shell,
+}
+
+impl CompletionsArgs {
+    /// `command` is the whole command line's definition (`Cli`'s), not yet built.
+    pub(crate) fn into_config(self, command: clap::Command) -> Config {
+        let completions = Completions {
+            shell: self.shell,
+            command,
+        };
+        Config::new(completions, None, false, None)
+    }
+}
+
 /// What `completions` writes.
-#[derive(Clone, Debug)]
-pub(crate) struct CompletionsOptions {
-    pub(crate) shell: Shell,
+#[derive(Debug)]
+struct Completions {
+    shell: Shell,
     /// The whole command line's definition (`Cli`'s), not yet built.
-    pub(crate) command: clap::Command,
+    command: clap::Command,
+}
+
+impl Run for Completions {
+    fn run(&self, config: &Config) -> Result<u8, Error> {
+        run(config, self)
+    }
 }
 
 /// Writes the completion script to stdout.
-pub(crate) fn run(config: &Config, options: &CompletionsOptions) -> Result<u8, Error> {
+fn run(config: &Config, options: &Completions) -> Result<u8, Error> {
     let mut command = options.command.clone();
     let name = command.get_name().to_owned();
     command.set_bin_name(name);

@@ -11,7 +11,10 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{Config, load_rules};
+use clap::Args;
+
+use super::args::{RulesFileArg, default_run_dir, heading, parse_seconds};
+use super::{Config, Run, load_rules};
 use crate::defaults;
 use crate::error::{EXIT_EXECUTABLES_FAILED, EXIT_INTERRUPTED, Error};
 use crate::executables::{
@@ -29,27 +32,86 @@ mod figures;
 use crate::run_dir::{ExecutablesRunJson, RatePlan, RunStatus, StreamChoice, Streams};
 use figures::{executable_entry, full_figures, ranking};
 
+/// The examples `--help` ends with.
+pub(crate) const EXAMPLES: &str =
+    "  Each executable of a compile compiled alone under perf, and ranked:
+    compile-perf executables -o runs/x -- iree-compile model.mlir -o model.vmfb
+  Two at a time, each stopped after 60 s:
+    compile-perf executables --jobs 2 --timeout 60 -o runs/x -- iree-compile model.mlir -o m.vmfb";
+
+#[derive(Debug, Args)]
+pub(crate) struct ExecutablesArgs {
+    /// The run directory. Default is compile-perf-runs/<timestamp>.
+    #[arg(long, short, value_name = "DIR", help_heading = heading::OUTPUT)]
+    output: Option<PathBuf>,
+    /// Replace the run directory if it exists.
+    #[arg(long, help_heading = heading::OUTPUT)]
+    force: bool,
+    /// Seconds one executable's compile may take; then it is stopped
+    /// (SIGTERM, SIGKILL 5 s later), and what was recorded is kept.
+    #[arg(long, value_name = "SECS", default_value_t = defaults::EXECUTABLE_TIMEOUT_SECONDS,
+          value_parser = parse_seconds)]
+    timeout: f64,
+    /// Executables compiled at a time. Above 1 they share the cores, and
+    /// each one's wall time grows with the others'.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: u16,
+    /// Samples per second.
+    #[arg(long = "freq", value_name = "HZ", default_value_t = defaults::FREQUENCY_HZ,
+          help_heading = heading::PERF)]
+    frequency: u32,
+    /// No progress bar on stderr (the line per executable still prints).
+    #[arg(long, short, help_heading = heading::OUTPUT)]
+    quiet: bool,
+    #[command(flatten)]
+    rules: RulesFileArg,
+    /// The full compile, after `--`: iree-compile ARGS… (flags with `=`).
+    #[arg(last = true, required = true, value_name = "IREE_COMPILE")]
+    command: Vec<OsString>,
+}
+
+impl ExecutablesArgs {
+    pub(crate) fn into_config(self) -> Config {
+        let executables = ExecutablesOptions {
+            command: self.command,
+            output_dir: self.output.unwrap_or_else(default_run_dir),
+            force: self.force,
+            timeout: Duration::from_secs_f64(self.timeout),
+            jobs: usize::from(self.jobs),
+            frequency: self.frequency,
+        };
+        Config::new(executables, None, self.quiet, self.rules.file)
+    }
+}
+
 /// What `executables` compiles and how.
 #[derive(Clone, Debug)]
-pub(crate) struct ExecutablesOptions {
+struct ExecutablesOptions {
     /// The full compile, `iree-compile ARGS…`.
-    pub command: Vec<OsString>,
-    pub output_dir: PathBuf,
+    command: Vec<OsString>,
+    output_dir: PathBuf,
     /// Replace an existing run directory. Default is to refuse.
-    pub force: bool,
+    force: bool,
     /// How long one executable's compile may take. Default is
     /// [`defaults::EXECUTABLE_TIMEOUT_SECONDS`].
-    pub timeout: Duration,
+    timeout: Duration,
     /// Executables compiled at a time. Default is 1.
-    pub jobs: usize,
+    jobs: usize,
     /// Samples per second. Default is [`defaults::FREQUENCY_HZ`].
-    pub frequency: u32,
+    frequency: u32,
+}
+
+impl Run for ExecutablesOptions {
+    fn run(&self, config: &Config) -> Result<u8, Error> {
+        run(config, self)
+    }
 }
 
 /// Records the full compile and each executable, then ranks them. The exit
 /// code is [`EXIT_EXECUTABLES_FAILED`] when an executable failed, timed out
 /// or was not recorded, 130 after Ctrl-C.
-pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, Error> {
+fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, Error> {
     let rules = load_rules(config.rules_file.as_deref())?;
     let dir = &options.output_dir;
     let sources_dir = dir.join(SOURCES_DIR);

@@ -2,44 +2,74 @@
 //! format: pprof, the Firefox Profiler, speedscope, Chrome's trace viewer
 //! (the pass spans), or folded stacks as `collapse` writes them.
 
-use clap::ValueEnum;
+use std::path::PathBuf;
 
-use super::{Config, Reading, finish, rules_and_profile};
+use clap::Args;
+
+use super::args::{InputArgs, RulesFileArg, heading};
+use super::format::{Format, Formats};
+use super::{Config, Reading, Run, finish, rules_and_profile};
 use crate::attribute::Classes;
 use crate::error::Error;
 use crate::export::pprof::PprofFacts;
 use crate::export::{Samples, chrome_trace, firefox, pprof, speedscope};
 use crate::output::write_output;
+use crate::profile::ReadOptions;
 use crate::report::collapse::write_folded;
 use crate::run_dir::RunJson;
 
-/// What `export` was asked for.
-#[derive(Clone, Debug)]
-pub(crate) struct ExportOptions {
-    pub(crate) format: ExportFormat,
+/// The examples `--help` ends with.
+pub(crate) const EXAMPLES: &str = "  pprof, with categories and passes as labels (go tool pprof):
+    compile-perf export perf.data --format pprof -o cpu.pb.gz --compiler
+  The pass spans as a Chrome trace (Perfetto):
+    compile-perf export runs/example --format chrome-trace -o passes.trace.json";
+
+#[derive(Debug, Args)]
+pub(crate) struct ExportArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The format to write.
+    #[arg(long, help_heading = heading::OUTPUT,
+          value_parser = Formats(&[Format::Pprof, Format::Firefox, Format::Speedscope,
+                                   Format::ChromeTrace, Format::Folded]))]
+    format: Format,
+    /// The file to write (`-` is stdout).
+    #[arg(long, short, value_name = "OUT", help_heading = heading::OUTPUT)]
+    output: PathBuf,
+    #[command(flatten)]
+    rules: RulesFileArg,
 }
 
-/// The formats of `export`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ExportFormat {
-    /// Gzipped profile.proto, labelled by category, pass, thread and process (go tool pprof, Pyroscope).
-    Pprof,
-    /// The Firefox Profiler's processed format (profiler.firefox.com).
-    Firefox,
-    /// speedscope's JSON format (speedscope.app), one profile per thread.
-    Speedscope,
-    /// Trace Event JSON of the pass spans (Perfetto, chrome://tracing).
-    ChromeTrace,
-    /// Folded stacks, as `collapse` writes them (inferno, FlameGraph).
-    Folded,
+impl ExportArgs {
+    pub(crate) fn into_config(self) -> Config {
+        let quiet = self.input.reading.quiet;
+        let export = Export {
+            reading: self.input.into_reading(),
+            format: self.format,
+        };
+        Config::new(export, Some(self.output), quiet, self.rules.file)
+    }
+}
+
+/// What `export` was asked for.
+#[derive(Debug)]
+struct Export {
+    reading: Reading,
+    format: Format,
+}
+
+impl Run for Export {
+    fn run(&self, config: &Config) -> Result<u8, Error> {
+        run(config, &self.reading, self.format)
+    }
+
+    fn read_options(&self) -> Option<&ReadOptions> {
+        Some(&self.reading.read)
+    }
 }
 
 /// Writes the export.
-pub(crate) fn run(
-    config: &Config,
-    reading: &Reading,
-    options: &ExportOptions,
-) -> Result<u8, Error> {
+fn run(config: &Config, reading: &Reading, format: Format) -> Result<u8, Error> {
     let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
     let filter = &reading.filter;
     let classes = Classes::new(&profile, &rules);
@@ -50,18 +80,19 @@ pub(crate) fn run(
         });
     }
     let start = run_dir.run.as_ref().and_then(RunJson::start_unix_nanos);
-    write_output(&config.output, |out| match options.format {
-        ExportFormat::Pprof => pprof::write(
+    write_output(&config.output, |out| match format {
+        Format::Pprof => pprof::write(
             &samples,
             &PprofFacts {
                 start_unix_nanos: start,
             },
             out,
         ),
-        ExportFormat::Firefox => firefox::write(&samples, start, out),
-        ExportFormat::Speedscope => speedscope::write(&samples, out),
-        ExportFormat::ChromeTrace => chrome_trace::write(&samples, out),
-        ExportFormat::Folded => write_folded(&profile, filter, out),
+        Format::Firefox => firefox::write(&samples, start, out),
+        Format::Speedscope => speedscope::write(&samples, out),
+        Format::ChromeTrace => chrome_trace::write(&samples, out),
+        // Folded: the parser admits no other format.
+        _ => write_folded(&profile, filter, out),
     })?;
     finish(config, &profile, run_dir.run.as_ref())
 }

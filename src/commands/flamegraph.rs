@@ -4,35 +4,113 @@
 
 use std::path::PathBuf;
 
+use clap::Args;
+
+use super::args::{InputArgs, RulesFileArg, heading};
 use super::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
-use super::{Config, Reading, finish, leave_to_exit, rules_and_profile};
+use super::{Config, Reading, Run, finish, leave_to_exit, rules_and_profile};
 use crate::attribute::Classes;
 use crate::defaults;
 use crate::error::Error;
+use crate::profile::ReadOptions;
 use crate::render::flamegraph::{MaxDepth, all_stacks};
 use crate::run_dir::RunJson;
 
+/// The examples `--help` ends with.
+pub(crate) const EXAMPLES: &str = "  The whole compile, coloured by category:
+    compile-perf flamegraph perf.data -o flame.svg
+  One MLIR pass, rooted at it:
+    compile-perf flamegraph perf.data --pass Canonicalizer -o pass.svg";
+
+#[derive(Debug, Args)]
+pub(crate) struct FlamegraphArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The SVG to write (`-` is stdout).
+    #[arg(long, short, value_name = "OUT.svg", help_heading = heading::OUTPUT)]
+    output: PathBuf,
+    /// Keep only stacks with a frame of this category: an id or a name, in any
+    /// case (`compile-perf rules` lists them). Built-in ids: lexer, parser,
+    /// apfloat, bufferization, folding, rewrite, conversion, canonicalize,
+    /// verifier, uniquing, hashing, analysis, affine, printing, pass-manager,
+    /// ir, adt, llvm-codegen, llvm-opt, serialization, linker, runtime,
+    /// malloc, memops, kernel, python, threading, startup, other.
+    #[arg(long, value_name = "ID")]
+    category: Option<String>,
+    /// Draw one MLIR pass (a name from `report --by pass`): its stacks, rooted at the pass.
+    #[arg(long, value_name = "NAME")]
+    pass: Option<String>,
+    /// Draw an icicle: each category on top as one bar, its hot functions
+    /// below it, and their callers below them.
+    #[arg(long)]
+    inverted: bool,
+    /// Draw only MLIR pass frames (nested as they run) and the places
+    /// outside passes, each pass coloured by its main category, with its
+    /// self samples' categories in the tooltip; the pass manager's own
+    /// frames and every other function are left out.
+    #[arg(long, conflicts_with_all = ["category", "pass", "inverted"])]
+    passes_only: bool,
+    /// Leave out frames narrower than this percentage of the picture's width
+    /// (inferno's test: 0.1 leaves out frames under 1/1000 of the samples).
+    #[arg(long, value_name = "PERCENT", default_value_t = defaults::MIN_WIDTH_PERCENT)]
+    min_width: f64,
+    /// Cut stacks deeper than DEPTH frames, with one frame `[N deeper frames]` on top for
+    /// the rest (samples are all counted). auto: three times the samples' median depth,
+    /// at least 64; all: no cut.
+    #[arg(long, value_name = "DEPTH", default_value = "auto")]
+    max_depth: MaxDepth,
+    /// Also write the folded stacks drawn to FILE.
+    #[arg(long, value_name = "FILE", help_heading = heading::OUTPUT)]
+    folded_out: Option<PathBuf>,
+    #[command(flatten)]
+    rules: RulesFileArg,
+}
+
+impl FlamegraphArgs {
+    pub(crate) fn into_config(self) -> Config {
+        let quiet = self.input.reading.quiet;
+        let flamegraph = Flamegraph {
+            reading: self.input.into_reading(),
+            category: self.category,
+            pass: self.pass,
+            inverted: self.inverted,
+            passes_only: self.passes_only,
+            min_width: self.min_width,
+            max_depth: self.max_depth,
+            folded_out: self.folded_out,
+        };
+        Config::new(flamegraph, Some(self.output), quiet, self.rules.file)
+    }
+}
+
 /// What `flamegraph` was asked for.
-#[derive(Clone, Debug)]
-pub(crate) struct FlamegraphOptions {
-    pub(crate) category: Option<String>,
-    pub(crate) pass: Option<String>,
-    pub(crate) inverted: bool,
+#[derive(Debug)]
+struct Flamegraph {
+    reading: Reading,
+    category: Option<String>,
+    pass: Option<String>,
+    inverted: bool,
     /// Only pass frames and the places outside passes.
-    pub(crate) passes_only: bool,
+    passes_only: bool,
     /// Default is [`defaults::MIN_WIDTH_PERCENT`].
-    pub(crate) min_width: f64,
+    min_width: f64,
     /// How deep stacks are drawn. Default is [`MaxDepth::Auto`].
-    pub(crate) max_depth: MaxDepth,
-    pub(crate) folded_out: Option<PathBuf>,
+    max_depth: MaxDepth,
+    folded_out: Option<PathBuf>,
+}
+
+impl Run for Flamegraph {
+    fn run(&self, config: &Config) -> Result<u8, Error> {
+        run(config, &self.reading, self)
+    }
+
+    fn read_options(&self) -> Option<&ReadOptions> {
+        Some(&self.reading.read)
+    }
 }
 
 /// Draws the flamegraph `options` ask for.
-pub(crate) fn run(
-    config: &Config,
-    reading: &Reading,
-    options: &FlamegraphOptions,
-) -> Result<u8, Error> {
+fn run(config: &Config, reading: &Reading, options: &Flamegraph) -> Result<u8, Error> {
     let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
     let run = run_dir.run.as_ref();
     let request = FlamegraphRequest {

@@ -1,7 +1,7 @@
 //! `compile-perf man [COMMAND]`: the man page (roff) of compile-perf or of
 //! one command, made by clap_mangen from the command line's own definition,
 //! with the examples of `--help` as its EXAMPLES section. `cli` owns that
-//! definition and hands the command over in [`ManOptions`]; this layer, below
+//! definition and hands the command over in [`ManPage`]; this layer, below
 //! `cli`, never imports it.
 
 use std::io::{self, Write};
@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use clap_mangen::Man;
 use roff::{Roff, bold, roman};
 
-use crate::commands::Config;
+use super::{Config, Run};
 use crate::error::Error;
 use crate::output::write_output;
 
@@ -18,19 +18,24 @@ use crate::output::write_output;
 /// command line, indented further.
 pub(crate) const EXAMPLES_HEADING: &str = "Examples:";
 
-/// What `man` writes.
-#[derive(Clone, Debug)]
-pub(crate) struct ManOptions {
-    /// The command the page is of, taken from the built definition: a
-    /// command's page is titled `compile-perf-NAME`, and its synopsis reads
-    /// `compile-perf NAME`.
-    pub(crate) command: clap::Command,
-}
+/// The examples `--help` ends with.
+pub(crate) const EXAMPLES: &str = "  Read the page of `report`:
+    compile-perf man report | man -l -
+  Write the top page to a file:
+    compile-perf man > compile-perf.1";
 
-/// Writes the man page to stdout.
-pub(crate) fn run(config: &Config, options: &ManOptions) -> Result<u8, Error> {
-    write_output(&config.output, |out| render(&options.command, out))?;
-    Ok(0)
+/// What `man` writes: the page of this command, taken from the built
+/// definition (a command's page is titled `compile-perf-NAME`, and its
+/// synopsis reads `compile-perf NAME`).
+#[derive(Debug)]
+pub(crate) struct ManPage(pub(crate) clap::Command);
+
+impl Run for ManPage {
+    /// Writes the man page to stdout.
+    fn run(&self, config: &Config) -> Result<u8, Error> {
+        write_output(&config.output, |out| render(&self.0, out))?;
+        Ok(0)
+    }
 }
 
 /// The page: clap_mangen's sections (name, synopsis, description, options,

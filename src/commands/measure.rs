@@ -4,23 +4,68 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use clap::Args;
+
+use super::args::parse_seconds;
+use super::{Config, Run};
 use crate::error::Error;
 
-/// What `measure` runs and where it writes the result.
-#[derive(Clone, Debug)]
-pub(crate) struct MeasureOptions {
-    pub(crate) command: Vec<OsString>,
-    pub(crate) into: PathBuf,
-    /// Where to keep MLIR's timing report, taken out of the stderr.
-    pub(crate) mlir_timing_into: Option<PathBuf>,
-    /// Stop the command after this long. Default is never.
-    pub(crate) timeout: Option<std::time::Duration>,
-    /// `perf` and its arguments to record the command with; empty: none.
-    pub(crate) perf_args: Vec<OsString>,
+#[derive(Debug, Args)]
+pub(crate) struct MeasureArgs {
+    /// Where to write the result (JSON).
+    #[arg(long, value_name = "FILE")]
+    into: PathBuf,
+    /// Keep MLIR's timing report (the lines from `[` to `]` on the
+    /// command's stderr) in FILE instead of passing it through.
+    #[arg(long, value_name = "FILE")]
+    mlir_timing_into: Option<PathBuf>,
+    /// Stop the command after SECS seconds (SIGTERM, then SIGKILL).
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    timeout: Option<f64>,
+    /// Record the command with `perf ARG…` (`record` and its options, once
+    /// each, in order; `-p` and a control channel are added): perf records
+    /// the command alone, not this wrapper.
+    #[arg(long = "perf-arg", value_name = "ARG", allow_hyphen_values = true)]
+    perf_args: Vec<OsString>,
+    /// The command to run, after `--`.
+    #[arg(last = true, required = true)]
+    command: Vec<OsString>,
 }
 
-/// Runs the command; its exit code is the result.
-pub(crate) fn run(options: &MeasureOptions) -> Result<u8, Error> {
+impl MeasureArgs {
+    pub(crate) fn into_config(self) -> Config {
+        let measure = Measure {
+            command: self.command,
+            into: self.into,
+            mlir_timing_into: self.mlir_timing_into,
+            timeout: self.timeout.map(std::time::Duration::from_secs_f64),
+            perf_args: self.perf_args,
+        };
+        Config::new(measure, None, false, None)
+    }
+}
+
+/// What `measure` runs and where it writes the result.
+#[derive(Debug)]
+struct Measure {
+    command: Vec<OsString>,
+    into: PathBuf,
+    /// Where to keep MLIR's timing report, taken out of the stderr.
+    mlir_timing_into: Option<PathBuf>,
+    /// Stop the command after this long. Default is never.
+    timeout: Option<std::time::Duration>,
+    /// `perf` and its arguments to record the command with; empty: none.
+    perf_args: Vec<OsString>,
+}
+
+impl Run for Measure {
+    /// Runs the command; its exit code is the result.
+    fn run(&self, _config: &Config) -> Result<u8, Error> {
+        run(self)
+    }
+}
+
+fn run(options: &Measure) -> Result<u8, Error> {
     let code = crate::recorder::measure::measure(
         &options.command,
         &options.into,

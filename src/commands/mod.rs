@@ -7,6 +7,7 @@
 //! the library's layers; it never parses arguments (that is `cli`) and
 //! writes every file through [`crate::output`].
 
+pub(crate) mod args;
 pub(crate) mod cache;
 pub(crate) mod collapse;
 pub(crate) mod completions;
@@ -15,6 +16,7 @@ mod draw;
 pub(crate) mod executables;
 pub(crate) mod export;
 pub(crate) mod flamegraph;
+pub(crate) mod format;
 pub(crate) mod man;
 pub(crate) mod measure;
 pub(crate) mod push;
@@ -37,7 +39,7 @@ use crate::attribute::{Attribution, Classes, categories_cached};
 use crate::binary::DsoId;
 use crate::error::{EXIT_TRUNCATED, Error};
 use crate::output::{Output, write_output};
-use crate::profile::{LoadOptions, Profile, SampleFilter};
+use crate::profile::{Profile, ReadOptions, SampleFilter};
 use crate::report::breakdown::Breakdown;
 use crate::report::memory::{self, MemoryJson};
 use crate::report::run_facts::{notes_lost_samples, notices};
@@ -49,67 +51,53 @@ use crate::symbolize::SymbolId;
 use category_rules::RuleTable;
 use perfdata::{Input, InputEnd};
 
-/// What to do, resolved from the command line: the settings every command
-/// shares, and the command with its own.
-#[derive(Clone, Debug)]
+/// What to do, resolved from the command line: the command with its own
+/// settings, and the settings every command shares.
+#[derive(Debug)]
 pub struct Config {
-    pub(crate) action: Action,
+    pub(crate) command: Box<dyn Run>,
     pub(crate) output: Output,
     pub(crate) quiet: bool,
     /// The `--rules` file, if any.
     pub(crate) rules_file: Option<PathBuf>,
 }
 
-/// What a command that reads recordings reads, and which of their samples
-/// it keeps.
-#[derive(Clone, Debug)]
-pub(crate) struct Reading {
-    pub(crate) load: LoadOptions,
-    pub(crate) filter: SampleFilter,
-}
-
-/// The command, with its own settings; a command that reads a recording
-/// has its [`Reading`].
-#[derive(Clone, Debug)]
-pub(crate) enum Action {
-    Collapse(Reading),
-    Top(Reading, top::TopOptions),
-    Report(Reading, report::ReportOptions),
-    Flamegraph(Reading, flamegraph::FlamegraphOptions),
-    Rules(rules::RulesOptions),
-    Timeline(Reading, timeline::TimelineOptions),
-    Record(crate::recorder::RecordOptions),
-    /// Each side's recordings are read as the reading says of its input.
-    Diff(Reading, diff::DiffOptions),
-    Export(Reading, export::ExportOptions),
-    Push(Reading, push::PushOptions),
-    Measure(measure::MeasureOptions),
-    Cache(cache::CacheAction),
-    Executables(executables::ExecutablesOptions),
-    Completions(completions::CompletionsOptions),
-    Man(man::ManOptions),
-}
-
-/// Formats of `report` and `diff`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ReportFormat {
-    #[default]
-    Table,
-    Markdown,
-    Csv,
-    Json,
-}
-
-impl ReportFormat {
-    /// The text format, or `None` for JSON.
-    pub(crate) fn text(self) -> Option<TextFormat> {
-        match self {
-            ReportFormat::Table => Some(TextFormat::Table),
-            ReportFormat::Markdown => Some(TextFormat::Markdown),
-            ReportFormat::Csv => Some(TextFormat::Csv),
-            ReportFormat::Json => None,
+impl Config {
+    /// `command`, writing to `output` (`None` and `-`: stdout).
+    pub(crate) fn new(
+        command: impl Run + 'static,
+        output: Option<PathBuf>,
+        quiet: bool,
+        rules_file: Option<PathBuf>,
+    ) -> Config {
+        Config {
+            command: Box::new(command),
+            output: Output::from_arg(output),
+            quiet,
+            rules_file,
         }
     }
+}
+
+/// A command with its settings, as its arguments resolve (each command's
+/// file has its `…Args`, their `into_config` and this).
+pub(crate) trait Run: std::fmt::Debug + Send + Sync {
+    /// Runs the command; returns the exit code its warnings call for.
+    fn run(&self, config: &Config) -> Result<u8, Error>;
+
+    /// How the command reads recordings, when it reads any.
+    fn read_options(&self) -> Option<&ReadOptions> {
+        None
+    }
+}
+
+/// What a command that reads one recording reads, how, and which of its
+/// samples it keeps.
+#[derive(Clone, Debug)]
+pub(crate) struct Reading {
+    pub(crate) input: Input,
+    pub(crate) read: ReadOptions,
+    pub(crate) filter: SampleFilter,
 }
 
 /// `--color`: when a table gets colours (swatches, changes).
@@ -139,29 +127,6 @@ fn stdout_wants_color() -> bool {
         && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
 }
 
-impl Action {
-    /// What the command reads, when it reads recordings.
-    pub(crate) fn reading(&self) -> Option<&Reading> {
-        match self {
-            Action::Collapse(reading)
-            | Action::Top(reading, _)
-            | Action::Report(reading, _)
-            | Action::Flamegraph(reading, _)
-            | Action::Timeline(reading, _)
-            | Action::Diff(reading, _)
-            | Action::Export(reading, _)
-            | Action::Push(reading, _) => Some(reading),
-            Action::Rules(_)
-            | Action::Record(_)
-            | Action::Measure(_)
-            | Action::Cache(_)
-            | Action::Executables(_)
-            | Action::Completions(_)
-            | Action::Man(_) => None,
-        }
-    }
-}
-
 /// Leaves `value` to the process's exit, which gives its memory back at
 /// once: freeing a profile allocation by allocation took 8 ms of a 70 ms
 /// report. Entries being written to the cache are waited for by
@@ -170,10 +135,10 @@ fn leave_to_exit<T>(value: T) {
     std::mem::forget(value);
 }
 
-/// The run directory the recording `load` reads is in, read once; an empty
-/// one for a recording outside a run directory or read from stdin.
-fn run_dir_of(load: &LoadOptions) -> RunDir {
-    match &load.input {
+/// The run directory the recording `input` is in, read once; an empty one
+/// for a recording outside a run directory or read from stdin.
+fn run_dir_of(input: &Input) -> RunDir {
+    match input {
         Input::Path(path) => RunDir::of_recording(path),
         Input::Stdin => RunDir::default(),
     }
@@ -181,14 +146,17 @@ fn run_dir_of(load: &LoadOptions) -> RunDir {
 
 /// Reads the recording of a command that has one, and its run directory.
 fn load_profile(reading: &Reading) -> Result<(Profile, RunDir), Error> {
-    let run_dir = run_dir_of(&reading.load);
-    Ok((load_recording(&reading.load, &run_dir)?, run_dir))
+    let run_dir = run_dir_of(&reading.input);
+    Ok((
+        load_recording(&reading.input, &reading.read, &run_dir)?,
+        run_dir,
+    ))
 }
 
 /// Reads a recording, with the command its run's `run.json` names (perf's
 /// own command line does not name it: `record` attaches perf to it).
-fn load_recording(load: &LoadOptions, run_dir: &RunDir) -> Result<Profile, Error> {
-    let mut profile = crate::profile::load(load)?;
+fn load_recording(input: &Input, read: &ReadOptions, run_dir: &RunDir) -> Result<Profile, Error> {
+    let mut profile = crate::profile::load(input, read)?;
     profile.command = run_dir.run.as_ref().map(|run| run.command.join(" "));
     Ok(profile)
 }
@@ -207,7 +175,7 @@ fn rules_and_profile(
             // Without cached categories every name is matched: the patterns
             // compile while the recording is read, on the core the reader
             // leaves half idle.
-            if !categories_cached(&reading.load.cache, &rules) {
+            if !categories_cached(&reading.read.cache, &rules) {
                 rules.compile_patterns();
             }
             Ok(rules)
@@ -234,9 +202,8 @@ fn unknown_category(rules: &RuleTable, wanted: &str) -> Error {
 /// How `record` and `executables` read the recordings they made: no
 /// `--symfs`, the system's debug files, the caches on; with `progress`, a
 /// bar on the terminal; with `alloc`, samples weighted as `record --alloc`'s.
-fn own_recording(perf_data: PathBuf, progress: bool, alloc: bool) -> LoadOptions {
-    LoadOptions {
-        input: Input::Path(perf_data),
+fn own_recording(progress: bool, alloc: bool) -> ReadOptions {
+    ReadOptions {
         event: None,
         symfs: Vec::new(),
         debug_roots: vec![PathBuf::from(crate::defaults::DEBUG_ROOT)],
@@ -312,7 +279,8 @@ fn write_report(
 /// The memory section, when the recording has a page-fault event: a second
 /// reading of the recording, for that event.
 fn memory_section(
-    load: &LoadOptions,
+    input: &Input,
+    read: &ReadOptions,
     run_dir: &RunDir,
     profile: &Profile,
     rules: &RuleTable,
@@ -323,9 +291,10 @@ fn memory_section(
         return Ok(None);
     };
     let faults = load_recording(
-        &LoadOptions {
+        input,
+        &ReadOptions {
             event: Some(event),
-            ..load.clone()
+            ..read.clone()
         },
         run_dir,
     )?;

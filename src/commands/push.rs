@@ -8,14 +8,16 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use clap::ValueEnum;
+use clap::Args;
 
-use super::{Config, Reading, finish, rules_and_profile};
+use super::args::{InputArgs, RulesFileArg};
+use super::format::{Format, Formats};
+use super::{Config, Reading, Run, finish, rules_and_profile};
 use crate::attribute::Classes;
 use crate::error::Error;
 use crate::export::pprof::PprofFacts;
 use crate::export::{Samples, pprof};
-use crate::profile::{LoadOptions, Profile};
+use crate::profile::{Profile, ReadOptions};
 use crate::push::{BasicAuth, Ingest, IngestBody, PushFailure, push};
 use crate::report::collapse::write_folded;
 use crate::run_dir::RunJson;
@@ -25,42 +27,91 @@ use perfdata::Input;
 const USER_VARIABLE: &str = "PYROSCOPE_BASIC_AUTH_USER";
 const PASSWORD_VARIABLE: &str = "PYROSCOPE_BASIC_AUTH_PASSWORD";
 
-/// What `push` was asked for.
-#[derive(Clone, Debug)]
-pub(crate) struct PushOptions {
-    /// The server, e.g. `http://localhost:4040`.
-    pub(crate) url: String,
-    /// The application name.
-    pub(crate) app: String,
-    /// `--label KEY=VALUE`s, in the order given.
-    pub(crate) labels: Vec<(String, String)>,
-    pub(crate) format: PushFormat,
+/// The examples `--help` ends with.
+pub(crate) const EXAMPLES: &str = "  To a local Pyroscope server, the native compiler only:
+    compile-perf push perf.data --url http://localhost:4040 --app iree-compile --compiler
+  With labels of your own:
+    compile-perf push runs/m1 --url http://localhost:4040 --app iree-compile --label branch=main";
+
+#[derive(Debug, Args)]
+pub(crate) struct PushArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The Pyroscope server, e.g. http://localhost:4040 (`/ingest` is added).
+    /// Basic auth comes from PYROSCOPE_BASIC_AUTH_USER and PYROSCOPE_BASIC_AUTH_PASSWORD.
+    #[arg(long, value_name = "URL")]
+    url: String,
+    /// The application name the profile is stored under.
+    #[arg(long, value_name = "NAME", value_parser = parse_app)]
+    app: String,
+    /// A label of the profile, besides those run.json gives (compiler_version,
+    /// input, host), which it overrides. Repeatable.
+    #[arg(long, value_name = "KEY=VALUE", value_parser = parse_label)]
+    label: Vec<(String, String)>,
+    /// What to send.
+    #[arg(long, value_parser = Formats(&[Format::Pprof, Format::Folded]), default_value = "pprof")]
+    format: Format,
+    #[command(flatten)]
+    rules: RulesFileArg,
 }
 
-/// What `push` sends.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub(crate) enum PushFormat {
-    /// Gzipped pprof with category, pass, thread and process labels.
-    #[default]
-    Pprof,
-    /// Folded stacks.
-    Folded,
+impl PushArgs {
+    pub(crate) fn into_config(self) -> Config {
+        let quiet = self.input.reading.quiet;
+        let push = Push {
+            reading: self.input.into_reading(),
+            url: self.url,
+            app: self.app,
+            labels: self.label,
+            format: self.format,
+        };
+        Config::new(push, None, quiet, self.rules.file)
+    }
+}
+
+/// What `push` was asked for.
+#[derive(Debug)]
+struct Push {
+    reading: Reading,
+    /// The server, e.g. `http://localhost:4040`.
+    url: String,
+    /// The application name.
+    app: String,
+    /// `--label KEY=VALUE`s, in the order given.
+    labels: Vec<(String, String)>,
+    /// Folded stacks, or else pprof.
+    format: Format,
+}
+
+impl Run for Push {
+    fn run(&self, config: &Config) -> Result<u8, Error> {
+        run(config, &self.reading, self)
+    }
+
+    fn read_options(&self) -> Option<&ReadOptions> {
+        Some(&self.reading.read)
+    }
 }
 
 /// Sends the profile and reports the server's answer.
-pub(crate) fn run(config: &Config, reading: &Reading, options: &PushOptions) -> Result<u8, Error> {
+fn run(config: &Config, reading: &Reading, options: &Push) -> Result<u8, Error> {
     let failed = |reason: String| Error::Push {
         url: options.url.clone(),
         reason,
     };
     let auth = basic_auth().map_err(failed)?;
     let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
-    let load = &reading.load;
     let run = run_dir.run.as_ref();
     let filter = &reading.filter;
     let mut bytes = Vec::new();
     let body = match options.format {
-        PushFormat::Pprof => {
+        Format::Folded => {
+            write_folded(&profile, filter, &mut bytes)
+                .map_err(|error| failed(error.to_string()))?;
+            IngestBody::Folded(bytes)
+        }
+        // Pprof: the parser admits no other format.
+        _ => {
             let classes = Classes::new(&profile, &rules);
             let samples = Samples::new(&profile, &classes, filter);
             let facts = PprofFacts {
@@ -70,13 +121,8 @@ pub(crate) fn run(config: &Config, reading: &Reading, options: &PushOptions) -> 
                 .map_err(|error| failed(error.to_string()))?;
             IngestBody::Pprof(bytes)
         }
-        PushFormat::Folded => {
-            write_folded(&profile, filter, &mut bytes)
-                .map_err(|error| failed(error.to_string()))?;
-            IngestBody::Folded(bytes)
-        }
     };
-    let (from, until) = time_range(load, run, &profile);
+    let (from, until) = time_range(&reading.input, run, &profile);
     let name = application_name(&options.app, &default_labels(run), &options.labels);
     let ingest = Ingest {
         url: options.url.clone(),
@@ -95,7 +141,10 @@ pub(crate) fn run(config: &Config, reading: &Reading, options: &PushOptions) -> 
         Ok(accepted) => {
             eprintln!(
                 "compile-perf: pushed {} to {}/ingest as {} ({from}–{until}): the server answered {} {}",
-                options.format.name(),
+                match options.format {
+                    Format::Folded => "folded stacks",
+                    _ => "pprof",
+                },
                 options.url.trim_end_matches('/'),
                 ingest.name,
                 accepted.status,
@@ -108,15 +157,6 @@ pub(crate) fn run(config: &Config, reading: &Reading, options: &PushOptions) -> 
             "the server answered {status}: {}",
             body.trim()
         ))),
-    }
-}
-
-impl PushFormat {
-    fn name(self) -> &'static str {
-        match self {
-            PushFormat::Pprof => "pprof",
-            PushFormat::Folded => "folded stacks",
-        }
     }
 }
 
@@ -195,7 +235,7 @@ fn label_value(value: &str) -> String {
 /// the run's start and wall time from `run.json`; else the span of the
 /// samples, ending when the recording was last modified (or now, for
 /// stdin).
-fn time_range(load: &LoadOptions, run: Option<&RunJson>, profile: &Profile) -> (u64, u64) {
+fn time_range(input: &Input, run: Option<&RunJson>, profile: &Profile) -> (u64, u64) {
     let span = profile.counts.duration_seconds().ceil().max(1.0) as u64;
     if let Some((start, run)) = run.and_then(|run| Some((run.start_unix_nanos()?, run))) {
         let wall = run
@@ -204,7 +244,7 @@ fn time_range(load: &LoadOptions, run: Option<&RunJson>, profile: &Profile) -> (
         let from = u64::try_from(start / 1_000_000_000).unwrap_or(0);
         return (from, from + wall);
     }
-    let end = match &load.input {
+    let end = match input {
         Input::Path(path) => std::fs::metadata(path)
             .and_then(|meta| meta.modified())
             .unwrap_or_else(|_| SystemTime::now()),
@@ -214,6 +254,37 @@ fn time_range(load: &LoadOptions, run: Option<&RunJson>, profile: &Profile) -> (
         .duration_since(UNIX_EPOCH)
         .map_or(0, |since| since.as_secs_f64().ceil() as u64);
     (until.saturating_sub(span), until)
+}
+
+/// An application name: not empty, without the `{`, `}` and `,` of the
+/// name syntax.
+fn parse_app(text: &str) -> Result<String, String> {
+    if text.is_empty() || text.contains(['{', '}', ',', '=']) || text.contains(char::is_whitespace)
+    {
+        return Err(format!(
+            "{text:?} is not an application name (not empty, no spaces, braces, commas or `=`)"
+        ));
+    }
+    Ok(text.to_owned())
+}
+
+/// `KEY=VALUE` of `--label`: a key of letters, digits and `_`, not starting
+/// with a digit.
+fn parse_label(text: &str) -> Result<(String, String), String> {
+    let (key, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?} is not KEY=VALUE"))?;
+    let key_ok = key
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !key_ok {
+        return Err(format!(
+            "{key:?} is not a label name (letters, digits and `_`, not starting with a digit)"
+        ));
+    }
+    Ok((key.to_owned(), value.to_owned()))
 }
 
 #[cfg(test)]

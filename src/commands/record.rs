@@ -11,14 +11,18 @@
 //! the runs, so that `--force` knows DIR as a run directory and `diff` reads
 //! it as one side.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
+use clap::Args;
+
+use super::args::{RulesFileArg, cores, default_run_dir, heading};
 use super::draw::{
     FlamegraphRequest, PAGE_PICTURES, PageRun, flamegraph_picture, html_report, save_flamegraph,
 };
 use super::series::{SeriesReading, read_series};
 use super::{
-    Config, finish, load_recording, load_rules, memory_section, own_recording, rss_join,
+    Config, Run, finish, load_recording, load_rules, memory_section, own_recording, rss_join,
     stdout_wants_color, write_report,
 };
 use crate::attribute::{Attribution, Classes, Grouping};
@@ -26,18 +30,141 @@ use crate::defaults;
 use crate::error::{EXIT_INTERRUPTED, Error};
 use crate::output::{Output, write_output};
 use crate::profile::SampleFilter;
-use crate::recorder::{RecordOptions, Recorded, prepare_series, record, write_run_json};
+use crate::recorder::{
+    CallGraph, RateRequest, RecordOptions, Recorded, prepare_series, record, write_run_json,
+};
 use crate::report::breakdown::grouping_name;
 use crate::report::breakdown::{BreakdownOptions, breakdown};
 use crate::report::repeat;
 use crate::report::run_facts::notices;
 use crate::report::summary::lost_samples_warning;
 use crate::report::table::TextFormat;
-use crate::run_dir::{RunDir, RunJson, RunStatus, SeriesJson};
+use crate::run_dir::{RatePlan, RunDir, RunJson, RunStatus, SeriesJson, StreamChoice, Streams};
 use category_rules::RuleTable;
+use perfdata::Input;
+
+/// The examples `--help` ends with.
+pub(crate) const EXAMPLES: &str =
+    "  Record into compile-perf-runs/<timestamp>/: perf.data, report, flamegraphs, run.json:
+    compile-perf record -- iree-compile model.mlir -o model.vmfb
+  Three runs with iree-compile's pass timers, reported together:
+    compile-perf record --repeat 3 --mlir-timing -o runs/base -- iree-compile model.mlir -o m.vmfb";
+
+#[derive(Debug, Args)]
+pub(crate) struct RecordArgs {
+    /// The run directory. Default is compile-perf-runs/<timestamp>.
+    #[arg(long, short, value_name = "DIR", help_heading = heading::OUTPUT)]
+    output: Option<PathBuf>,
+    /// Replace the run directory if it exists.
+    #[arg(long, help_heading = heading::OUTPUT)]
+    force: bool,
+    /// Samples per second. Default is 499, lowered when --budget asks.
+    #[arg(long = "freq", value_name = "HZ", help_heading = heading::PERF)]
+    frequency: Option<u32>,
+    /// How perf collects stacks: dwarf (whole stacks in iree-compile) or fp.
+    #[arg(long, value_enum, default_value_t, help_heading = heading::PERF)]
+    call_graph: CallGraph,
+    /// Bytes of stack copied per sample with --call-graph dwarf. Default is
+    /// 65528, lowered when --budget asks and the frequency is at its lowest.
+    #[arg(long, value_name = "BYTES", help_heading = heading::PERF)]
+    stack_size: Option<u32>,
+    /// The raw data rate to stay under, in MB/s across all cores: the
+    /// frequency and then the stack size are lowered to fit (an explicit
+    /// --freq or --stack-size wins).
+    #[arg(long, value_name = "MB_PER_S", default_value_t = defaults::BUDGET_MB_PER_S,
+          value_parser = clap::value_parser!(u64).range(1..),
+          help_heading = heading::PERF)]
+    budget: u64,
+    /// How perf writes the recording: one stream, or one per CPU (perf's
+    /// --threads, a perf.data directory). Default is per-cpu on more than
+    /// one core.
+    #[arg(long, value_enum, value_name = "STREAMS", help_heading = heading::PERF)]
+    streams: Option<Streams>,
+    /// The event to sample. Default: hardware cycles, or cpu-clock where the
+    /// machine has no hardware counters (VMs, containers).
+    #[arg(long, value_name = "EVENT", help_heading = heading::PERF)]
+    event: Option<String>,
+    /// Also sample page faults (`page-faults/period=64/`): the report then
+    /// shows memory first touched by category and by pass. (`--memory` is
+    /// its former name.)
+    #[arg(long, alias = "memory", help_heading = heading::RECORDING)]
+    page_faults: bool,
+    /// Record allocations instead of CPU time: uprobes on libc's malloc,
+    /// calloc and realloc (operator new calls malloc); every call asking for
+    /// at least --alloc-min-bytes is a sample, weighted by its size.
+    #[arg(long, conflicts_with_all = ["page_faults", "event"], help_heading = heading::RECORDING)]
+    alloc: bool,
+    /// With --alloc: the smallest request recorded, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = defaults::ALLOC_MIN_BYTES,
+          value_parser = clap::value_parser!(u64).range(1..),
+          help_heading = heading::RECORDING)]
+    alloc_min_bytes: u64,
+    /// Pass ARG on to `perf record`. Repeatable.
+    #[arg(long = "perf-arg", value_name = "ARG", allow_hyphen_values = true,
+          help_heading = heading::PERF)]
+    perf_args: Vec<String>,
+    /// Record the command N times, into DIR/run-1 … DIR/run-N, and report
+    /// the runs together, with the spread of each category's share.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          help_heading = heading::RECORDING)]
+    repeat: Option<u32>,
+    /// Add `--mlir-timing --mlir-timing-display=tree --mlir-output-format=json`
+    /// to the iree-compile command and keep its pass timers as
+    /// DIR/mlir-timing.json, which `report --by pass` joins with the samples.
+    #[arg(long, help_heading = heading::RECORDING)]
+    mlir_timing: bool,
+    /// Neither the live status line nor the summary on stderr (warnings
+    /// still print).
+    #[arg(long, short, help_heading = heading::OUTPUT)]
+    quiet: bool,
+    #[command(flatten)]
+    rules: RulesFileArg,
+    /// The command to record, after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    command: Vec<OsString>,
+}
+
+impl RecordArgs {
+    pub(crate) fn into_config(self) -> Config {
+        let record = RecordOptions {
+            command: self.command,
+            output_dir: self.output.unwrap_or_else(default_run_dir),
+            force: self.force,
+            rate: RatePlan::choose(RateRequest {
+                frequency: self.frequency,
+                stack_size: self.stack_size,
+                budget_bytes_per_s: self.budget.saturating_mul(1_000_000),
+                call_graph: self.call_graph,
+                cores: cores(),
+            }),
+            call_graph: self.call_graph,
+            streams: StreamChoice::new(
+                self.streams
+                    .unwrap_or_else(|| Streams::default_for(cores())),
+                self.streams.is_some(),
+                &self.perf_args,
+            ),
+            event: self.event,
+            perf_args: self.perf_args,
+            page_faults: self.page_faults,
+            alloc_min_bytes: self.alloc.then_some(self.alloc_min_bytes),
+            repeat: self.repeat,
+            mlir_timing: self.mlir_timing,
+            quiet: self.quiet,
+            status_label: None,
+        };
+        Config::new(record, None, self.quiet, self.rules.file)
+    }
+}
+
+impl Run for RecordOptions {
+    fn run(&self, config: &Config) -> Result<u8, Error> {
+        run(config, self)
+    }
+}
 
 /// Records, then reports. The exit code is the command's when it failed.
-pub(crate) fn run(config: &Config, options: &RecordOptions) -> Result<u8, Error> {
+fn run(config: &Config, options: &RecordOptions) -> Result<u8, Error> {
     // Rules compile before the compile is recorded: a bad file fails fast.
     let rules = load_rules(config.rules_file.as_deref())?;
     if let Some(times) = options.repeat {
@@ -115,9 +242,9 @@ fn run_series(
     // The runs are read again for the report of the set (their caches are
     // warm): the same report as `report DIR` gives.
     let alloc = options.alloc_min_bytes.is_some();
-    let load = own_recording(PathBuf::new(), crate::progress::shown(config.quiet), alloc);
+    let read = own_recording(crate::progress::shown(config.quiet), alloc);
     let reading = SeriesReading {
-        load: &load,
+        read: &read,
         filter: &SampleFilter::default(),
         grouping: Grouping::Category,
         attribution: attribution_of(alloc),
@@ -169,13 +296,10 @@ fn report_recording(
     in_series: bool,
     alloc: bool,
 ) -> Result<u8, Error> {
-    let load = own_recording(
-        recorded.perf_data.clone(),
-        crate::progress::shown(config.quiet),
-        alloc,
-    );
+    let read = own_recording(crate::progress::shown(config.quiet), alloc);
+    let input = Input::Path(recorded.perf_data.clone());
     let run_dir = RunDir::open(&recorded.dir);
-    let profile = match load_recording(&load, &run_dir) {
+    let profile = match load_recording(&input, &read, &run_dir) {
         Ok(profile) => profile,
         Err(error) => {
             recorded
@@ -206,7 +330,8 @@ fn report_recording(
     let dir = recorded.dir.clone();
     let file = |name: &str| Output::File(dir.join(name));
     let memory = memory_section(
-        &load,
+        &input,
+        &read,
         &run_dir,
         &profile,
         rules,

@@ -6,21 +6,24 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::ValueEnum;
+use clap::Args;
 
+use super::args::{InputArgs, RulesFileArg, heading};
 use super::draw::{
     FlamegraphRequest, PageRun, flamegraph_picture, html_report, report_flamegraphs,
     save_flamegraph,
 };
+use super::format::{Format, Formats};
 use super::series::{SeriesReading, read_series};
 use super::{
-    ColorChoice, Config, Reading, ReportFormat, finish, leave_to_exit, load_rules, memory_section,
-    rss_join, rules_and_profile, timer_join, write_report,
+    ColorChoice, Config, Reading, Run, finish, leave_to_exit, load_rules, memory_section, rss_join,
+    rules_and_profile, timer_join, write_report,
 };
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
 use crate::error::Error;
 use crate::output::{Output, write_output};
+use crate::profile::ReadOptions;
 use crate::render::flamegraph::{MaxDepth, all_stacks};
 use crate::report::breakdown::grouping_name;
 use crate::report::breakdown::{BreakdownOptions, breakdown};
@@ -29,52 +32,96 @@ use crate::report::run_facts::notices;
 use crate::run_dir::{RunJson, SeriesJson, series_at};
 use perfdata::Input;
 
+/// The examples `--help` ends with.
+pub(crate) const EXAMPLES: &str =
+    "  The category table of a run directory, for the native compiler process only:
+    compile-perf report runs/example --compiler
+  One HTML page with the tables, flamegraphs and timeline:
+    compile-perf report perf.data --format html -o report.html";
+
+#[derive(Debug, Args)]
+pub(crate) struct ReportArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// Output format (html: one self-contained page with the tables, flamegraphs and timeline).
+    #[arg(long, default_value = "table", help_heading = heading::OUTPUT,
+          value_parser = Formats(&[Format::Table, Format::Markdown, Format::Csv, Format::Json,
+                                   Format::Html]))]
+    format: Format,
+    /// What the rows are.
+    #[arg(long, value_enum, default_value_t)]
+    by: Grouping,
+    /// How a sample's self category is chosen: its leaf function's, or the
+    /// nearest compiler caller's when the leaf is generic library code.
+    /// Default is leaf, and caller with --alloc.
+    #[arg(
+        long,
+        value_enum,
+        default_value_t,
+        default_value_if("alloc", "true", "caller")
+    )]
+    attribution: Attribution,
+    #[command(flatten)]
+    rules: RulesFileArg,
+    /// Colour swatches in the table: auto (on a terminal, unless NO_COLOR is set).
+    #[arg(long, value_enum, default_value_t, help_heading = heading::OUTPUT)]
+    color: ColorChoice,
+    /// Also draw the category flamegraph to OUT.svg, from the same reading of the recording.
+    #[arg(long, value_name = "OUT.svg", help_heading = heading::OUTPUT)]
+    flamegraph: Option<PathBuf>,
+    /// How deep the flamegraphs of --flamegraph and --format html draw: as
+    /// `flamegraph --max-depth` (auto, all or a number of frames).
+    #[arg(long, value_name = "DEPTH", default_value = "auto", help_heading = heading::OUTPUT)]
+    max_depth: MaxDepth,
+    /// Write to FILE instead of stdout (`-` is stdout).
+    #[arg(long, short, value_name = "FILE", help_heading = heading::OUTPUT)]
+    output: Option<PathBuf>,
+}
+
+impl ReportArgs {
+    pub(crate) fn into_config(self) -> Config {
+        let quiet = self.input.reading.quiet;
+        let report = Report {
+            reading: self.input.into_reading(),
+            format: self.format,
+            grouping: self.by,
+            attribution: self.attribution,
+            color: self.color,
+            flamegraph: self.flamegraph,
+            max_depth: self.max_depth,
+        };
+        Config::new(report, self.output, quiet, self.rules.file)
+    }
+}
+
 /// What `report` was asked for.
-#[derive(Clone, Debug)]
-pub(crate) struct ReportOptions {
-    pub(crate) format: ReportPageFormat,
-    pub(crate) grouping: Grouping,
-    pub(crate) attribution: Attribution,
-    pub(crate) color: ColorChoice,
+#[derive(Debug)]
+struct Report {
+    reading: Reading,
+    /// A table, Markdown, CSV, JSON or the HTML page.
+    format: Format,
+    grouping: Grouping,
+    attribution: Attribution,
+    color: ColorChoice,
     /// Also draw the whole flamegraph here.
-    pub(crate) flamegraph: Option<PathBuf>,
+    flamegraph: Option<PathBuf>,
     /// How deep the flamegraphs draw. Default is [`MaxDepth::Auto`].
-    pub(crate) max_depth: MaxDepth,
+    max_depth: MaxDepth,
 }
 
-/// The formats of `report`: those of `diff`, and the HTML page.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ReportPageFormat {
-    #[default]
-    Table,
-    Markdown,
-    Csv,
-    Json,
-    /// One self-contained page: the run's facts, the category and pass
-    /// tables, the flamegraphs and the timeline.
-    Html,
-}
+impl Run for Report {
+    fn run(&self, config: &Config) -> Result<u8, Error> {
+        run(config, &self.reading, self)
+    }
 
-impl ReportPageFormat {
-    /// The table or JSON format; `None` for the HTML page.
-    fn tabular(self) -> Option<ReportFormat> {
-        match self {
-            ReportPageFormat::Table => Some(ReportFormat::Table),
-            ReportPageFormat::Markdown => Some(ReportFormat::Markdown),
-            ReportPageFormat::Csv => Some(ReportFormat::Csv),
-            ReportPageFormat::Json => Some(ReportFormat::Json),
-            ReportPageFormat::Html => None,
-        }
+    fn read_options(&self) -> Option<&ReadOptions> {
+        Some(&self.reading.read)
     }
 }
 
 /// Writes the report, and draws the flamegraph when asked.
-pub(crate) fn run(
-    config: &Config,
-    reading: &Reading,
-    options: &ReportOptions,
-) -> Result<u8, Error> {
-    if let Input::Path(dir) = &reading.load.input {
+fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error> {
+    if let Input::Path(dir) = &reading.input {
         if let Some(series) = series_at(dir) {
             return report_series(config, reading, options, dir, &series);
         }
@@ -82,7 +129,7 @@ pub(crate) fn run(
     let filter = &reading.filter;
     let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
     let run = run_dir.run.as_ref();
-    let Some(format) = options.format.tabular() else {
+    if options.format == Format::Html {
         let classes = Classes::new(&profile, &rules);
         let flamegraphs = report_flamegraphs(&profile, &classes, filter, options.max_depth)?;
         if let (Some(svg), Some((_, drawn))) = (&options.flamegraph, flamegraphs.first()) {
@@ -110,7 +157,7 @@ pub(crate) fn run(
         );
         write_output(&config.output, |out| out.write_all(page.as_bytes()))?;
         return finish(config, &profile, run);
-    };
+    }
     // The flamegraph's stacks need no categories: they are made while the
     // symbols are classified.
     let (classes, prepared) = rayon::join(
@@ -167,14 +214,21 @@ pub(crate) fn run(
         breakdown.set_timers(timers);
         breakdown.set_rss(rss);
         let memory = memory_section(
-            &reading.load,
+            &reading.input,
+            &reading.read,
             &run_dir,
             &profile,
             &rules,
             filter,
             options.attribution,
         )?;
-        write_report(&config.output, &breakdown, memory, format.text(), colors)?;
+        write_report(
+            &config.output,
+            &breakdown,
+            memory,
+            options.format.text(),
+            colors,
+        )?;
         finish(config, &profile, run)
     })();
     leave_to_exit(classes);
@@ -196,7 +250,7 @@ pub(crate) fn run(
 fn report_series(
     config: &Config,
     reading: &Reading,
-    options: &ReportOptions,
+    options: &Report,
     dir: &Path,
     series: &SeriesJson,
 ) -> Result<u8, Error> {
@@ -212,12 +266,12 @@ fn report_series(
     if options.flamegraph.is_some() {
         return Err(one_run("a flamegraph"));
     }
-    let Some(format) = options.format.tabular() else {
+    if options.format == Format::Html {
         return Err(one_run("the HTML page"));
-    };
+    }
     let rules = load_rules(config.rules_file.as_deref())?;
     let series_reading = SeriesReading {
-        load: &reading.load,
+        read: &reading.read,
         filter: &reading.filter,
         grouping: options.grouping,
         attribution: options.attribution,
@@ -226,7 +280,7 @@ fn report_series(
     let (report, code) = read_series(config, dir, series, &series_reading, true)?;
     let by = grouping_name(options.grouping);
     let colors = options.color.wanted(&config.output);
-    write_output(&config.output, |out| match format.text() {
+    write_output(&config.output, |out| match options.format.text() {
         Some(text) => repeat::write_text(&report, by, text, colors, out),
         None => {
             serde_json::to_writer_pretty(&mut *out, &repeat::to_json(&report, by))?;

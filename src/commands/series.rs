@@ -8,15 +8,15 @@ use crate::attribute::runs::run_rows;
 use crate::attribute::series::{Aggregate, SeriesRun, aggregate};
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::error::Error;
-use crate::profile::{LoadOptions, SampleFilter};
+use crate::profile::{ReadOptions, SampleFilter};
 use crate::run_dir::{RunDir, SeriesJson};
 use category_rules::RuleTable;
 use perfdata::{Input, RUN_RECORDING};
 
 /// How the runs of a set are read and grouped.
 pub(crate) struct SeriesReading<'a> {
-    /// The settings every run is read with (its input is replaced).
-    pub load: &'a LoadOptions,
+    /// How every run is read.
+    pub read: &'a ReadOptions,
     pub filter: &'a SampleFilter,
     pub grouping: Grouping,
     pub attribution: Attribution,
@@ -38,12 +38,8 @@ pub(crate) fn read_series(
     for name in &series.runs {
         let run_path = dir.join(name);
         let recording = run_path.join(RUN_RECORDING);
-        let load = LoadOptions {
-            input: Input::Path(recording.clone()),
-            ..reading.load.clone()
-        };
         let run_dir = RunDir::open(&run_path);
-        let profile = load_recording(&load, &run_dir)?;
+        let profile = load_recording(&Input::Path(recording.clone()), reading.read, &run_dir)?;
         let classes = Classes::new(&profile, reading.rules);
         let rows = run_rows(
             recording,

@@ -1,38 +1,81 @@
 //! `compile-perf timeline`: category shares over the compile, its phases
 //! and busy threads, as an SVG or as JSON.
 
-use clap::ValueEnum;
+use std::path::PathBuf;
 
-use super::{Config, Reading, finish, rss_join, rules_and_profile};
+use clap::Args;
+
+use super::args::{InputArgs, RulesFileArg, heading};
+use super::format::{Format, Formats};
+use super::{Config, Reading, Run, finish, rss_join, rules_and_profile};
 use crate::attribute::{Classes, timeline};
+use crate::defaults;
 use crate::error::Error;
 use crate::output::write_output;
+use crate::profile::ReadOptions;
 use crate::render::timeline_svg;
 use crate::report::timeline_json;
 use crate::run_dir::RunJson;
 
-/// What `timeline` was asked for.
-#[derive(Clone, Debug)]
-pub(crate) struct TimelineOptions {
-    pub(crate) format: TimelineFormat,
-    /// How many time slices. Default is [`crate::defaults::TIMELINE_SLICES`].
-    pub(crate) slices: usize,
+/// The examples `--help` ends with.
+pub(crate) const EXAMPLES: &str =
+    "  Categories over time, with the phases, busy threads and RSS of a run:
+    compile-perf timeline runs/example -o timeline.svg
+  The buckets as JSON, 200 of them:
+    compile-perf timeline perf.data --format json --buckets 200 -o timeline.json";
+
+#[derive(Debug, Args)]
+pub(crate) struct TimelineArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// Where to write (`-` is stdout).
+    #[arg(long, short, value_name = "FILE", help_heading = heading::OUTPUT)]
+    output: PathBuf,
+    /// svg: the picture; json: the buckets.
+    #[arg(long, value_parser = Formats(&[Format::Svg, Format::Json]), default_value = "svg",
+          help_heading = heading::OUTPUT)]
+    format: Format,
+    /// How many time buckets.
+    #[arg(long, value_name = "N", default_value_t = defaults::TIMELINE_SLICES)]
+    buckets: usize,
+    #[command(flatten)]
+    rules: RulesFileArg,
 }
 
-/// Formats of `timeline`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub(crate) enum TimelineFormat {
-    #[default]
-    Svg,
-    Json,
+impl TimelineArgs {
+    pub(crate) fn into_config(self) -> Config {
+        let quiet = self.input.reading.quiet;
+        let timeline = Timeline {
+            reading: self.input.into_reading(),
+            format: self.format,
+            slices: self.buckets,
+        };
+        Config::new(timeline, Some(self.output), quiet, self.rules.file)
+    }
+}
+
+/// What `timeline` was asked for.
+#[derive(Debug)]
+struct Timeline {
+    reading: Reading,
+    /// JSON, or else the SVG.
+    format: Format,
+    /// How many time slices. Default is [`crate::defaults::TIMELINE_SLICES`].
+    slices: usize,
+}
+
+impl Run for Timeline {
+    fn run(&self, config: &Config) -> Result<u8, Error> {
+        run(config, &self.reading, self)
+    }
+
+    fn read_options(&self) -> Option<&ReadOptions> {
+        Some(&self.reading.read)
+    }
 }
 
 /// Draws (or writes as JSON) the timeline of the samples the filter keeps.
-pub(crate) fn run(
-    config: &Config,
-    reading: &Reading,
-    options: &TimelineOptions,
-) -> Result<u8, Error> {
+fn run(config: &Config, reading: &Reading, options: &Timeline) -> Result<u8, Error> {
     let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
     let classes = Classes::new(&profile, &rules);
     let timeline = timeline(&profile, &classes, &reading.filter, options.slices);
@@ -49,12 +92,12 @@ pub(crate) fn run(
     let run = run_dir.run.as_ref();
     let facts = run.map(RunJson::short_line);
     write_output(&config.output, |out| match options.format {
-        TimelineFormat::Json => {
+        Format::Json => {
             let document = timeline_json::to_json(&timeline, &rules, command, rss.as_ref());
             serde_json::to_writer_pretty(&mut *out, &document)?;
             writeln!(out)
         }
-        TimelineFormat::Svg => out.write_all(
+        _ => out.write_all(
             timeline_svg::render(&timeline, &rules, &command, facts.as_deref(), rss.as_ref())
                 .as_bytes(),
         ),

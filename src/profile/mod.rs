@@ -23,10 +23,10 @@ pub(crate) use losses::{Loss, Losses};
 use read::{Reading, finish_load, new_store, read_records};
 pub(crate) use select::{SampleFilter, is_compiler, is_linker};
 
-/// What to load and how.
+/// How a recording is read: where its binaries are, the event counted,
+/// the caches; the same for every recording a command reads.
 #[derive(Clone, Debug)]
-pub(crate) struct LoadOptions {
-    pub input: Input,
+pub(crate) struct ReadOptions {
     /// The event to count; default is the first sampling event.
     pub event: Option<String>,
     /// Extra roots to find moved binaries in (`--symfs`).
@@ -165,16 +165,16 @@ impl Profile {
     }
 }
 
-/// Reads, unwinds and symbolizes the recording named in `options`. A file
+/// Reads, unwinds and symbolizes the recording `input` as `options` say. A file
 /// read before with the same event comes from the recording cache, without
 /// decompressing or unwinding it again, as long as its binaries are found
 /// as they were; a complete reading is stored there for the next time.
-pub(crate) fn load(options: &LoadOptions) -> Result<Profile, Error> {
-    let mut recording = Recording::open(&options.input, options.salvage)?;
+pub(crate) fn load(input: &Input, options: &ReadOptions) -> Result<Profile, Error> {
+    let mut recording = Recording::open(input, options.salvage)?;
     if let Some(threads) = options.read_threads {
         recording.set_read_threads(threads);
     }
-    let input_name = options.input.display_name();
+    let input_name = input.display_name();
     let alloc_events = if options.alloc {
         alloc_events(&recording.info, &input_name)?
     } else {
@@ -191,7 +191,7 @@ pub(crate) fn load(options: &LoadOptions) -> Result<Profile, Error> {
         alloc_events,
     };
     // The cache keeps sample counts, not bytes: `--alloc` reads the file.
-    let key = match &options.input {
+    let key = match input {
         Input::Path(_) if options.alloc => None,
         Input::Path(path) => {
             cached::RecordingKey::of(&options.cache, path, event_index, options.salvage)

@@ -6,7 +6,7 @@
 use hashbrown::HashMap;
 use std::sync::Mutex;
 
-use super::{IngestCounts, LoadOptions, Loss, Profile, cached};
+use super::{IngestCounts, Loss, Profile, ReadOptions, cached};
 use crate::binary::{SearchPaths, Store};
 use crate::cache::Kind;
 use crate::error::Error;
@@ -21,7 +21,7 @@ use perfdata::{InputEnd, Record, Recording, RecordingInfo};
 
 /// What is being read: the options, the input's name and the event counted.
 pub(super) struct Reading<'a> {
-    pub(super) options: &'a LoadOptions,
+    pub(super) options: &'a ReadOptions,
     pub(super) input_name: String,
     pub(super) event_index: usize,
     /// With `--alloc`: the allocator probe events, each sample weighted by
@@ -30,7 +30,7 @@ pub(super) struct Reading<'a> {
 }
 
 /// A store of the recording's binaries, none found yet.
-pub(super) fn new_store(info: &RecordingInfo, options: &LoadOptions) -> Store {
+pub(super) fn new_store(info: &RecordingInfo, options: &ReadOptions) -> Store {
     let header_build_ids: HashMap<String, Vec<u8>> = info
         .build_ids
         .iter()

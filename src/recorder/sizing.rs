@@ -3,7 +3,7 @@
 //! (perf's `-m`), the streams perf writes (`--threads`), and the raw bytes
 //! perf says it wrote (the types are `run.json`'s, in
 //! [`crate::run_dir`]). Plain functions over the host's facts, which
-//! `mod.rs` and the command line's `config.rs` read; nothing here touches
+//! `mod.rs` and `record`'s arguments read; nothing here touches
 //! the operating system.
 
 use super::CallGraph;

@@ -30,6 +30,7 @@ use crate::report::executables::{
 };
 use crate::run_dir::{CommandExit, RunDir, RunStatus};
 use category_rules::RuleTable;
+use perfdata::Input;
 
 /// The ranking with its totals and outliers; `executables` slowest first.
 pub(super) fn ranking(
@@ -82,8 +83,11 @@ struct Figures {
 /// Reads a recording, as `record` reads its own.
 fn load(perf_data: &Path) -> Result<Profile, Error> {
     // Its own progress line says which executable is read.
-    let load = own_recording(perf_data.to_owned(), false, false);
-    load_recording(&load, &RunDir::of_recording(perf_data))
+    load_recording(
+        &Input::Path(perf_data.to_owned()),
+        &own_recording(false, false),
+        &RunDir::of_recording(perf_data),
+    )
 }
 
 /// Sums up the compiler process of a recording.

@@ -6,12 +6,14 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+mod recordings;
+
+use clap::Args;
 use hashbrown::HashMap;
 
-use super::{
-    ColorChoice, Config, Reading, ReportFormat, finish, load_recording, load_rules,
-    unknown_category,
-};
+use super::args::{ReadingArgs, RulesFileArg, heading, parse_points};
+use super::format::{Format, Formats};
+use super::{ColorChoice, Config, Run, finish, load_recording, load_rules, unknown_category};
 use crate::attribute::comparable::SideRuns;
 use crate::attribute::diff::{Diff, Limits, Side, diff, failures};
 use crate::attribute::rss::compiler_series;
@@ -21,42 +23,146 @@ use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
 use crate::error::{EXIT_DIFFERENT_INPUTS, EXIT_FAILED_RUN, EXIT_REGRESSION, Error};
 use crate::output::{Output, write_output};
-use crate::profile::{LoadOptions, Profile};
+use crate::profile::{Profile, ReadOptions, SampleFilter};
 use crate::render::flamegraph::diff::{DiffStacks, Drawn, FoldedFor, Labels, draw, folded_lines};
 use crate::report::breakdown::{attribution_name, grouping_name, scope_words};
 use crate::report::diff::{Scope, to_json, write_failures, write_text};
 use crate::rss::Resident;
 use crate::run_dir::{RunDir, RunFile};
 use category_rules::RuleTable;
-use perfdata::{Input, RUN_RECORDING, is_perf_directory};
+use perfdata::Input;
+use recordings::recordings;
 
-/// Besides `perf.data`, a directory of runs may hold `NAME.perf.data`.
-const RECORDING_SUFFIX: &str = ".perf.data";
+/// The examples `--help` ends with.
+pub(crate) const EXAMPLES: &str =
+    "  How each category's share moved between two sets of runs of `record --repeat`:
+    compile-perf diff runs/text runs/bytecode --compiler
+  A CI gate: exit 30 on a regression, and draw the change:
+    compile-perf diff runs/main runs/pr --fail-on-regression --flamegraph diff.svg";
 
-/// What `diff` compares, and how. The recordings of each side take the
-/// place of the input of [`Config::load`], whose other settings they share.
-#[derive(Clone, Debug)]
-pub(crate) struct DiffOptions {
-    pub(crate) base: PathBuf,
-    pub(crate) new: PathBuf,
-    pub(crate) format: ReportFormat,
-    pub(crate) grouping: Grouping,
-    pub(crate) attribution: Attribution,
-    pub(crate) color: ColorChoice,
+#[derive(Debug, Args)]
+pub(crate) struct DiffArgs {
+    /// The base: a perf.data, a run directory of `record`, or a directory of
+    /// several runs (every perf.data below it).
+    #[arg(value_name = "BASE")]
+    base: PathBuf,
+    /// The new side, as BASE.
+    #[arg(value_name = "NEW")]
+    new: PathBuf,
+    #[command(flatten)]
+    reading: ReadingArgs,
+    /// Output format.
+    #[arg(long, default_value = "table", help_heading = heading::OUTPUT,
+          value_parser = Formats(&[Format::Table, Format::Markdown, Format::Csv, Format::Json]))]
+    format: Format,
+    /// What the rows are.
+    #[arg(long, value_enum, default_value_t)]
+    by: Grouping,
+    /// How a sample's self category is chosen, as for `report`.
+    #[arg(long, value_enum, default_value_t)]
+    attribution: Attribution,
+    #[command(flatten)]
+    rules: RulesFileArg,
+    /// Colour the changes in the table: auto (on a terminal, unless NO_COLOR is set).
+    #[arg(long, value_enum, default_value_t, help_heading = heading::OUTPUT)]
+    color: ColorChoice,
+    /// The smallest change, in percentage points of the samples, that is flagged.
+    #[arg(long, value_name = "PP", default_value_t = defaults::DIFF_THRESHOLD_PP,
+          value_parser = parse_points,
+          help_heading = heading::GATE)]
+    threshold: f64,
+    /// Exit 30 when a row's share grew beyond the noise by more than the threshold.
+    #[arg(long, help_heading = heading::GATE)]
+    fail_on_regression: bool,
+    /// Exit 30 when this row (a category id or name with --by category) grew beyond
+    /// the noise by more than PP percentage points; `size`, `rss`, `anon` (anonymous
+    /// memory) and `wall` limit the runs' facts instead, in percent. Repeatable.
+    #[arg(long, value_name = "KEY=PP", value_parser = parse_limit, help_heading = heading::GATE)]
+    max_increase: Vec<(String, f64)>,
+    /// Let the gate compare runs of different inputs (SHA-256) or compiler flags;
+    /// without it the gate refuses them (exit 33). They are warned of either way.
+    #[arg(long, help_heading = heading::GATE)]
+    allow_different_inputs: bool,
+    /// Also draw NEW's stacks coloured by the change to OUT.svg (and BASE's
+    /// to OUT-base.svg).
+    #[arg(long, value_name = "OUT.svg", help_heading = heading::OUTPUT)]
+    flamegraph: Option<PathBuf>,
+    /// Keep threads apart in the differential flamegraphs, and every frame:
+    /// by default a stack starts at its process and leaves out the thread-pool
+    /// and pass-manager frames, so that work that moved between threads
+    /// compares as the same frame.
+    #[arg(long, requires = "flamegraph", help_heading = heading::OUTPUT)]
+    by_thread: bool,
+    /// Write to FILE instead of stdout (`-` is stdout).
+    #[arg(long, short, value_name = "FILE", help_heading = heading::OUTPUT)]
+    output: Option<PathBuf>,
+}
+
+impl DiffArgs {
+    pub(crate) fn into_config(self) -> Config {
+        let quiet = self.reading.quiet;
+        let diff = DiffOptions {
+            base: self.base,
+            new: self.new,
+            filter: self.reading.filter(),
+            read: self.reading.into_read_options(),
+            format: self.format,
+            grouping: self.by,
+            attribution: self.attribution,
+            color: self.color,
+            threshold_pp: self.threshold,
+            limits: Limits {
+                fail_on_regression: self.fail_on_regression,
+                max_increase: self.max_increase,
+            },
+            allow_different_inputs: self.allow_different_inputs,
+            folded: match self.by_thread {
+                true => FoldedFor::ByThread,
+                false => FoldedFor::Diff,
+            },
+            flamegraph: self.flamegraph,
+        };
+        Config::new(diff, self.output, quiet, self.rules.file)
+    }
+}
+
+/// What `diff` compares, and how: each side's recordings are read with
+/// the same options and filter.
+#[derive(Debug)]
+struct DiffOptions {
+    base: PathBuf,
+    new: PathBuf,
+    read: ReadOptions,
+    filter: SampleFilter,
+    /// A table, Markdown, CSV or JSON.
+    format: Format,
+    grouping: Grouping,
+    attribution: Attribution,
+    color: ColorChoice,
     /// The smallest change flagged, in percentage points.
-    pub(crate) threshold_pp: f64,
-    pub(crate) limits: Limits,
+    threshold_pp: f64,
+    limits: Limits,
     /// Let the gate judge sides of different inputs or flags.
-    pub(crate) allow_different_inputs: bool,
+    allow_different_inputs: bool,
     /// How the differential flamegraphs' stacks are folded (`--by-thread`).
-    pub(crate) folded: FoldedFor,
+    folded: FoldedFor,
     /// Draw NEW's stacks here, and BASE's beside them.
-    pub(crate) flamegraph: Option<PathBuf>,
+    flamegraph: Option<PathBuf>,
+}
+
+impl Run for DiffOptions {
+    fn run(&self, config: &Config) -> Result<u8, Error> {
+        run(config, self)
+    }
+
+    fn read_options(&self) -> Option<&ReadOptions> {
+        Some(&self.read)
+    }
 }
 
 /// Runs `diff`; the exit code is the gate's, or the worst of the runs'
 /// summaries.
-pub(crate) fn run(config: &Config, reading: &Reading, options: &DiffOptions) -> Result<u8, Error> {
+fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
     let rules = load_rules(config.rules_file.as_deref())?;
     let (run_limits, row_limits) = split_limits(&options.limits);
     let limits = if options.grouping == Grouping::Category {
@@ -72,12 +178,8 @@ pub(crate) fn run(config: &Config, reading: &Reading, options: &DiffOptions) -> 
         let mut stacks = Vec::new();
         let mut compiled = SideRuns::default();
         for input in recordings(path)? {
-            let load = LoadOptions {
-                input: Input::Path(input.clone()),
-                ..reading.load.clone()
-            };
             let run_dir = RunDir::of_recording(&input);
-            let profile = load_recording(&load, &run_dir)?;
+            let profile = load_recording(&Input::Path(input.clone()), &options.read, &run_dir)?;
             let run = run_dir.run.as_ref();
             compiled.add(&input.display().to_string(), run);
             let classes = Classes::new(&profile, &rules);
@@ -87,7 +189,7 @@ pub(crate) fn run(config: &Config, reading: &Reading, options: &DiffOptions) -> 
                 &classes,
                 options.grouping,
                 options.attribution,
-                &reading.filter,
+                &options.filter,
             );
             measures.push(run_measures(&rows, &profile, &run_dir));
             runs.push(rows);
@@ -95,7 +197,7 @@ pub(crate) fn run(config: &Config, reading: &Reading, options: &DiffOptions) -> 
                 stacks.push(folded_lines(
                     &profile,
                     &classes,
-                    &reading.filter,
+                    &options.filter,
                     options.folded,
                 ));
             }
@@ -121,7 +223,7 @@ pub(crate) fn run(config: &Config, reading: &Reading, options: &DiffOptions) -> 
     let scope = Scope {
         by: grouping_name(options.grouping),
         attribution: attribution_name(options.attribution),
-        processes: scope_words(&reading.filter),
+        processes: scope_words(&options.filter),
     };
     let colors = options.color.wanted(&config.output);
     write_output(&config.output, |out| match options.format.text() {
@@ -250,80 +352,6 @@ fn check_limits(rules: &RuleTable, limits: &Limits) -> Result<Limits, Error> {
     })
 }
 
-/// The recordings `path` names: the file itself; a run directory's
-/// `perf.data`; or every `perf.data` (and `*.perf.data`) below a directory,
-/// in natural order (`run-2` before `run-10`).
-fn recordings(path: &Path) -> Result<Vec<PathBuf>, Error> {
-    let open_error = |source| Error::Open {
-        path: path.to_owned(),
-        source,
-    };
-    let metadata = std::fs::metadata(path).map_err(open_error)?;
-    // A file, or perf's directory format (`perf record --threads`): one recording.
-    if !metadata.is_dir() || is_perf_directory(path) {
-        return Ok(vec![path.to_owned()]);
-    }
-    let own = path.join(RUN_RECORDING);
-    if own.is_file() || is_perf_directory(&own) {
-        return Ok(vec![own]);
-    }
-    let mut found = Vec::new();
-    collect_recordings(path, &mut found).map_err(open_error)?;
-    if found.is_empty() {
-        return Err(open_error(std::io::Error::new(
-            std::io::ErrorKind::NotFound,
-            "no perf.data in this directory or below it",
-        )));
-    }
-    found.sort_by_cached_key(|path| natural_key(path));
-    Ok(found)
-}
-
-/// Appends the recordings below `dir`; directories reached through
-/// symbolic links are not entered (no loops).
-fn collect_recordings(dir: &Path, found: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let named_as_recording = name == RUN_RECORDING || name.ends_with(RECORDING_SUFFIX);
-        if entry.file_type()?.is_dir() {
-            // perf's directory format (`perf record --threads`) is one recording.
-            if named_as_recording && is_perf_directory(&path) {
-                found.push(path);
-            } else {
-                collect_recordings(&path, found)?;
-            }
-            continue;
-        }
-        if named_as_recording && path.is_file() {
-            found.push(path);
-        }
-    }
-    Ok(())
-}
-
-/// A sort key that orders the numbers inside a path by value.
-fn natural_key(path: &Path) -> Vec<(String, u64)> {
-    let text = path.to_string_lossy();
-    let mut key = Vec::new();
-    let mut rest = text.as_ref();
-    while !rest.is_empty() {
-        let digits_at = rest
-            .find(|c: char| c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        let (word, tail) = rest.split_at(digits_at);
-        let digits_end = tail
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(tail.len());
-        let (digits, tail) = tail.split_at(digits_end);
-        key.push((word.to_owned(), digits.parse().unwrap_or(u64::MAX)));
-        rest = tail;
-    }
-    key
-}
-
 /// The last two parts of a path, enough to tell the sides apart in a title.
 fn short_path(path: &str) -> String {
     let parts: Vec<&str> = path.trim_end_matches('/').rsplit('/').take(2).collect();
@@ -375,30 +403,20 @@ fn draw_flamegraphs(compared: &Diff, stacks: &DiffStacks<'_>, path: &Path) -> Re
     Ok(())
 }
 
+/// `KEY=PP` of `--max-increase`.
+fn parse_limit(text: &str) -> Result<(String, f64), String> {
+    let (key, limit) = text
+        .rsplit_once('=')
+        .ok_or_else(|| format!("{text:?} is not KEY=PP"))?;
+    if key.is_empty() {
+        return Err(format!("{text:?} names no row before `=`"));
+    }
+    Ok((key.to_owned(), parse_points(limit)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_in_paths_sort_by_value() {
-        let mut paths: Vec<PathBuf> = [
-            "r/run-10/perf.data",
-            "r/run-2/perf.data",
-            "r/run-1/perf.data",
-        ]
-        .into_iter()
-        .map(PathBuf::from)
-        .collect();
-        paths.sort_by_cached_key(|path| natural_key(path));
-        assert_eq!(
-            paths,
-            [
-                PathBuf::from("r/run-1/perf.data"),
-                PathBuf::from("r/run-2/perf.data"),
-                PathBuf::from("r/run-10/perf.data")
-            ]
-        );
-    }
 
     #[test]
     fn base_pictures_go_beside_the_new_one() {
