@@ -44,7 +44,7 @@ use crate::report::breakdown::Breakdown;
 use crate::report::memory::{self, MemoryJson};
 use crate::report::run_facts::{notes_lost_samples, notices};
 use crate::report::summary::{self, Summary};
-use crate::report::table::TextFormat;
+use crate::report::table::{Colors, TextFormat};
 use crate::rss::MEMORY_FILE;
 use crate::run_dir::{RunDir, RunFile, RunJson};
 use crate::symbolize::SymbolId;
@@ -112,19 +112,24 @@ pub(crate) enum ColorChoice {
 impl ColorChoice {
     /// Whether a table written to `output` gets colours: with `auto`, only
     /// on a terminal, and not when `NO_COLOR` is set.
-    fn wanted(self, output: &Output) -> bool {
+    fn wanted(self, output: &Output) -> Colors {
         match self {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => *output == Output::Stdout && stdout_wants_color(),
+            ColorChoice::Always => Colors::Ansi,
+            ColorChoice::Never => Colors::Plain,
+            ColorChoice::Auto if *output == Output::Stdout => stdout_colors(),
+            ColorChoice::Auto => Colors::Plain,
         }
     }
 }
 
-/// True when stdout is a terminal and `NO_COLOR` is not set.
-fn stdout_wants_color() -> bool {
-    std::io::stdout().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+/// Colours when stdout is a terminal and `NO_COLOR` is not set.
+fn stdout_colors() -> Colors {
+    let wanted = std::io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
+    match wanted {
+        true => Colors::Ansi,
+        false => Colors::Plain,
+    }
 }
 
 /// Leaves `value` to the process's exit, which gives its memory back at
@@ -256,7 +261,7 @@ fn write_report(
     breakdown: &Breakdown<'_>,
     memory: Option<MemoryJson>,
     format: Option<TextFormat>,
-    colors: bool,
+    colors: Colors,
 ) -> Result<(), Error> {
     write_output(output, |out| match format {
         Some(format) => {

@@ -23,7 +23,7 @@ use super::draw::{
 use super::series::{SeriesReading, read_series};
 use super::{
     Config, Run, finish, load_recording, load_rules, memory_section, own_recording, rss_join,
-    stdout_wants_color, write_report,
+    stdout_colors, write_report,
 };
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
@@ -38,7 +38,7 @@ use crate::report::breakdown::{BreakdownOptions, breakdown};
 use crate::report::repeat;
 use crate::report::run_facts::notices;
 use crate::report::summary::lost_samples_warning;
-use crate::report::table::TextFormat;
+use crate::report::table::{Colors, TextFormat};
 use crate::run_dir::{RatePlan, RunDir, RunJson, RunStatus, SeriesJson, StreamChoice, Streams};
 use category_rules::RuleTable;
 use perfdata::Input;
@@ -254,7 +254,7 @@ fn run_series(
     let by = grouping_name(Grouping::Category);
     let file = |name: &str| Output::File(dir.join(name));
     write_output(&file("report.txt"), |out| {
-        repeat::write_text(&report, by, TextFormat::Table, false, out)
+        repeat::write_text(&report, by, TextFormat::Table, Colors::Plain, out)
     })?;
     write_output(&file("report.json"), |out| {
         serde_json::to_writer_pretty(&mut *out, &repeat::to_json(&report, by))?;
@@ -264,7 +264,7 @@ fn run_series(
         .outputs
         .extend(["report.txt".to_owned(), "report.json".to_owned()]);
     write_output(&Output::Stdout, |out| {
-        repeat::write_text(&report, by, TextFormat::Table, stdout_wants_color(), out)
+        repeat::write_text(&report, by, TextFormat::Table, stdout_colors(), out)
     })?;
     series.status = RunStatus::Finished;
     series.finished = true;
@@ -344,14 +344,14 @@ fn report_recording(
         &breakdown,
         memory.clone(),
         table,
-        false,
+        Colors::Plain,
     )?;
     write_report(
         &file("report.json"),
         &breakdown,
         memory.clone(),
         None,
-        false,
+        Colors::Plain,
     )?;
     let mut outputs = vec!["report.txt", "report.json"];
     // The files, and the page's pictures among them (the page does not
@@ -421,13 +421,7 @@ fn report_recording(
     write_output(&file("report.html"), |out| out.write_all(page.as_bytes()))?;
     outputs.push("report.html");
     if !in_series {
-        write_report(
-            &Output::Stdout,
-            &breakdown,
-            memory,
-            table,
-            stdout_wants_color(),
-        )?;
+        write_report(&Output::Stdout, &breakdown, memory, table, stdout_colors())?;
     }
     recorded
         .run

@@ -8,7 +8,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::round2;
-use super::table::{Column, Table, TextFormat, write_table};
+use super::table::{Colors, Column, Table, TextFormat, write_table};
 use crate::artifact::{Artifact, ArtifactRole, outputs};
 use crate::attribute::percent;
 
@@ -40,7 +40,7 @@ pub(crate) fn write_text(
         }
         if artifact.entries.is_some() {
             writeln!(out)?;
-            write_table(&kind_table(artifact), format, false, out)?;
+            write_table(&kind_table(artifact), format, Colors::Plain, out)?;
         }
     }
     let dumps: Vec<&Artifact> = artifacts

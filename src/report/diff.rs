@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::round2;
 use super::run_diff::{self, MemberJson};
-use super::table::{Cell, Column, Ink, Table, TextFormat, write_table};
+use super::table::{Cell, Colors, Column, Ink, Table, TextFormat, write_table};
 use crate::attribute::diff::{Diff, DiffRow, Failure, Side};
 use crate::attribute::run_diff::RunFailure;
 
@@ -33,12 +33,12 @@ pub(crate) fn write_text(
     diff: &Diff,
     scope: &Scope,
     format: TextFormat,
-    colors: bool,
+    colors: Colors,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     let table = table(diff, scope);
     if format == TextFormat::Csv {
-        return write_table(&table, format, false, out);
+        return write_table(&table, format, Colors::Plain, out);
     }
     let markdown = format == TextFormat::Markdown;
     for line in header_lines(diff, scope) {
@@ -339,7 +339,7 @@ pub(crate) fn write_failures(
             .chain(share_rows)
             .collect(),
     };
-    write_table(&table, TextFormat::Markdown, false, out)?;
+    write_table(&table, TextFormat::Markdown, Colors::Plain, out)?;
     writeln!(out)?;
     writeln!(out, "{}", diff.method())
 }

@@ -7,7 +7,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::round2;
-use super::table::{Cell, Column, Table, TextFormat, write_table};
+use super::table::{Cell, Colors, Column, Table, TextFormat, write_table};
 
 /// An executable is an outlier when its compile took more than this many
 /// times the median.
@@ -185,7 +185,7 @@ pub(crate) fn write_text(ranking: &ExecutablesJson, out: &mut dyn Write) -> std:
         ],
         rows: ranking.executables.iter().map(row).collect(),
     };
-    write_table(&table, TextFormat::Table, false, out)?;
+    write_table(&table, TextFormat::Table, Colors::Plain, out)?;
     let totals = &ranking.totals;
     let full = &ranking.full_compile;
     let seconds = |samples: u64| samples as f64 / f64::from(ranking.frequency_hz.max(1));

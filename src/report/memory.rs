@@ -7,7 +7,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use super::table::{Cell, Column, Table, TextFormat, write_table};
+use super::table::{Cell, Colors, Column, Table, TextFormat, write_table};
 use crate::attribute::{Attribution, Classes, Grouping, RowKey, group};
 use crate::profile::{Profile, SampleFilter};
 use category_rules::RuleTable;
@@ -167,7 +167,7 @@ pub(crate) fn write_text(
                 .collect(),
         };
         writeln!(out)?;
-        write_table(&table, format, false, out)?;
+        write_table(&table, format, Colors::Plain, out)?;
     }
     Ok(())
 }

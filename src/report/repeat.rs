@@ -11,7 +11,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::breakdown::mebibytes;
-use super::table::{Cell, Column, Table, TextFormat, write_table};
+use super::table::{Cell, Colors, Column, Table, TextFormat, write_table};
 use crate::attribute::run_diff::Spread;
 use crate::attribute::series::Aggregate;
 
@@ -131,7 +131,7 @@ pub(crate) fn write_text(
     report: &Aggregate,
     by: &'static str,
     format: TextFormat,
-    colors: bool,
+    colors: Colors,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     let table = Table {
@@ -164,7 +164,7 @@ pub(crate) fn write_text(
             .collect(),
     };
     if format == TextFormat::Csv {
-        return write_table(&table, format, false, out);
+        return write_table(&table, format, Colors::Plain, out);
     }
     for line in header_lines(report) {
         if format == TextFormat::Markdown {
@@ -174,7 +174,7 @@ pub(crate) fn write_text(
         }
     }
     writeln!(out)?;
-    write_table(&runs_table(report), format, false, out)?;
+    write_table(&runs_table(report), format, Colors::Plain, out)?;
     writeln!(out)?;
     write_table(&table, format, colors, out)
 }

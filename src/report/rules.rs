@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use super::table::{Cell, Column, Table, TextFormat, write_table};
+use super::table::{Cell, Colors, Column, Table, TextFormat, write_table};
 use category_rules::{RuleTable, Space};
 
 /// Writes the categories and the ordered rules of `table`.
@@ -78,10 +78,10 @@ pub(crate) fn write_rules(
             .collect(),
     };
     writeln!(out, "Categories:")?;
-    write_table(&categories, format, false, out)?;
+    write_table(&categories, format, Colors::Plain, out)?;
     writeln!(
         out,
         "\nRules, first match wins (unmatched functions are in \"other\"):"
     )?;
-    write_table(&rules, format, false, out)
+    write_table(&rules, format, Colors::Plain, out)
 }

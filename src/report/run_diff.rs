@@ -8,7 +8,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use super::table::{Cell, Column, Ink, Table, TextFormat, write_table};
+use super::table::{Cell, Colors, Column, Ink, Table, TextFormat, write_table};
 use crate::attribute::run_diff::{
     GATE_RUNS, Measure, MeasureDiff, MemberDiff, RunDiff, RunFailure, Spread,
 };
@@ -20,7 +20,7 @@ const TEXT_MEMBERS: usize = 20;
 pub(crate) fn write_text(
     run: &RunDiff,
     format: TextFormat,
-    colors: bool,
+    colors: Colors,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     if run.is_empty() {
@@ -331,7 +331,7 @@ mod tests {
         let new: Vec<RunMeasures> = [3.0, 3.3, 3.1].map(|wall| run(wall, &separate)).into();
         let compared = run_diff(&base, &new);
         let mut text = Vec::new();
-        write_text(&compared, TextFormat::Table, false, &mut text).unwrap();
+        write_text(&compared, TextFormat::Table, Colors::Plain, &mut text).unwrap();
         let text = String::from_utf8(text).unwrap();
         let words = |start: &str| -> Vec<String> {
             let line = text.lines().find(|line| line.starts_with(start)).unwrap();

@@ -3,6 +3,14 @@
 
 use std::io::Write;
 
+/// Whether a table's cells carry their colours (ANSI escapes: swatches,
+/// changes) or are plain text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Colors {
+    Plain,
+    Ansi,
+}
+
 /// Text formats of a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TextFormat {
@@ -72,7 +80,7 @@ pub(crate) struct Table {
 pub(crate) fn write_table(
     table: &Table,
     format: TextFormat,
-    colors: bool,
+    colors: Colors,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     match format {
@@ -86,7 +94,7 @@ fn width(text: &str) -> usize {
     text.chars().count()
 }
 
-fn write_aligned(table: &Table, colors: bool, out: &mut dyn Write) -> std::io::Result<()> {
+fn write_aligned(table: &Table, colors: Colors, out: &mut dyn Write) -> std::io::Result<()> {
     let swatch = |cell: &Cell| -> usize { usize::from(cell.color.is_some()) * 2 };
     let widths: Vec<usize> = table
         .columns
@@ -119,14 +127,14 @@ fn write_aligned(table: &Table, colors: bool, out: &mut dyn Write) -> std::io::R
         for (index, (column, cell)) in table.columns.iter().zip(row).enumerate() {
             let mut text = String::new();
             if let Some(color) = &cell.color {
-                text.push_str(&if colors {
+                text.push_str(&if colors == Colors::Ansi {
                     ansi_swatch(color)
                 } else {
                     "■".to_owned()
                 });
                 text.push(' ');
             }
-            match cell.ink.filter(|_| colors) {
+            match cell.ink.filter(|_| colors == Colors::Ansi) {
                 Some(ink) => text.push_str(&format!(
                     "\x1b[{}m{}\x1b[0m",
                     match ink {
@@ -245,7 +253,7 @@ mod tests {
         }
     }
 
-    fn render(format: TextFormat, colors: bool) -> String {
+    fn render(format: TextFormat, colors: Colors) -> String {
         let mut out = Vec::new();
         write_table(&sample(), format, colors, &mut out).unwrap();
         String::from_utf8(out).unwrap()
@@ -254,18 +262,18 @@ mod tests {
     #[test]
     fn every_format_renders_the_same_rows() {
         assert_eq!(
-            render(TextFormat::Table, false),
+            render(TextFormat::Table, Colors::Plain),
             "category  self%\n■ Lexer   12.5%\na|b, \"c\"   1.0%\nf<int>_*   0.5%\n"
         );
-        let coloured = render(TextFormat::Table, true);
+        let coloured = render(TextFormat::Table, Colors::Ansi);
         assert!(coloured.contains("\x1b[38;2;31;119;180m■\x1b[0m Lexer"));
         assert!(coloured.contains("\x1b[31m12.5%\x1b[0m\n"), "{coloured:?}");
         assert_eq!(
-            render(TextFormat::Markdown, false),
+            render(TextFormat::Markdown, Colors::Plain),
             "| category | self% |\n|---|---:|\n| Lexer | 12.5% |\n| a\\|b, \"c\" | 1.0% |\n| f&lt;int&gt;\\_\\* | 0.5% |\n"
         );
         assert_eq!(
-            render(TextFormat::Csv, false),
+            render(TextFormat::Csv, Colors::Plain),
             "category,self%\nLexer,12.5%\n\"a|b, \"\"c\"\"\",1.0%\nf<int>_*,0.5%\n"
         );
     }

@@ -11,7 +11,7 @@ use crate::attribute::{Grouping, RowKey, percent};
 use crate::mlir_timing::TimerKind;
 use crate::report::artifacts;
 use crate::report::summary::lost_samples_warning;
-use crate::report::table::{Cell, Column, Table, TextFormat, write_table};
+use crate::report::table::{Cell, Colors, Column, Table, TextFormat, write_table};
 use crate::short_name;
 
 /// Longest symbol name shown in the text table's top symbols.
@@ -304,15 +304,15 @@ impl Breakdown<'_> {
     pub(crate) fn write_text(
         &self,
         format: TextFormat,
-        colors: bool,
+        colors: Colors,
         out: &mut dyn Write,
     ) -> std::io::Result<()> {
         if format == TextFormat::Csv {
-            write_table(&self.main_table(usize::MAX), format, false, out)?;
+            write_table(&self.main_table(usize::MAX), format, Colors::Plain, out)?;
             // Timers with no pass frame follow as a second table.
             if let Some(timers) = self.timer_only_table() {
                 writeln!(out)?;
-                write_table(&timers, format, false, out)?;
+                write_table(&timers, format, Colors::Plain, out)?;
             }
             return Ok(());
         }
@@ -328,12 +328,12 @@ impl Breakdown<'_> {
         write_table(&self.main_table(TEXT_SYMBOL_WIDTH), format, colors, out)?;
         if let Some(timers) = self.timer_only_table() {
             writeln!(out)?;
-            write_table(&timers, format, false, out)?;
+            write_table(&timers, format, Colors::Plain, out)?;
         }
         let processes = self.process_table();
         if processes.rows.len() > 1 {
             writeln!(out)?;
-            write_table(&processes, format, false, out)?;
+            write_table(&processes, format, Colors::Plain, out)?;
         }
         match &self.run {
             Some(run) => artifacts::write_text(&run.artifacts, format, out),
