@@ -416,6 +416,7 @@ fn const_eval_off_folding_falls_and_repeated_runs_report_their_spread() {
             "{wall}"
         );
     }
+    pictures_of_a_set(&on, &dir);
     let folding = report["rows"]
         .as_array()
         .unwrap()
@@ -446,6 +447,73 @@ fn const_eval_off_folding_falls_and_repeated_runs_report_their_spread() {
         "folding's inclusive share: {folding}"
     );
     assert_eq!(folding["significant_inclusive"], true, "{folding}");
+}
+
+/// `flamegraph` of a set adds its runs up: its folded stacks hold every
+/// sample of every run; `--passes-only` is refused; `timeline` draws the run
+/// of median wall time and says which.
+fn pictures_of_a_set(set: &Path, dir: &TempDir) {
+    let folded_total = |folded: &Path| -> u64 {
+        std::fs::read_to_string(folded)
+            .unwrap()
+            .lines()
+            .map(|line| line.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+            .sum()
+    };
+    let draw = |input: &Path, name: &str| {
+        let (svg, folded) = (
+            dir.join(format!("{name}.svg")),
+            dir.join(format!("{name}.folded")),
+        );
+        compile_perf([
+            "flamegraph".as_ref(),
+            input.as_os_str(),
+            "-q".as_ref(),
+            "--compiler".as_ref(),
+            "-o".as_ref(),
+            svg.as_os_str(),
+            "--folded-out".as_ref(),
+            folded.as_os_str(),
+        ])
+        .expect_code(0, &format!("flamegraph of {}", input.display()));
+        (std::fs::read_to_string(svg).unwrap(), folded_total(&folded))
+    };
+    let (svg, total) = draw(set, "set");
+    assert!(svg.contains("3 runs added up"), "the title says so");
+    assert!(
+        svg.contains("3 runs: "),
+        "the subtitle gives the wall times"
+    );
+    let runs: u64 = (1..=3)
+        .map(|run| draw(&set.join(format!("run-{run}")), &format!("run-{run}")).1)
+        .sum();
+    assert_eq!(total, runs, "every run's samples are in the set's picture");
+
+    let passes = compile_perf([
+        "flamegraph".as_ref(),
+        set.as_os_str(),
+        "--passes-only".as_ref(),
+        "-o".as_ref(),
+        dir.join("passes.svg").as_os_str(),
+    ]);
+    passes.expect_code(14, "--passes-only of a set");
+    assert!(passes.stderr.contains("draws one run"), "{}", passes.stderr);
+
+    let timeline = compile_perf([
+        "timeline".as_ref(),
+        set.as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+        "-o".as_ref(),
+        "-".as_ref(),
+    ]);
+    timeline.expect_code(0, "timeline of a set");
+    let chosen = timeline.json()["run_of_set"].as_str().unwrap().to_owned();
+    assert!(
+        chosen.starts_with("run-") && chosen.contains(", the run of median wall time of 3 runs"),
+        "{chosen}"
+    );
+    assert!(timeline.stderr.contains(&chosen), "{}", timeline.stderr);
 }
 
 #[test]

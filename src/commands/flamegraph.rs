@@ -1,20 +1,25 @@
 //! `compile-perf flamegraph`: the category-coloured flamegraph, whole or
 //! cut to a category or a pass, upright or as an icicle; or of the passes
-//! alone (`--passes-only`).
+//! alone (`--passes-only`). Of a set of runs (`record --repeat`'s
+//! directory), the runs' pictures are added up into one.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
 use super::args::{InputArgs, RulesFileArg, heading};
 use super::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
-use super::{Config, Reading, Run, finish, leave_to_exit, rules_and_profile};
+use super::series::{set_line, set_runs};
+use super::{
+    Config, Reading, Run, finish, leave_to_exit, load_recording, load_rules, rules_and_profile,
+};
 use crate::attribute::Classes;
 use crate::defaults;
 use crate::error::Error;
 use crate::profile::ReadOptions;
-use crate::render::flamegraph::{MaxDepth, all_stacks};
-use crate::run_dir::RunJson;
+use crate::render::flamegraph::{MaxDepth, added_up, all_stacks};
+use crate::run_dir::{RunJson, SeriesJson, series_at};
+use perfdata::Input;
 
 /// The examples `--help` ends with.
 pub(crate) const EXAMPLES: &str = "  The whole compile, coloured by category:
@@ -109,21 +114,34 @@ impl Run for Flamegraph {
     }
 }
 
+impl Flamegraph {
+    /// The picture asked for, written to `config`'s output, with `facts`
+    /// under its title.
+    fn request(&self, config: &Config, facts: Option<String>) -> FlamegraphRequest {
+        FlamegraphRequest {
+            output: config.output.clone(),
+            category: self.category.clone(),
+            pass: self.pass.clone(),
+            inverted: self.inverted,
+            passes_only: self.passes_only,
+            min_width: self.min_width,
+            max_depth: self.max_depth,
+            folded_out: self.folded_out.clone(),
+            run_facts: facts,
+        }
+    }
+}
+
 /// Draws the flamegraph `options` ask for.
 fn run(config: &Config, reading: &Reading, options: &Flamegraph) -> Result<u8, Error> {
+    if let Input::Path(dir) = &reading.input {
+        if let Some(series) = series_at(dir) {
+            return run_set(config, reading, options, dir, &series);
+        }
+    }
     let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
     let run = run_dir.run.as_ref();
-    let request = FlamegraphRequest {
-        output: config.output.clone(),
-        category: options.category.clone(),
-        pass: options.pass.clone(),
-        inverted: options.inverted,
-        passes_only: options.passes_only,
-        min_width: options.min_width,
-        max_depth: options.max_depth,
-        folded_out: options.folded_out.clone(),
-        run_facts: run.map(RunJson::short_line),
-    };
+    let request = options.request(config, run.map(RunJson::short_line));
     let drawn_whole = options.category.is_none()
         && options.pass.is_none()
         && !options.inverted
@@ -149,4 +167,54 @@ fn run(config: &Config, reading: &Reading, options: &Flamegraph) -> Result<u8, E
     leave_to_exit(classes);
     leave_to_exit(profile);
     code
+}
+
+/// The flamegraph of a set of runs: each run's picture, added up. Each
+/// run's summary goes to stderr; the exit code is the worst of them.
+fn run_set(
+    config: &Config,
+    reading: &Reading,
+    options: &Flamegraph,
+    dir: &Path,
+    series: &SeriesJson,
+) -> Result<u8, Error> {
+    let runs = set_runs(dir, series);
+    if options.passes_only {
+        return Err(Error::NothingToDraw {
+            reason: format!(
+                "--passes-only draws one run (a pass's tooltip splits its samples by category, \
+                 which runs do not add up to), and {} holds a set of {} runs: give one of them, \
+                 such as {}",
+                dir.display(),
+                runs.len(),
+                dir.join(runs.first().map_or("run-1", |run| run.name.as_str()))
+                    .display()
+            ),
+        });
+    }
+    let rules = load_rules(config.rules_file.as_deref())?;
+    let request = options.request(config, None);
+    let mut pictures = Vec::with_capacity(runs.len());
+    let mut code = 0;
+    for run in &runs {
+        let input = Input::Path(run.recording.clone());
+        let profile = load_recording(&input, &reading.read, &run.dir)?;
+        let classes = Classes::new(&profile, &rules);
+        pictures.push(flamegraph_picture(
+            &request,
+            &reading.filter,
+            &profile,
+            &classes,
+            None,
+        )?);
+        code = code.max(finish(config, &profile, run.dir.run.as_ref())?);
+        leave_to_exit(classes);
+        leave_to_exit(profile);
+    }
+    let picture =
+        added_up(pictures, &rules, Some(&set_line(&runs))).ok_or_else(|| Error::NothingToDraw {
+            reason: format!("{} holds no run", dir.display()),
+        })?;
+    save_flamegraph(&request, picture)?;
+    Ok(code)
 }

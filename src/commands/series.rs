@@ -1,9 +1,12 @@
-//! What `record --repeat` and `report` share about a set of runs: each run
-//! of the set read into its rows and its facts, then added up.
+//! What `record --repeat`, `report`, `flamegraph` and `timeline` share
+//! about a set of runs: each run of the set read into its rows and its
+//! facts, then added up; the run directories; the line that says what the
+//! set is; the run of median wall time.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{Config, finish, load_recording, rss_join};
+use crate::attribute::run_diff::Spread;
 use crate::attribute::runs::run_rows;
 use crate::attribute::series::{Aggregate, SeriesRun, aggregate};
 use crate::attribute::{Attribution, Classes, Grouping};
@@ -35,10 +38,12 @@ pub(crate) fn read_series(
 ) -> Result<(Aggregate, u8), Error> {
     let mut runs = Vec::new();
     let mut code = 0;
-    for name in &series.runs {
-        let run_path = dir.join(name);
-        let recording = run_path.join(RUN_RECORDING);
-        let run_dir = RunDir::open(&run_path);
+    for SetRun {
+        dir: run_dir,
+        recording,
+        ..
+    } in set_runs(dir, series)
+    {
         let profile = load_recording(&Input::Path(recording.clone()), reading.read, &run_dir)?;
         let classes = Classes::new(&profile, reading.rules);
         let rows = run_rows(
@@ -64,4 +69,100 @@ pub(crate) fn read_series(
         }
     }
     Ok((aggregate(series.command.join(" "), &runs), code))
+}
+
+/// One run of a set: its directory, opened, and its recording.
+pub(crate) struct SetRun {
+    pub name: String,
+    pub dir: RunDir,
+    pub recording: PathBuf,
+}
+
+/// The runs of `series` (in `dir`), in order.
+pub(crate) fn set_runs(dir: &Path, series: &SeriesJson) -> Vec<SetRun> {
+    series
+        .runs
+        .iter()
+        .map(|name| {
+            let path: PathBuf = dir.join(name);
+            SetRun {
+                name: name.clone(),
+                dir: RunDir::open(&path),
+                recording: path.join(RUN_RECORDING),
+            }
+        })
+        .collect()
+}
+
+/// What a picture of the set says under its title: how many runs, and
+/// their wall times.
+pub(crate) fn set_line(runs: &[SetRun]) -> String {
+    let walls = Spread::of(runs.iter().filter_map(wall_seconds).collect());
+    match walls {
+        Some(walls) if walls.runs.len() == runs.len() => format!(
+            "{} runs: {:.1}–{:.1} s wall, median {:.1} s",
+            runs.len(),
+            walls.min(),
+            walls.max(),
+            walls.median
+        ),
+        _ => format!("{} runs", runs.len()),
+    }
+}
+
+/// The run of median wall time (the faster of the two middle ones for an
+/// even count); the first run when wall times are not known.
+pub(crate) fn median_run(runs: &[SetRun]) -> Option<&SetRun> {
+    let mut timed: Vec<(&SetRun, f64)> = runs
+        .iter()
+        .filter_map(|run| Some((run, wall_seconds(run)?)))
+        .collect();
+    if timed.len() < runs.len() {
+        return runs.first();
+    }
+    timed.sort_by(|a, b| a.1.total_cmp(&b.1));
+    timed
+        .get(timed.len().saturating_sub(1) / 2)
+        .map(|(run, _)| *run)
+}
+
+fn wall_seconds(run: &SetRun) -> Option<f64> {
+    run.dir.run.as_ref()?.wall_seconds
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run_dir::RunJson;
+
+    fn runs(walls: &[Option<f64>]) -> Vec<SetRun> {
+        walls
+            .iter()
+            .enumerate()
+            .map(|(at, wall)| SetRun {
+                name: format!("run-{}", at + 1),
+                dir: RunDir {
+                    run: Some(RunJson {
+                        wall_seconds: *wall,
+                        ..RunJson::default()
+                    }),
+                    ..RunDir::default()
+                },
+                recording: PathBuf::from(format!("run-{}/perf.data", at + 1)),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_median_run_is_the_middle_one_by_wall_time() {
+        let odd = runs(&[Some(9.0), Some(7.0), Some(8.0)]);
+        assert_eq!(median_run(&odd).unwrap().name, "run-3");
+        assert_eq!(set_line(&odd), "3 runs: 7.0–9.0 s wall, median 8.0 s");
+        let even = runs(&[Some(9.0), Some(7.0), Some(8.0), Some(10.0)]);
+        assert_eq!(median_run(&even).unwrap().name, "run-3");
+        let untimed = runs(&[Some(9.0), None]);
+        assert_eq!(median_run(&untimed).unwrap().name, "run-1");
+        assert_eq!(set_line(&untimed), "2 runs");
+        assert!(median_run(&[]).is_none());
+    }
 }

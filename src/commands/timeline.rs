@@ -1,5 +1,7 @@
 //! `compile-perf timeline`: category shares over the compile, its phases
-//! and busy threads, as an SVG or as JSON.
+//! and busy threads, as an SVG or as JSON. Of a set of runs (`record
+//! --repeat`'s directory), the run of median wall time is drawn, and the
+//! picture says so: runs do not share a clock, so they are not added up.
 
 use std::path::PathBuf;
 
@@ -7,6 +9,7 @@ use clap::Args;
 
 use super::args::{InputArgs, RulesFileArg, heading};
 use super::format::{Format, Formats};
+use super::series::{median_run, set_line, set_runs};
 use super::{Config, Reading, Run, finish, rss_join, rules_and_profile};
 use crate::attribute::{Classes, timeline};
 use crate::defaults;
@@ -15,7 +18,8 @@ use crate::output::write_output;
 use crate::profile::ReadOptions;
 use crate::render::timeline_svg;
 use crate::report::timeline_json;
-use crate::run_dir::RunJson;
+use crate::run_dir::{RunJson, series_at};
+use perfdata::Input;
 
 /// The examples `--help` ends with.
 pub(crate) const EXAMPLES: &str =
@@ -74,8 +78,42 @@ impl Run for Timeline {
     }
 }
 
-/// Draws (or writes as JSON) the timeline of the samples the filter keeps.
+/// Draws (or writes as JSON) the timeline of the samples the filter keeps;
+/// of a set of runs, of its run of median wall time.
 fn run(config: &Config, reading: &Reading, options: &Timeline) -> Result<u8, Error> {
+    let Input::Path(dir) = &reading.input else {
+        return draw(config, reading, options, None);
+    };
+    let Some(series) = series_at(dir) else {
+        return draw(config, reading, options, None);
+    };
+    let runs = set_runs(dir, &series);
+    let median = median_run(&runs).ok_or_else(|| Error::NothingToDraw {
+        reason: format!("{} holds no run", dir.display()),
+    })?;
+    let chosen = format!(
+        "{}, the run of median wall time of {}",
+        median.name,
+        set_line(&runs)
+    );
+    if !config.quiet {
+        eprintln!("compile-perf: notice: the timeline of a set draws one run: {chosen}");
+    }
+    let one_run = Reading {
+        input: Input::Path(median.recording.clone()),
+        ..reading.clone()
+    };
+    draw(config, &one_run, options, Some(chosen))
+}
+
+/// Draws (or writes as JSON) the timeline of one recording; `chosen` says
+/// which run of a set it is.
+fn draw(
+    config: &Config,
+    reading: &Reading,
+    options: &Timeline,
+    chosen: Option<String>,
+) -> Result<u8, Error> {
     let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
     let classes = Classes::new(&profile, &rules);
     let timeline = timeline(&profile, &classes, &reading.filter, options.slices);
@@ -90,10 +128,14 @@ fn run(config: &Config, reading: &Reading, options: &Timeline) -> Result<u8, Err
         eprintln!("compile-perf: notice: {notice}");
     }
     let run = run_dir.run.as_ref();
-    let facts = run.map(RunJson::short_line);
+    let facts = match (&chosen, run.map(RunJson::short_line)) {
+        (Some(chosen), Some(facts)) => Some(format!("{chosen}; {facts}")),
+        (chosen, facts) => chosen.clone().or(facts),
+    };
     write_output(&config.output, |out| match options.format {
         Format::Json => {
-            let document = timeline_json::to_json(&timeline, &rules, command, rss.as_ref());
+            let mut document = timeline_json::to_json(&timeline, &rules, command, rss.as_ref());
+            document.run_of_set = chosen.clone();
             serde_json::to_writer_pretty(&mut *out, &document)?;
             writeln!(out)
         }

@@ -22,6 +22,10 @@ pub(crate) struct TimelineJson {
     /// `memory.json`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rss: Option<RssJson>,
+    /// Of a set of runs: which run this is, and why (`run-2, the run of
+    /// median wall time of 3 runs: …`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_of_set: Option<String>,
 }
 
 /// The RSS line of the timeline.
@@ -109,6 +113,7 @@ pub(crate) fn to_json(
 ) -> TimelineJson {
     let round = |value: f64| (value * 1000.0).round() / 1000.0;
     TimelineJson {
+        run_of_set: None,
         rss: rss.map(|rss| RssJson {
             process: rss.name.clone(),
             pid: rss.pid,

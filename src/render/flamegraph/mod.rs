@@ -20,6 +20,7 @@ mod layout;
 mod merge;
 mod names;
 mod passes;
+mod sum;
 mod svg;
 
 use crate::attribute::{Classes, PassId};
@@ -27,13 +28,14 @@ use crate::fold::{FoldedStack, counted_lines, fold, sort_by_names};
 use crate::profile::{Profile, SampleFilter};
 use captions::{legend_entries, subtitle, title};
 use category_rules::{CategoryId, RuleTable};
-use color::{NEUTRAL, Rgb, category_shares, palette};
+use color::{NEUTRAL, Rgb, Share, category_shares, palette};
 pub(crate) use depth::MaxDepth;
 use depth::cut_deep;
 use layout::{lay_out, leaf_first};
 use merge::{cut_at_pass, cut_narrow_frames};
 use names::{FrameNames, NamedStack};
 pub(crate) use passes::passes_picture;
+pub(crate) use sum::added_up;
 pub(crate) use svg::Svg;
 use svg::{FrameLook, LegendEntry, Page, write_svg};
 
@@ -268,6 +270,10 @@ pub(crate) struct Picture {
     folded: Vec<String>,
     /// What a frame's count is: samples, or bytes with `--alloc`.
     count_name: &'static str,
+    /// The samples (or bytes) drawn, and the categories' shares of them:
+    /// what pictures are added up by ([`added_up`]).
+    total: u64,
+    shares: Vec<Share>,
 }
 
 /// The picture of `drawable`, which must hold the stacks `options` selects,
@@ -307,6 +313,8 @@ pub(crate) fn picture_of(
         legend: legend_entries(table, &self_shares),
         folded,
         count_name: profile.unit,
+        total: stacks.iter().map(|(_, count)| count).sum(),
+        shares: self_shares,
     })
 }
 

@@ -139,6 +139,8 @@ pub(crate) fn passes_picture(
         inverted: false,
         legend: legend_entries(table, &shares),
         count_name: profile.unit,
+        total,
+        shares,
     })
 }
 
