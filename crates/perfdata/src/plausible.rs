@@ -46,6 +46,85 @@ const TIME_END: u64 = 1 << 62;
 /// The longest build id an MMAP2 record can carry.
 const MAX_BUILD_ID: u8 = 20;
 
+/// What makes a record one perf and the kernel do not write; its text says
+/// what is wrong, for the reader's corruption error.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(super) enum Implausible {
+    #[error(
+        "a record of type {record_type} is stamped {time} ns, more than a century after its \
+         clock started"
+    )]
+    Timestamp { record_type: u32, time: u64 },
+    #[error(
+        "a SAMPLE record is {bytes} bytes long, but its event's fields (sample_type \
+         {sample_type:#x}) take {expected} bytes: its size field is wrong"
+    )]
+    SampleSize {
+        bytes: usize,
+        sample_type: u64,
+        expected: usize,
+    },
+    #[error("a SAMPLE record is too short for its event's fields")]
+    SampleTooShort,
+    #[error(
+        "an MMAP2 record states a build id of {bytes} bytes, longer than the {MAX_BUILD_ID} a \
+         build id can have"
+    )]
+    BuildIdTooLong { bytes: u8 },
+    #[error(
+        "an MMAP2 record states protection {protection:#x} and flags {flags:#x}, which no \
+         mapping has"
+    )]
+    MappingFlags { protection: u32, flags: u32 },
+    #[error(
+        "an {record} record maps a file whose name starts with byte {first:#04x}, which no path \
+         or name the kernel reports starts with"
+    )]
+    MappedName { record: &'static str, first: u8 },
+    #[error(
+        "an {record} record maps {len:#x} bytes at {start:#x}, past the end of the address space"
+    )]
+    PastAddressSpace {
+        record: &'static str,
+        start: u64,
+        len: u64,
+    },
+    #[error(
+        "an {record} record maps user-space code at {start:#x}..{end:#x}, past the end of user \
+         space"
+    )]
+    PastUserSpace {
+        record: &'static str,
+        start: u64,
+        end: u64,
+    },
+    #[error(
+        "an {record} record maps {len:#x} bytes at {start:#x} from file offset \
+         {file_offset:#x}, not at page boundaries"
+    )]
+    NotPageAligned {
+        record: &'static str,
+        start: u64,
+        len: u64,
+        file_offset: u64,
+    },
+    #[error("a {record} record is too short for its fields")]
+    TooShort { record: &'static str },
+    #[error("a {record} record names process or thread {pid}, an id Linux never hands out")]
+    Pid { record: &'static str, pid: i32 },
+    #[error("a {record} record of {bytes} bytes has no room for its fields and name")]
+    NoRoomForName { record: &'static str, bytes: usize },
+    #[error(
+        "a {record} record is {bytes} bytes long, but its fields take {expected} bytes: its \
+         size field is wrong"
+    )]
+    Size {
+        record: &'static str,
+        bytes: usize,
+        expected: usize,
+    },
+}
+
 /// True for a record type perf or the kernel writes.
 pub(super) fn is_known_type(record_type: u32) -> bool {
     KERNEL_TYPES.contains(&record_type) || PERF_TYPES.contains(&record_type)
@@ -69,13 +148,12 @@ pub(super) struct RecordRules {
 impl RecordRules {
     /// Checks the event record `record`, parsed as one of its event's; the
     /// error says what is wrong.
-    pub(super) fn check(&self, record: &RawEventRecord<'_>) -> Result<(), String> {
+    pub(super) fn check(&self, record: &RawEventRecord<'_>) -> Result<(), Implausible> {
         if let Some(time) = record.timestamp().filter(|&time| time >= TIME_END) {
-            return Err(format!(
-                "a record of type {} is stamped {time} ns, more than a century after its clock \
-                 started",
-                record.record_type.0
-            ));
+            return Err(Implausible::Timestamp {
+                record_type: record.record_type.0,
+                time,
+            });
         }
         let body = record.data.as_slice();
         let info = &record.parse_info;
@@ -119,18 +197,16 @@ impl RecordRules {
         }
     }
 
-    fn check_sample(&self, body: &[u8], info: &RecordParseInfo) -> Result<(), String> {
+    fn check_sample(&self, body: &[u8], info: &RecordParseInfo) -> Result<(), Implausible> {
         let Some(expected) = sample_size(body, info, self.order)? else {
             return Ok(());
         };
         if expected != body.len() {
-            return Err(format!(
-                "a SAMPLE record is {} bytes long, but its event's fields (sample_type {:#x}) \
-                 take {} bytes: its size field is wrong",
-                body.len() + 8,
-                info.sample_format.bits(),
-                expected + 8
-            ));
+            return Err(Implausible::SampleSize {
+                bytes: body.len() + 8,
+                sample_type: info.sample_format.bits(),
+                expected: expected + 8,
+            });
         }
         if info.sample_format.contains(SampleFormat::TID) {
             let at = 8 * info
@@ -143,22 +219,18 @@ impl RecordRules {
         Ok(())
     }
 
-    fn check_mmap2(&self, body: &[u8], misc: u16, trailer: usize) -> Result<(), String> {
+    fn check_mmap2(&self, body: &[u8], misc: u16, trailer: usize) -> Result<(), Implausible> {
         let build_id_len = body.get(32).copied().unwrap_or(0);
         if misc & PERF_RECORD_MISC_MMAP_BUILD_ID != 0 && build_id_len > MAX_BUILD_ID {
-            return Err(format!(
-                "an MMAP2 record states a build id of {build_id_len} bytes, longer than the \
-                 {MAX_BUILD_ID} a build id can have"
-            ));
+            return Err(Implausible::BuildIdTooLong {
+                bytes: build_id_len,
+            });
         }
         self.check_mapping(body, misc, 64, trailer, "MMAP2")?;
         let protection = self.order.u32(body, 56).expect("checked size");
         let flags = self.order.u32(body, 60).expect("checked size");
         if protection > 7 || flags >= MAP_FLAGS_END {
-            return Err(format!(
-                "an MMAP2 record states protection {protection:#x} and flags {flags:#x}, \
-                 which no mapping has"
-            ));
+            return Err(Implausible::MappingFlags { protection, flags });
         }
         Ok(())
     }
@@ -170,25 +242,26 @@ impl RecordRules {
         misc: u16,
         fixed: usize,
         trailer: usize,
-        name: &str,
-    ) -> Result<(), String> {
+        name: &'static str,
+    ) -> Result<(), Implausible> {
         self.check_named_size(body, fixed, trailer, name)?;
         self.check_pids(body, &[0, 4], name)?;
         // A path, a bracketed name (`[vdso]`) or a kernel-made name (`anon_inode:…`).
         let first = body[fixed];
         if first != 0 && !(first == b'/' || first == b'[' || first.is_ascii_alphanumeric()) {
-            return Err(format!(
-                "an {name} record maps a file whose name starts with byte {first:#04x}, which \
-                 no path or name the kernel reports starts with"
-            ));
+            return Err(Implausible::MappedName {
+                record: name,
+                first,
+            });
         }
         let field = |at| self.order.u64(body, at).expect("checked size");
         let (start, len, file_offset) = (field(8), field(16), field(24));
         let Some(end) = start.checked_add(len) else {
-            return Err(format!(
-                "an {name} record maps {len:#x} bytes at {start:#x}, past the end of the \
-                 address space"
-            ));
+            return Err(Implausible::PastAddressSpace {
+                record: name,
+                start,
+                len,
+            });
         };
         let mode = misc & CPUMODE_MASK;
         if mode != CPUMODE_USER && mode != CPUMODE_GUEST_USER {
@@ -196,22 +269,25 @@ impl RecordRules {
         }
         let vsyscall = start == VSYSCALL_START && body[fixed..].starts_with(b"[vsyscall]\0");
         if end > USER_SPACE_END && !vsyscall {
-            return Err(format!(
-                "an {name} record maps user-space code at {start:#x}..{end:#x}, past the end \
-                 of user space"
-            ));
+            return Err(Implausible::PastUserSpace {
+                record: name,
+                start,
+                end,
+            });
         }
         if (start | len | file_offset) % PAGE != 0 {
-            return Err(format!(
-                "an {name} record maps {len:#x} bytes at {start:#x} from file offset \
-                 {file_offset:#x}, not at page boundaries"
-            ));
+            return Err(Implausible::NotPageAligned {
+                record: name,
+                start,
+                len,
+                file_offset,
+            });
         }
         Ok(())
     }
 
     /// NAMESPACES: pid, tid, a count, then that many (device, inode) pairs.
-    fn check_namespaces(&self, body: &[u8], trailer: usize) -> Result<(), String> {
+    fn check_namespaces(&self, body: &[u8], trailer: usize) -> Result<(), Implausible> {
         self.check_pids(body, &[0, 4], "NAMESPACES")?;
         let count = self.order.u64(body, 8).unwrap_or(u64::MAX);
         let fields = usize::try_from(count)
@@ -223,16 +299,19 @@ impl RecordRules {
 
     /// The u32 process or thread ids at `offsets` of `body` must be ones
     /// Linux can hand out (-1 stands for none).
-    fn check_pids(&self, body: &[u8], offsets: &[usize], name: &str) -> Result<(), String> {
+    fn check_pids(
+        &self,
+        body: &[u8],
+        offsets: &[usize],
+        name: &'static str,
+    ) -> Result<(), Implausible> {
         for &at in offsets {
             let Some(raw) = self.order.u32(body, at) else {
-                return Err(format!("a {name} record is too short for its fields"));
+                return Err(Implausible::TooShort { record: name });
             };
             let pid = raw as i32;
             if !(-1..=PID_MAX_LIMIT).contains(&pid) {
-                return Err(format!(
-                    "a {name} record names process or thread {pid}, an id Linux never hands out"
-                ));
+                return Err(Implausible::Pid { record: name, pid });
             }
         }
         Ok(())
@@ -245,17 +324,17 @@ impl RecordRules {
         body: &[u8],
         fixed: usize,
         trailer: usize,
-        name: &str,
-    ) -> Result<(), String> {
+        name: &'static str,
+    ) -> Result<(), Implausible> {
         let text = body
             .len()
             .checked_sub(fixed + trailer)
             .map(|end| &body[fixed..fixed + end]);
         let Some(nul) = text.and_then(|text| text.iter().position(|&byte| byte == 0)) else {
-            return Err(format!(
-                "a {name} record of {} bytes has no room for its fields and name",
-                body.len() + 8
-            ));
+            return Err(Implausible::NoRoomForName {
+                record: name,
+                bytes: body.len() + 8,
+            });
         };
         let padded = (nul + 1).next_multiple_of(8);
         self.check_fixed_size(body.len(), fixed + padded, trailer, name)
@@ -266,8 +345,8 @@ impl RecordRules {
         len: usize,
         fields: usize,
         trailer: usize,
-        name: &str,
-    ) -> Result<(), String> {
+        name: &'static str,
+    ) -> Result<(), Implausible> {
         let expected = fields.saturating_add(trailer);
         let fits = if self.exact_trailers {
             len == expected
@@ -277,12 +356,11 @@ impl RecordRules {
         if fits {
             Ok(())
         } else {
-            Err(format!(
-                "a {name} record is {} bytes long, but its fields take {} bytes: its size \
-                 field is wrong",
-                len + 8,
-                expected.saturating_add(8)
-            ))
+            Err(Implausible::Size {
+                record: name,
+                bytes: len + 8,
+                expected: expected.saturating_add(8),
+            })
         }
     }
 }
@@ -294,12 +372,12 @@ fn sample_size(
     body: &[u8],
     info: &RecordParseInfo,
     order: ByteOrder,
-) -> Result<Option<usize>, String> {
+) -> Result<Option<usize>, Implausible> {
     let format = info.sample_format;
     if format.intersects(SampleFormat::READ | SampleFormat::BRANCH_STACK) {
         return Ok(None);
     }
-    let too_short = || "a SAMPLE record is too short for its event's fields".to_owned();
+    let too_short = || Implausible::SampleTooShort;
     let mut at = 8 * format
         .intersection(
             SampleFormat::IDENTIFIER
@@ -315,7 +393,7 @@ fn sample_size(
         .bits()
         .count_ones() as usize;
     // A count or size field, then that many bytes (`unit` each).
-    let counted = |at: &mut usize, unit: usize, field: usize| -> Result<u64, String> {
+    let counted = |at: &mut usize, unit: usize, field: usize| -> Result<u64, Implausible> {
         let count = match field {
             4 => order.u32(body, *at).map(u64::from),
             _ => order.u64(body, *at),
@@ -336,7 +414,7 @@ fn sample_size(
     if format.contains(SampleFormat::RAW) {
         counted(&mut at, 1, 4)?;
     }
-    let regs = |at: &mut usize, count: u8| -> Result<(), String> {
+    let regs = |at: &mut usize, count: u8| -> Result<(), Implausible> {
         let abi = order.u64(body, *at).ok_or_else(too_short)?;
         *at += 8;
         if abi != 0 {

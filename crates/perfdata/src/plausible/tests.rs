@@ -32,17 +32,20 @@ fn records_of(types: &[RecordType]) -> Vec<(RecordType, u16, Vec<u8>, RecordPars
     found
 }
 
+/// The check of one record, with the error as the reader reports it.
 fn check(kind: RecordType, misc: u16, body: &[u8], info: RecordParseInfo) -> Result<(), String> {
     let rules = RecordRules {
         order: ByteOrder { big_endian: false },
         exact_trailers: true,
     };
-    rules.check(&RawEventRecord::new(
-        kind,
-        misc,
-        RawData::Single(body),
-        info,
-    ))
+    rules
+        .check(&RawEventRecord::new(
+            kind,
+            misc,
+            RawData::Single(body),
+            info,
+        ))
+        .map_err(|implausible| implausible.to_string())
 }
 
 #[test]
