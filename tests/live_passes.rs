@@ -204,6 +204,45 @@ fn passes_threads_and_the_timeline_of_a_real_compile() {
         .map(|row| row["key"].as_str().unwrap())
         .collect();
     assert!(buckets.contains(&"(parsing the input)"), "{buckets:?}");
+    // Thread-pool work is credited to what the main thread was in, and
+    // counted: what stays "(thread-pool tasks)" is at most 2% of the samples.
+    let samples = passes["samples"].as_u64().unwrap();
+    let credited = passes["credited_samples"].as_u64().unwrap();
+    let credited_rows: u64 = list
+        .iter()
+        .chain(passes["rows"].as_array().unwrap())
+        .map(|row| row["credited_samples"].as_u64().unwrap())
+        .sum();
+    assert!(credited > 0, "the llvm-worker threads' tasks are credited");
+    assert_eq!(
+        credited_rows, credited,
+        "each credited sample is in one row"
+    );
+    let pool = passes["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["key"] == "(thread-pool tasks)")
+        .map_or(0, |row| row["self_samples"].as_u64().unwrap());
+    assert!(
+        pool * 50 <= samples,
+        "(thread-pool tasks) keeps {pool} of {samples} samples"
+    );
+    let threads = json_of(
+        &data,
+        &["report", "--by", "thread", "--compiler", "--format", "json"],
+    );
+    let workers: u64 = threads["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|row| row["key"].as_str().unwrap().starts_with("llvm-worker"))
+        .map(|row| row["self_samples"].as_u64().unwrap())
+        .sum();
+    assert!(
+        credited <= workers + samples / 10,
+        "credited {credited}: the workers' samples ({workers}) and the main thread's tasks"
+    );
     // The linker, a child process of the compiler, has its own place.
     let everything = json_of(&data, &["report", "--by", "pass", "--format", "json"]);
     let linker = everything["rows"]

@@ -15,6 +15,7 @@
 
 mod classes;
 pub(crate) mod comparable;
+mod credit;
 pub(crate) mod diff;
 mod pass;
 pub(crate) mod pass_spans;

@@ -1,10 +1,13 @@
 //! Samples grouped into report rows: one grouping algorithm serves every
 //! `--by` (category, symbol, binary, thread, process and pass), with self
-//! and inclusive samples per row.
+//! and inclusive samples per row. Thread-pool work is credited to the
+//! passes that queued it ([`super::credit`]).
 
 use hashbrown::{HashMap, HashSet};
 
-use super::classes::{Attribution, Classes, facts};
+use super::classes::{Attribution, Classes, Facts, facts};
+use super::credit::{CreditedTo, credit_workers};
+use super::pass::OutsidePass;
 use super::row_key::RowKey;
 use crate::profile::{Profile, SampleFilter};
 use crate::symbolize::SymbolId;
@@ -38,12 +41,17 @@ pub(crate) struct RowTotals {
     pub details: HashMap<Detail, u64>,
     /// Self samples of the row split by innermost pass (or place outside passes).
     pub passes: HashMap<RowKey, u64>,
+    /// Of the self samples, those of thread-pool work credited to the pass
+    /// the main thread was in (see [`super::credit`]).
+    pub credited_samples: u64,
 }
 
 /// Samples grouped into rows.
 pub(crate) struct Grouped {
     /// Samples the filter kept.
     pub samples: u64,
+    /// Of those, samples of thread-pool work credited to a pass.
+    pub credited: u64,
     /// Of those, samples of the compiler process with a pass on their stack:
     /// the span that mlir-timing's `root` covers.
     pub in_pass_manager: u64,
@@ -58,21 +66,69 @@ pub(crate) fn group(
     attribution: Attribution,
     filter: &SampleFilter,
 ) -> Grouped {
-    let mut grouped = Grouped {
-        samples: 0,
-        in_pass_manager: 0,
-        rows: HashMap::new(),
+    let mut grouping_run = RowMaker {
+        profile,
+        classes,
+        grouping,
+        grouped: Grouped {
+            samples: 0,
+            credited: 0,
+            in_pass_manager: 0,
+            rows: HashMap::new(),
+        },
+        inclusive: HashSet::new(),
     };
-    let mut inclusive: HashSet<RowKey> = HashSet::new();
+    let credits = credit_workers(profile, classes, filter);
     for (key, count) in profile.samples(filter) {
         let facts = facts(profile, classes, attribution, key);
+        let mut left = count;
+        for (to, credited) in credits.of(key) {
+            grouping_run.add(&facts, Some(to), *credited);
+            left -= credited;
+        }
+        grouping_run.add(&facts, None, left);
+    }
+    grouping_run.grouped
+}
+
+/// The rows being made.
+struct RowMaker<'a> {
+    profile: &'a Profile,
+    classes: &'a Classes<'a>,
+    grouping: Grouping,
+    grouped: Grouped,
+    /// The inclusive rows of one sample, each once.
+    inclusive: HashSet<RowKey>,
+}
+
+impl RowMaker<'_> {
+    /// Adds `count` samples of `facts`; with `credited`, as samples of
+    /// what they are credited to instead of their stack's passes.
+    fn add(&mut self, facts: &Facts, credited: Option<&CreditedTo>, count: u64) {
+        if count == 0 {
+            return;
+        }
+        let (profile, classes, grouped) = (self.profile, self.classes, &mut self.grouped);
+        let (passes, place): (&[_], RowKey) = match credited {
+            None => (&facts.passes, facts.place),
+            Some(CreditedTo::Passes(passes)) => (
+                passes,
+                passes
+                    .last()
+                    .map_or(facts.place, |&innermost| RowKey::Pass(innermost)),
+            ),
+            Some(CreditedTo::PassManager) => (&[], RowKey::OutsidePass(OutsidePass::PassManager)),
+        };
         grouped.samples += count;
-        if facts.in_compiler && !facts.passes.is_empty() {
+        if credited.is_some() {
+            grouped.credited += count;
+        }
+        if facts.in_compiler && !passes.is_empty() {
             grouped.in_pass_manager += count;
         }
         let leaf = facts.leaf;
         let self_category = facts.self_category;
-        let (self_key, detail) = match grouping {
+        let (self_key, detail) = match self.grouping {
             // A category's top functions are those charged with its
             // samples: with caller attribution, the callers.
             Grouping::Category => (
@@ -95,10 +151,11 @@ pub(crate) fn group(
                 Some(RowKey::Process(facts.process)),
                 Some(Detail::Category(self_category)),
             ),
-            Grouping::Pass => (Some(facts.place), Some(Detail::Category(self_category))),
+            Grouping::Pass => (Some(place), Some(Detail::Category(self_category))),
         };
+        let inclusive = &mut self.inclusive;
         inclusive.clear();
-        match grouping {
+        match self.grouping {
             // Frames no rule names (thread roots, `main`, `_start`, and what
             // the rules miss) are on nearly every stack: `other` counts only
             // its self samples, so its inclusive share says something.
@@ -117,21 +174,23 @@ pub(crate) fn group(
                     .iter()
                     .map(|symbol| RowKey::Dso(profile.symbols.get(*symbol).dso)),
             ),
-            Grouping::Pass => inclusive.extend(facts.passes.iter().copied().map(RowKey::Pass)),
+            Grouping::Pass => inclusive.extend(passes.iter().copied().map(RowKey::Pass)),
             Grouping::Thread | Grouping::Process => {}
         }
         inclusive.extend(self_key);
         if let Some(self_key) = self_key {
             let row = grouped.rows.entry(self_key).or_default();
             row.self_samples += count;
+            if credited.is_some() {
+                row.credited_samples += count;
+            }
             if let Some(detail) = detail {
                 *row.details.entry(detail).or_default() += count;
             }
-            *row.passes.entry(facts.place).or_default() += count;
+            *row.passes.entry(place).or_default() += count;
         }
-        for row_key in &inclusive {
+        for row_key in inclusive.iter() {
             grouped.rows.entry(*row_key).or_default().inclusive_samples += count;
         }
     }
-    grouped
 }

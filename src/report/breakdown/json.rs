@@ -40,6 +40,8 @@ impl Breakdown<'_> {
                 });
             } else {
                 rows.push(RowJson {
+                    credited_samples: (self.options.grouping == Grouping::Pass)
+                        .then_some(row.credited_samples),
                     top_pass: matches!(self.options.grouping, Grouping::Thread | Grouping::Process)
                         .then(|| self.top_pass(row)),
                     key: self.label(key).0,
@@ -67,6 +69,8 @@ impl Breakdown<'_> {
             passes,
             in_pass_manager_samples: (self.options.grouping == Grouping::Pass)
                 .then_some(self.grouped.in_pass_manager),
+            credited_samples: (self.options.grouping == Grouping::Pass)
+                .then_some(self.grouped.credited),
             utilization: self.utilization.map(Into::into),
             memory_peak: self.memory_peaks().map(|(peak, _)| peak.into()),
             anon_memory_peak: self
@@ -115,6 +119,7 @@ impl Breakdown<'_> {
         let timer = self.timer_of(key);
         let cpu_seconds = self.cpu_seconds(row.inclusive_samples);
         PassJson {
+            credited_samples: row.credited_samples,
             timer_name: timer.map(|timer| timer.name.clone()),
             timer_wall_seconds: timer.map(|timer| round4(timer.wall_seconds)),
             timer_runs: timer.map(|timer| timer.timers),
@@ -176,6 +181,10 @@ pub(crate) struct ReportJson {
     /// stack, the base of `inclusive_percent_of_pass_manager`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub in_pass_manager_samples: Option<u64>,
+    /// With `--by pass`: samples of thread-pool work credited to what the
+    /// main thread was in (a pass, or the pass manager).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credited_samples: Option<u64>,
     /// With `--by thread`: how busy the threads were over time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub utilization: Option<crate::report::timeline_json::UtilizationJson>,
@@ -234,6 +243,9 @@ pub(crate) struct PassJson {
     pub inclusive_percent: f64,
     /// Inclusive samples as a share of the samples inside the pass manager.
     pub inclusive_percent_of_pass_manager: f64,
+    /// Of the self samples, thread-pool work credited to this pass because
+    /// the main thread was in it.
+    pub credited_samples: u64,
     /// The pass's self samples split by category.
     pub categories: Vec<PassCategoryJson>,
     /// The inclusive samples as CPU seconds (samples × the sampling
@@ -330,6 +342,10 @@ pub(crate) struct RowJson {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub top_pass: Option<String>,
     pub self_samples: u64,
+    /// With `--by pass`: of the self samples, thread-pool work credited to
+    /// this place because the main thread was there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credited_samples: Option<u64>,
     pub self_percent: f64,
     pub inclusive_samples: u64,
     pub inclusive_percent: f64,

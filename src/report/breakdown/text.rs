@@ -42,6 +42,14 @@ impl Breakdown<'_> {
                 attribution_name(self.options.attribution)
             ),
         ]);
+        let credited = self.grouped.credited;
+        if self.options.grouping == Grouping::Pass && credited > 0 {
+            lines.push(format!(
+                "credited: {credited} samples ({:.1}%) of thread-pool work, credited to what \
+                 the main thread was in (a pass, or the pass manager): the `credited` column",
+                percent(credited, self.samples())
+            ));
+        }
         if let Some(utilization) = &self.utilization {
             lines.push(format!(
                 "threads: on average {:.2} busy{}; {:.0}% of the time only one thread was busy",
@@ -111,6 +119,7 @@ impl Breakdown<'_> {
         let by_pass = grouping == Grouping::Pass;
         let with_pass = matches!(grouping, Grouping::Thread | Grouping::Process);
         let with_rss = by_pass && self.rss.is_some();
+        let with_credit = by_pass && self.grouped.credited > 0;
         let with_timers = by_pass && self.timers.is_some();
         let samples = self.samples();
         let in_pass_manager = self.grouped.in_pass_manager;
@@ -145,6 +154,12 @@ impl Breakdown<'_> {
                     format!("{:.1}%", percent(row.self_samples, samples)).into(),
                     format!("{:.1}%", percent(row.inclusive_samples, samples)).into(),
                 ];
+                if with_credit {
+                    cells.push(match row.credited_samples {
+                        0 => String::new().into(),
+                        credited => credited.to_string().into(),
+                    });
+                }
                 if by_pass {
                     cells.push(match key {
                         RowKey::Pass(_) => {
@@ -193,6 +208,9 @@ impl Breakdown<'_> {
             Column::right("self%"),
             Column::right("incl%"),
         ];
+        if with_credit {
+            columns.push(Column::right("credited"));
+        }
         if by_pass {
             columns.push(Column::right("incl% of passes"));
         }
