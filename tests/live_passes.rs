@@ -228,6 +228,27 @@ fn passes_threads_and_the_timeline_of_a_real_compile() {
         pool * 50 <= samples,
         "(thread-pool tasks) keeps {pool} of {samples} samples"
     );
+    // LLVM's codegen of the executables runs on one thread: a finding
+    // names the stretch, its pass, its seconds and the command that shows it.
+    let findings = passes["findings"].as_array().unwrap();
+    let serialized = findings
+        .iter()
+        .find(|finding| finding["kind"] == "serialized")
+        .unwrap_or_else(|| panic!("no serialized finding: {findings:?}"));
+    let seconds = serialized["seconds"].as_f64().unwrap();
+    assert!(
+        seconds >= 1.0 || serialized["wall_percent"].as_f64().unwrap() >= 10.0,
+        "{serialized}"
+    );
+    assert!(serialized["saving_at_most_seconds"].as_f64().unwrap() <= seconds);
+    assert!(
+        serialized["command"]
+            .as_str()
+            .unwrap()
+            .starts_with("compile-perf "),
+        "{serialized}"
+    );
+    assert!(!serialized["place"].as_str().unwrap().is_empty());
     let threads = json_of(
         &data,
         &["report", "--by", "thread", "--compiler", "--format", "json"],

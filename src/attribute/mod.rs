@@ -17,6 +17,7 @@ mod classes;
 pub(crate) mod comparable;
 mod credit;
 pub(crate) mod diff;
+pub(crate) mod findings;
 mod pass;
 pub(crate) mod pass_spans;
 mod row_key;

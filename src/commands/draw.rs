@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 use super::unknown_category;
+use crate::attribute::findings::{THRESHOLDS, serialized};
 use crate::attribute::rss::RssJoin;
 use crate::attribute::{Attribution, Classes, timeline, unwind_stats};
 use crate::defaults;
@@ -18,6 +19,7 @@ use crate::render::flamegraph::{
 };
 use crate::render::html::{self, HtmlPage};
 use crate::render::timeline_svg;
+use crate::report::breakdown::findings::finding_lines;
 use crate::report::breakdown::scope_words;
 use crate::report::summary::lost_samples_warning;
 use crate::run_dir::RunJson;
@@ -209,8 +211,15 @@ pub(super) fn html_report(
     let timeline = timeline(profile, classes, filter, defaults::TIMELINE_SLICES);
     let timeline = (!timeline.slices.is_empty())
         .then(|| timeline_svg::render(&timeline, classes.table, &command, None, run.rss));
+    let serialized = serialized(profile, classes, filter, &THRESHOLDS);
+    let mut facts = run_facts(profile, filter, run.facts, run.notices);
+    facts.extend(
+        finding_lines(profile, classes, &serialized)
+            .into_iter()
+            .map(|line| ("finding".to_owned(), line)),
+    );
     let page = HtmlPage {
-        facts: run_facts(profile, filter, run.facts, run.notices),
+        facts,
         command,
         flamegraphs,
         timeline,

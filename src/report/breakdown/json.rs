@@ -71,6 +71,7 @@ impl Breakdown<'_> {
                 .then_some(self.grouped.in_pass_manager),
             credited_samples: (self.options.grouping == Grouping::Pass)
                 .then_some(self.grouped.credited),
+            findings: self.findings_json(),
             utilization: self.utilization.map(Into::into),
             memory_peak: self.memory_peaks().map(|(peak, _)| peak.into()),
             anon_memory_peak: self
@@ -185,6 +186,10 @@ pub(crate) struct ReportJson {
     /// main thread was in (a pass, or the pass manager).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub credited_samples: Option<u64>,
+    /// What the report names for the reader to act on: serialized
+    /// stretches of the compile, with their seconds and the command that
+    /// shows each.
+    pub findings: Vec<super::findings::FindingJson>,
     /// With `--by thread`: how busy the threads were over time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub utilization: Option<crate::report::timeline_json::UtilizationJson>,

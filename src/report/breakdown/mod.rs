@@ -4,9 +4,11 @@
 //! rows; `text.rs` writes them as a table (text, Markdown or CSV, one table
 //! for all three) and `json.rs` as the JSON document.
 
+pub(crate) mod findings;
 mod json;
 mod text;
 
+use crate::attribute::findings::{Serialized, THRESHOLDS, serialized};
 use crate::attribute::rss::{MemoryPeak, RssJoin};
 use crate::attribute::runs::seconds_per_sample;
 use crate::attribute::timers::{PassTimer, TimerJoin};
@@ -52,6 +54,8 @@ pub(crate) struct Breakdown<'a> {
     /// MLIR's pass timers joined with the passes, when the run directory
     /// has a `mlir-timing.json` and the rows are passes.
     timers: Option<TimerJoin>,
+    /// Serialized stretches of the compile, longest first.
+    findings: Vec<Serialized>,
 }
 
 /// Groups the profile's samples as `options` say.
@@ -78,6 +82,7 @@ pub(crate) fn breakdown<'a>(
         (rb.self_samples, rb.inclusive_samples, a).cmp(&(ra.self_samples, ra.inclusive_samples, b))
     });
     let unwind = unwind_stats(profile, &options.filter).0;
+    let findings = serialized(profile, classes, &options.filter, &THRESHOLDS);
     let utilization = (options.grouping == Grouping::Thread)
         .then(|| timeline(profile, classes, &options.filter, 1).utilization)
         .flatten();
@@ -93,6 +98,7 @@ pub(crate) fn breakdown<'a>(
         notices: Vec::new(),
         rss: None,
         timers: None,
+        findings,
     }
 }
 

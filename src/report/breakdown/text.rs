@@ -99,6 +99,7 @@ impl Breakdown<'_> {
                 place(peak),
             ));
         }
+        lines.extend(self.finding_lines());
         lines.extend(lost_samples_warning(profile).map(|warning| format!("warning: {warning}")));
         lines.extend(
             self.notices
