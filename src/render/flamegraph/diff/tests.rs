@@ -1,5 +1,5 @@
 //! Tests of the differential flamegraph: colours by path, the noise, the
-//! correction and the frames' places.
+//! correction, moved work and the frames' places.
 
 use super::*;
 
@@ -53,12 +53,14 @@ fn stacks(lines: &[(&str, u64)]) -> HashMap<String, u64> {
 
 #[test]
 fn each_frame_is_coloured_by_the_change_of_its_own_path() {
-    // `c` grows under `b` and shrinks under `a`: colours go by frame
-    // (path), not by name.
+    // `c` grows under `b` and shrinks under `a` and `e`: colours go by
+    // frame (path), not by name. `c` falls by 20 pp in all, so the work
+    // under `a` and `b` did not merely move.
     let base = stacks(&[
         ("main;a;c", 300),
         ("main;b;c", 300),
-        ("main;d", 380),
+        ("main;e;c", 200),
+        ("main;d", 180),
         ("main;f", 10),
         ("main;f(int)", 10),
     ]);
@@ -89,7 +91,7 @@ fn each_frame_is_coloured_by_the_change_of_its_own_path() {
     assert_eq!(fill_of(&drawn, "c (100 samples"), blue);
     assert_eq!(fill_of(&drawn, "b (500 samples"), red);
     assert_eq!(fill_of(&drawn, "c (500 samples"), red);
-    assert_eq!(fill_of(&drawn, "d (380 samples"), grey);
+    assert_eq!(fill_of(&drawn, "d (380 samples"), red);
     assert_eq!(fill_of(&drawn, "main (1,000 samples"), grey);
     assert_eq!(fill_of(&drawn, "f (10 samples"), grey);
     assert_eq!(fill_of(&drawn, "f(int) (10 samples"), grey);
@@ -99,10 +101,74 @@ fn each_frame_is_coloured_by_the_change_of_its_own_path() {
             .any(|(title, _)| title == "c (500 samples, 50.00%; base 30.00%, +20.00 pp)"),
         "{drawn:?}"
     );
-    // BASE's stacks, the same colours: `c` under `a` has 300 samples there.
+    // BASE's stacks, the same colours: `c` under `a` has 300 samples there,
+    // and `e`, gone from NEW, is drawn only here.
     let drawn = frames(&draw(&diff, Drawn::Base, &labels, 0.0).unwrap());
     assert_eq!(fill_of(&drawn, "c (300 samples, 30.00%; new 10.00%"), blue);
     assert_eq!(fill_of(&drawn, "c (300 samples, 30.00%; new 50.00%"), red);
+    assert_eq!(fill_of(&drawn, "e (200 samples, 20.00%; new 0.00%"), blue);
+}
+
+#[test]
+fn work_that_only_moved_to_another_path_is_drawn_as_moved() {
+    // The pass's work ran under the pipeline adaptor in BASE and on a
+    // worker in NEW: both paths are beyond the noise, one side only, but
+    // `matmul` and `lex` take as many samples in all.
+    let base = stacks(&[
+        ("cc;main;adaptor;pass;matmul", 300),
+        ("cc;main;adaptor;pass;lex", 100),
+        ("cc;main;other", 600),
+    ]);
+    let new = stacks(&[
+        ("cc;worker;pass;matmul", 300),
+        ("cc;worker;pass;lex", 100),
+        ("cc;main;other", 600),
+    ]);
+    let diff = sampling_error_only(std::slice::from_ref(&base), std::slice::from_ref(&new));
+    let labels = labels();
+    let moved = "rgb(176,196,222)";
+    let drawn = frames(&draw(&diff, Drawn::New, &labels, 0.0).unwrap());
+    let fills = |frames: &[(String, String)], name: &str| -> Vec<String> {
+        frames
+            .iter()
+            .filter(|(title, _)| title.starts_with(&format!("{name} (")))
+            .map(|(_, fill)| fill.clone())
+            .collect()
+    };
+    for name in ["worker", "pass", "matmul", "lex"] {
+        assert_eq!(fills(&drawn, name), [moved], "{name}: {drawn:?}");
+    }
+    assert!(
+        drawn.iter().any(|(title, _)| title
+            == "worker (400 samples, 40.00%; base 0.00%, +40.00 pp, moved: the same leaf work on another path)"),
+        "{drawn:?}"
+    );
+    // `main` lost 40 pp of its share, all of it work that moved.
+    assert_eq!(fills(&drawn, "main"), [moved]);
+    assert_eq!(fills(&drawn, "other"), ["rgb(212,212,212)"]);
+    let drawn = frames(&draw(&diff, Drawn::Base, &labels, 0.0).unwrap());
+    assert_eq!(fills(&drawn, "adaptor"), [moved], "{drawn:?}");
+    let svg = draw(&diff, Drawn::New, &labels, 0.0).unwrap();
+    let svg = std::str::from_utf8(&svg.bytes).unwrap();
+    assert!(
+        svg.contains("moved: same leaf work, other path"),
+        "the legend"
+    );
+
+    // When the work also grew, the new path is grown, not moved: `lex`
+    // takes 200 more samples in all.
+    let new = stacks(&[
+        ("cc;worker;pass;matmul", 300),
+        ("cc;worker;pass;lex", 300),
+        ("cc;main;other", 400),
+    ]);
+    let diff = sampling_error_only(std::slice::from_ref(&base), std::slice::from_ref(&new));
+    let drawn = frames(&draw(&diff, Drawn::New, &labels, 0.0).unwrap());
+    // Red, paler than `worker`'s, the largest change drawn.
+    assert_eq!(fills(&drawn, "lex"), ["rgb(255,158,158)"], "{drawn:?}");
+    assert_eq!(fills(&drawn, "worker"), ["rgb(255,90,90)"], "{drawn:?}");
+    // `matmul` moved with the same samples: it alone only moved.
+    assert_eq!(fills(&drawn, "matmul"), [moved], "{drawn:?}");
 }
 
 #[test]
