@@ -202,6 +202,7 @@ impl Cli {
                     force: args.force,
                     timeout: std::time::Duration::from_secs_f64(args.timeout),
                     jobs: usize::from(args.jobs),
+                    repeat: usize::from(args.repeat),
                     frequency: args.frequency,
                 }),
                 None,

@@ -108,6 +108,12 @@ pub(super) struct ExecutablesArgs {
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: u16,
+    /// Compiles of each executable: its wall time is their median, and the
+    /// ranking says which steps of its order are beyond run-to-run noise
+    /// (3 at least; 1 leaves the order untested; at most 20).
+    #[arg(long, value_name = "N", default_value_t = defaults::EXECUTABLE_REPEAT,
+          value_parser = clap::value_parser!(u16).range(1..=20))]
+    pub repeat: u16,
     /// Samples per second.
     #[arg(long = "freq", value_name = "HZ", default_value_t = defaults::FREQUENCY_HZ,
           help_heading = heading::PERF)]

@@ -15,7 +15,7 @@ use super::{Config, load_rules};
 use crate::defaults;
 use crate::error::{EXIT_EXECUTABLES_FAILED, EXIT_INTERRUPTED, Error};
 use crate::executables::{
-    EXECUTABLES_DIR, ExecutableSource, FULL_COMPILE_DIR, SOURCES_DIR, dumped_sources,
+    EXECUTABLES_DIR, ExecutableSource, FULL_COMPILE_DIR, Plan, SOURCES_DIR, dumped_sources,
     full_compile_command, record_executables,
 };
 use crate::output::{Output, write_output};
@@ -42,6 +42,10 @@ pub(crate) struct ExecutablesOptions {
     pub timeout: Duration,
     /// Executables compiled at a time. Default is 1.
     pub jobs: usize,
+    /// Compiles of each executable, for the median wall time and the test
+    /// of the order against noise. Default is
+    /// [`defaults::EXECUTABLE_REPEAT`].
+    pub repeat: usize,
     /// Samples per second. Default is [`defaults::FREQUENCY_HZ`].
     pub frequency: u32,
 }
@@ -103,9 +107,10 @@ pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, E
         return Ok(EXIT_INTERRUPTED);
     };
     eprintln!(
-        "compile-perf: {} executables, compiled one by one ({} at a time, {} s timeout each)",
+        "compile-perf: {} executables, compiled one by one ({} at a time, {} times each, {} s timeout each)",
         sources.len(),
         options.jobs,
+        options.repeat,
         options.timeout.as_secs_f64()
     );
     let progress = Progress::steps(
@@ -113,14 +118,13 @@ pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, E
         sources.len() as u64,
         "executables",
     );
-    let runs = record_executables(
-        dir,
-        &sources,
-        &settings,
-        options.timeout,
-        options.jobs,
-        &progress,
-    );
+    let plan = Plan {
+        settings: &settings,
+        timeout: options.timeout,
+        repeat: options.repeat,
+        jobs: options.jobs,
+    };
+    let runs = record_executables(dir, &sources, &plan, &progress);
     drop(progress);
     let interrupted = crate::recorder::interrupt_flag().load(std::sync::atomic::Ordering::SeqCst);
     if runs.len() < sources.len() {
@@ -136,7 +140,9 @@ pub(crate) fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, E
     let mut executables: Vec<ExecutableEntry> = runs
         .into_iter()
         .map(|run| {
-            manifest.executables.push(run.run_dir.display().to_string());
+            manifest
+                .executables
+                .extend(run.runs.iter().map(|one| one.run_dir.display().to_string()));
             executable_entry(dir, run, &rules)
         })
         .collect();
