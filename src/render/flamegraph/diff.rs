@@ -21,9 +21,9 @@
 //! another, is the same frame on both sides.
 //!
 //! A frame whose change is only structural is drawn as moved
-//! (`diff/moved.rs`): its share changed beyond the noise, but the samples
-//! of the leaf functions under it, wherever they are, did not; the work ran
-//! on another path.
+//! (`diff/moved.rs`): its share changed beyond the noise, but its
+//! function's samples, over every path it is on, did not; the work ran on
+//! another path.
 
 use hashbrown::HashMap;
 
@@ -218,7 +218,7 @@ pub(crate) fn draw(
         let (delta, significant) = changes[frame.key];
         let (fill, verdict) = match (significant, moved[frame.key]) {
             (false, _) => (WITHIN_NOISE, ", not significant"),
-            (true, true) => (MOVED, ", moved: the same leaf work on another path"),
+            (true, true) => (MOVED, ", moved: the same work on another path"),
             (true, false) => (color(delta, true, largest), ""),
         };
         FrameLook {
@@ -292,7 +292,7 @@ fn subtitle(drawn: Drawn, labels: &Labels, threshold_pp: f64) -> String {
         Drawn::Base => (&labels.base, &labels.new),
     };
     format!(
-        "widths: samples of {widths}; colour: each frame's share, base → new: red grew, blue shrank, grey-blue moved (its leaf work did not change), grey within noise or < {threshold_pp} pp (vs {other})"
+        "widths: samples of {widths}; colour: each frame's share, base → new: red grew, blue shrank, grey-blue moved (its function's samples did not change), grey within noise or < {threshold_pp} pp (vs {other})"
     )
 }
 
@@ -337,11 +337,7 @@ fn scale(largest: f64, threshold_pp: f64) -> Vec<LegendEntry> {
             WITHIN_NOISE,
             format!("within noise or under {threshold_pp} pp"),
         ),
-        (
-            "moved",
-            MOVED,
-            "moved: same leaf work, other path".to_owned(),
-        ),
+        ("moved", MOVED, "moved: same work, other path".to_owned()),
         (
             "grew",
             color(threshold_pp, true, largest),

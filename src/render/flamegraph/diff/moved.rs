@@ -1,19 +1,19 @@
 //! Frames whose change is only structural: a frame whose share changed
-//! beyond the noise while the work under it did not, so that the same leaf
-//! functions ran on another path (another thread's stack, another dispatch
-//! of the pass manager). Such a frame is drawn as moved, not as grown or
-//! shrunk. The leaf functions' samples are counted wherever they are, and
-//! judged as the frames are.
+//! beyond the noise while its function, with everything it called, did
+//! not, counted over every path it is on: the same work ran on another
+//! path (another thread's stack, another dispatch of the pass manager).
+//! Such a frame is drawn as moved, not as grown or shrunk. The function's
+//! samples are judged as the frames are.
 
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashMap;
 
 use super::Tree;
 use crate::attribute::significance::{self, Count, Noise, RowRuns, Test};
 
 impl<'a> Tree<'a> {
-    /// For each frame, true when `significant` says it changed but its leaf
-    /// work did not: the samples of the functions that are leaves under it
-    /// (on either side), counted over the whole tree run by run, are not a
+    /// For each frame, true when `significant` says it changed but its
+    /// function's samples did not: those under any frame of the same name
+    /// (its outermost one where it recurses), run by run, are not a
     /// significant change. Those totals are tested as the frames are, and
     /// corrected together over the frames they are asked of.
     pub(super) fn moved(
@@ -22,29 +22,14 @@ impl<'a> Tree<'a> {
         noise: &Noise,
         threshold_pp: f64,
     ) -> Vec<bool> {
-        let own: Vec<[Vec<u64>; 2]> = (0..self.nodes.len())
-            .map(|node| self.own_runs(node))
-            .collect();
-        let is_leaf: Vec<bool> = own
-            .iter()
-            .enumerate()
-            .map(|(node, runs)| node != 0 && runs.iter().flatten().any(|&count| count > 0))
-            .collect();
-        let leaf_runs = self.leaf_runs(&own, &is_leaf);
-        let asked: Vec<usize> = (0..self.nodes.len())
+        let functions = self.function_runs();
+        let asked: Vec<usize> = (1..self.nodes.len())
             .filter(|&node| significant[node])
             .collect();
         let tests: Vec<Test> = asked
             .iter()
             .map(|&node| {
-                let mut totals = self.run_totals.clone().map(|runs| vec![0; runs.len()]);
-                for name in self.leaves_under(node, &is_leaf) {
-                    for (side, runs) in leaf_runs[name].iter().enumerate() {
-                        for (total, count) in totals[side].iter_mut().zip(runs) {
-                            *total += count;
-                        }
-                    }
-                }
+                let totals = &functions[self.nodes[node].name];
                 let counts = |side: usize| -> Vec<Count> {
                     totals[side]
                         .iter()
@@ -70,52 +55,44 @@ impl<'a> Tree<'a> {
         moved
     }
 
-    /// A frame's own samples (those whose leaf it is), run by run: its
-    /// samples less its callees'.
-    fn own_runs(&self, node: usize) -> [Vec<u64>; 2] {
-        let mut own = self.nodes[node].runs.clone();
-        for &child in self.nodes[node].children.values() {
-            for (side, runs) in self.nodes[child].runs.iter().enumerate() {
-                for (mine, theirs) in own[side].iter_mut().zip(runs) {
-                    *mine -= theirs;
+    /// Every function's samples, run by run: those under its frames, each
+    /// sample once (a frame inside a frame of the same name adds nothing).
+    pub(super) fn function_runs(&self) -> HashMap<&'a str, [Vec<u64>; 2]> {
+        let mut functions: HashMap<&'a str, [Vec<u64>; 2]> = HashMap::new();
+        let mut on_path: HashMap<&'a str, usize> = HashMap::new();
+        // (node, entering): a node is entered, its children visited, and
+        // then left.
+        let mut to_visit: Vec<(usize, bool)> = self.nodes[0]
+            .children
+            .values()
+            .map(|&child| (child, true))
+            .collect();
+        while let Some((node, entering)) = to_visit.pop() {
+            let name = self.nodes[node].name;
+            if !entering {
+                *on_path.entry(name).or_default() -= 1;
+                continue;
+            }
+            let depth = on_path.entry(name).or_default();
+            if *depth == 0 {
+                let totals = functions
+                    .entry(name)
+                    .or_insert_with(|| self.run_totals.clone().map(|runs| vec![0; runs.len()]));
+                for (side, runs) in self.nodes[node].runs.iter().enumerate() {
+                    for (total, count) in totals[side].iter_mut().zip(runs) {
+                        *total += count;
+                    }
                 }
             }
+            *depth += 1;
+            to_visit.push((node, false));
+            to_visit.extend(
+                self.nodes[node]
+                    .children
+                    .values()
+                    .map(|&child| (child, true)),
+            );
         }
-        own
-    }
-
-    /// Every leaf function's samples, wherever it is the leaf, run by run,
-    /// from each frame's `own` samples.
-    fn leaf_runs(
-        &self,
-        own: &[[Vec<u64>; 2]],
-        is_leaf: &[bool],
-    ) -> HashMap<&'a str, [Vec<u64>; 2]> {
-        let mut leaves: HashMap<&'a str, [Vec<u64>; 2]> = HashMap::new();
-        for node in (0..self.nodes.len()).filter(|&node| is_leaf[node]) {
-            let totals = leaves
-                .entry(self.nodes[node].name)
-                .or_insert_with(|| self.run_totals.clone().map(|runs| vec![0; runs.len()]));
-            for (side, runs) in own[node].iter().enumerate() {
-                for (total, count) in totals[side].iter_mut().zip(runs) {
-                    *total += count;
-                }
-            }
-        }
-        leaves
-    }
-
-    /// The names of the frames at or under `node` that are a leaf, on
-    /// either side.
-    fn leaves_under(&self, node: usize, is_leaf: &[bool]) -> HashSet<&'a str> {
-        let mut leaves = HashSet::new();
-        let mut to_visit = vec![node];
-        while let Some(at) = to_visit.pop() {
-            if is_leaf[at] {
-                leaves.insert(self.nodes[at].name);
-            }
-            to_visit.extend(self.nodes[at].children.values().copied());
-        }
-        leaves
+        functions
     }
 }

@@ -111,9 +111,10 @@ fn each_frame_is_coloured_by_the_change_of_its_own_path() {
 
 #[test]
 fn work_that_only_moved_to_another_path_is_drawn_as_moved() {
-    // The pass's work ran under the pipeline adaptor in BASE and on a
-    // worker in NEW: both paths are beyond the noise, one side only, but
-    // `matmul` and `lex` take as many samples in all.
+    // The pass ran under the pipeline adaptor in BASE and on a worker in
+    // NEW: its frames are on one side only, but `pass`, `matmul` and
+    // `lex` take as many samples in all. The adaptor and the worker are
+    // where it ran: they did change.
     let base = stacks(&[
         ("cc;main;adaptor;pass;matmul", 300),
         ("cc;main;adaptor;pass;lex", 100),
@@ -127,6 +128,7 @@ fn work_that_only_moved_to_another_path_is_drawn_as_moved() {
     let diff = sampling_error_only(std::slice::from_ref(&base), std::slice::from_ref(&new));
     let labels = labels();
     let moved = "rgb(176,196,222)";
+    let (red, blue) = ("rgb(255,90,90)", "rgb(90,90,255)");
     let drawn = frames(&draw(&diff, Drawn::New, &labels, 0.0).unwrap());
     let fills = |frames: &[(String, String)], name: &str| -> Vec<String> {
         frames
@@ -135,28 +137,26 @@ fn work_that_only_moved_to_another_path_is_drawn_as_moved() {
             .map(|(_, fill)| fill.clone())
             .collect()
     };
-    for name in ["worker", "pass", "matmul", "lex"] {
+    for name in ["pass", "matmul", "lex"] {
         assert_eq!(fills(&drawn, name), [moved], "{name}: {drawn:?}");
     }
     assert!(
         drawn.iter().any(|(title, _)| title
-            == "worker (400 samples, 40.00%; base 0.00%, +40.00 pp, moved: the same leaf work on another path)"),
+            == "pass (400 samples, 40.00%; base 0.00%, +40.00 pp, moved: the same work on another path)"),
         "{drawn:?}"
     );
-    // `main` lost 40 pp of its share, all of it work that moved.
-    assert_eq!(fills(&drawn, "main"), [moved]);
+    assert_eq!(fills(&drawn, "worker"), [red]);
+    assert_eq!(fills(&drawn, "main"), [blue]);
     assert_eq!(fills(&drawn, "other"), ["rgb(212,212,212)"]);
     let drawn = frames(&draw(&diff, Drawn::Base, &labels, 0.0).unwrap());
-    assert_eq!(fills(&drawn, "adaptor"), [moved], "{drawn:?}");
+    assert_eq!(fills(&drawn, "adaptor"), [blue], "{drawn:?}");
+    assert_eq!(fills(&drawn, "pass"), [moved], "{drawn:?}");
     let svg = draw(&diff, Drawn::New, &labels, 0.0).unwrap();
     let svg = std::str::from_utf8(&svg.bytes).unwrap();
-    assert!(
-        svg.contains("moved: same leaf work, other path"),
-        "the legend"
-    );
+    assert!(svg.contains("moved: same work, other path"), "the legend");
 
-    // When the work also grew, the new path is grown, not moved: `lex`
-    // takes 200 more samples in all.
+    // When the work also grew, its new path is grown, not moved: `lex`
+    // takes 200 more samples in all, and so does `pass`.
     let new = stacks(&[
         ("cc;worker;pass;matmul", 300),
         ("cc;worker;pass;lex", 300),
@@ -166,9 +166,30 @@ fn work_that_only_moved_to_another_path_is_drawn_as_moved() {
     let drawn = frames(&draw(&diff, Drawn::New, &labels, 0.0).unwrap());
     // Red, paler than `worker`'s, the largest change drawn.
     assert_eq!(fills(&drawn, "lex"), ["rgb(255,158,158)"], "{drawn:?}");
-    assert_eq!(fills(&drawn, "worker"), ["rgb(255,90,90)"], "{drawn:?}");
+    assert_eq!(fills(&drawn, "pass"), [red], "{drawn:?}");
     // `matmul` moved with the same samples: it alone only moved.
     assert_eq!(fills(&drawn, "matmul"), [moved], "{drawn:?}");
+}
+
+#[test]
+fn a_function_inside_itself_counts_its_samples_once() {
+    // `f` recurses in BASE; in NEW it runs once as deep, elsewhere: 300
+    // samples of `f` in all on both sides, so its frames moved.
+    let base = stacks(&[("cc;a;f;f;x", 300), ("cc;b", 700)]);
+    let new = stacks(&[("cc;c;f;x", 300), ("cc;b", 700)]);
+    let diff = sampling_error_only(std::slice::from_ref(&base), std::slice::from_ref(&new));
+    let tree = Tree::new(&diff);
+    let functions = tree.function_runs();
+    assert_eq!(functions["f"], [vec![300], vec![300]]);
+    assert_eq!(functions["cc"], [vec![1000], vec![1000]]);
+    let labels = labels();
+    let drawn = frames(&draw(&diff, Drawn::Base, &labels, 0.0).unwrap());
+    let moved: Vec<&str> = drawn
+        .iter()
+        .filter(|(_, fill)| fill == "rgb(176,196,222)")
+        .map(|(title, _)| &title[..title.find(' ').unwrap()])
+        .collect();
+    assert_eq!(moved, ["f", "f", "x"], "{drawn:?}");
 }
 
 #[test]
