@@ -81,6 +81,12 @@ pub(crate) const PUSH_TIMEOUT_SECONDS: u64 = 300;
 /// 1 s here, and IREE's guide calls an executable slow at minutes.
 pub(crate) const EXECUTABLE_TIMEOUT_SECONDS: f64 = 300.0;
 
+/// Compiles of each executable in `executables` (`--repeat`): three is the
+/// fewest with which one executable's runs can be slower than the next
+/// one's beyond run-to-run noise (all three above all three happens by
+/// chance once in 20); see docs/executables-and-sizes.md for its cost.
+pub(crate) const EXECUTABLE_REPEAT: u16 = 3;
+
 /// The directory of compile-perf's caches, under `$XDG_CACHE_HOME` (or
 /// `~/.cache`).
 pub(crate) const CACHE_DIR_NAME: &str = "compile-perf";

@@ -2,11 +2,13 @@
 //! of 25 dispatches (`many-dispatches --scale 0.25`) plus one executable
 //! that is slow to compile (a chain of 120 transcendental functions, which
 //! LLVM expands into a large function) is dumped and compiled executable
-//! by executable, twice: the ranking, its JSON contract, the flamegraphs,
-//! the slowest executable across the two runs, and the executables' codegen
-//! against the full compile's. Two jobs at a time rank every executable
-//! once. A tiny timeout, a compile that dumps nothing, and a missing
-//! compiler have their defined exit codes.
+//! by executable, twice, each compiled once: the ranking, its JSON
+//! contract, the flamegraphs, nested passes listed once, the slowest
+//! executable across the two runs, and the executables' codegen against
+//! the full compile's. Two jobs at a time rank every executable once, each
+//! compiled three times (the default): its median, and the order tested
+//! against noise. A tiny timeout, a compile that dumps nothing, and a
+//! missing compiler have their defined exit codes.
 
 mod common;
 
@@ -114,11 +116,32 @@ fn check_entry(dir: &Path, entry: &Value) {
             .all(|c| c["id"].as_str().is_some_and(|id| !id.is_empty()))
     );
     let passes = entry["top_passes"].as_array().expect("top_passes");
-    let pass_names: Vec<&str> = passes.iter().filter_map(|p| p["name"].as_str()).collect();
+    let chains: Vec<Vec<&str>> = passes
+        .iter()
+        .map(|p| {
+            let chain: Vec<&str> = p["passes"]
+                .as_array()
+                .expect("passes")
+                .iter()
+                .filter_map(Value::as_str)
+                .collect();
+            assert_eq!(p["name"].as_str(), Some(chain.join(" > ").as_str()), "{p}");
+            chain
+        })
+        .collect();
+    // Nested passes that do the same work are one entry: each pass once,
+    // and serialization's two passes (the outer runs only the inner) as one.
+    let mut seen = BTreeSet::new();
     assert!(
-        pass_names.contains(&"SerializeAllExecutablesPass")
-            || pass_names.contains(&"TranslateAllExecutablesPass"),
-        "an executable's compile is codegen and serialization: {entry}"
+        chains.iter().flatten().all(|pass| seen.insert(*pass)),
+        "a pass listed twice: {entry}"
+    );
+    assert!(
+        chains.contains(&vec![
+            "SerializeAllExecutablesPass",
+            "SerializeTargetExecutablesPass"
+        ]),
+        "an executable's compile serializes its one target: {entry}"
     );
     assert!(
         passes
@@ -169,9 +192,17 @@ fn executables_are_ranked_with_flamegraphs_and_the_slowest_stays_the_slowest() {
     append_slow_function(&model, 120);
 
     let first = scratch.join("first");
-    let run = executables(&first, &[], &model, &[]);
+    let run = executables(&first, &["--repeat", "1"], &model, &[]);
     run.expect_code(0, "executables");
     let json = ranking(&first);
+    assert_eq!(json["ranking"]["runs_each"], 1);
+    assert_eq!(json["ranking"]["steps_tested"], 0);
+    assert!(
+        run.stdout
+            .contains("order: the order is not tested against run-to-run noise"),
+        "{}",
+        run.stdout
+    );
     let entries = json["executables"].as_array().expect("executables");
     let dumped = std::fs::read_dir(first.join("sources"))
         .expect("the sources are kept")
@@ -240,7 +271,7 @@ fn executables_are_ranked_with_flamegraphs_and_the_slowest_stays_the_slowest() {
     // The slowest executable, when it stands out by 1.5×, is the slowest of
     // a second run too; and it is flagged as an outlier when above 5× the median.
     let second = scratch.join("second");
-    executables(&second, &[], &model, &[]).expect_code(0, "executables, second run");
+    executables(&second, &["--repeat", "1"], &model, &[]).expect_code(0, "executables, second run");
     let again = ranking(&second);
     let slowest = |json: &Value, rank: usize| -> (String, f64) {
         let entry = &json["executables"][rank];
@@ -347,15 +378,17 @@ fn a_missing_compiler_exits_24() {
 }
 
 #[test]
-fn two_jobs_at_a_time_rank_every_executable_once() {
+fn two_jobs_at_a_time_rank_every_executable_once_and_test_the_order_against_noise() {
     let _serial = live_lock();
     if !iree_live_prerequisites() {
         return;
     }
     let scratch = TempDir::new("executables-jobs");
     let model = workload_at_scale(&scratch, "many-dispatches", "small");
+    append_slow_function(&model, 120);
     let dir = scratch.join("run");
-    executables(&dir, &["--jobs", "2"], &model, &[]).expect_code(0, "executables --jobs 2");
+    let run = executables(&dir, &["--jobs", "2"], &model, &[]);
+    run.expect_code(0, "executables --jobs 2");
     let json = ranking(&dir);
     assert_eq!(json["jobs"], 2);
     let entries = json["executables"].as_array().expect("executables");
@@ -377,5 +410,89 @@ fn two_jobs_at_a_time_rank_every_executable_once() {
     assert_eq!(names, dumped, "each dumped executable is ranked once");
     for entry in entries {
         check_entry(&dir, entry);
+        check_runs(&dir, entry);
     }
+
+    // Three runs each by default: the order is tested step by step, and
+    // says which steps are within noise.
+    let order = &json["ranking"];
+    eprintln!(
+        "measured: {} of {} steps beyond noise; walls {}",
+        order["steps_beyond_noise"],
+        order["steps_tested"],
+        entries
+            .iter()
+            .map(|e| format!("{}: {}", e["name"], e["wall_runs_seconds"]))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    assert_eq!(order["runs_each"], 3);
+    assert_eq!(
+        order["steps_tested"].as_u64(),
+        Some(entries.len() as u64 - 1)
+    );
+    let marks: Vec<&Value> = entries.iter().map(|e| &e["beyond_noise_of_next"]).collect();
+    let beyond = marks.iter().filter(|mark| **mark == true).count();
+    assert_eq!(order["steps_beyond_noise"].as_u64(), Some(beyond as u64));
+    assert!(marks.last().is_some_and(|mark| mark.is_null()));
+    // The slow executable (3–4 s against about 0.5 s) is first, beyond
+    // noise; ten alike executables are not all apart.
+    assert_eq!(entries[0]["name"], SLOW);
+    assert_eq!(entries[0]["beyond_noise_of_next"], true, "{}", entries[0]);
+    assert!(
+        beyond < entries.len() - 1,
+        "alike executables within noise of each other: {order}"
+    );
+    let statement = order["statement"].as_str().expect("statement");
+    assert!(
+        statement.starts_with(&format!(
+            "{beyond} of {} steps of the order are beyond run-to-run noise",
+            entries.len() - 1
+        )),
+        "{statement}"
+    );
+    assert!(
+        run.stdout.contains(&format!("order: {statement}")),
+        "{}",
+        run.stdout
+    );
+    let slow_row = run
+        .stdout
+        .lines()
+        .find(|line| line.starts_with(SLOW))
+        .expect("the slow executable's row");
+    assert!(slow_row.contains(" > "), "{slow_row}");
+}
+
+/// Checks an executable's three runs: their wall times, the median, and
+/// their run directories.
+fn check_runs(dir: &Path, entry: &Value) {
+    let walls: Vec<f64> = entry["wall_runs_seconds"]
+        .as_array()
+        .expect("wall_runs_seconds")
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
+    assert_eq!(walls.len(), 3, "{entry}");
+    let mut sorted = walls.clone();
+    sorted.sort_by(f64::total_cmp);
+    assert_eq!(
+        number(entry, "wall_seconds"),
+        sorted[1],
+        "the median: {entry}"
+    );
+    let name = entry["name"].as_str().expect("name");
+    for run in 1..=3 {
+        let run_dir = dir
+            .join("executables")
+            .join(name)
+            .join(format!("run-{run}"));
+        let run_json = std::fs::read_to_string(run_dir.join("run.json")).expect("run.json");
+        assert!(run_json.contains("\"finished\": true"), "{run_json}");
+    }
+    let shown = entry["run_dir"].as_str().expect("run_dir");
+    assert!(
+        shown.starts_with(&format!("executables/{name}/run-")),
+        "{entry}"
+    );
 }

@@ -6,7 +6,8 @@
 //! `classes.rs` categorizes (every symbol once, with the rule table) and
 //! says what each sample is; `pass.rs` finds MLIR passes and phases on the
 //! stacks; `rows.rs` groups samples into report rows; `time_slices.rs`
-//! splits them over time; `timers.rs` joins MLIR's pass timers with the
+//! splits them over time; `joined_passes.rs` lists nested passes that do
+//! the same work as one entry; `timers.rs` joins MLIR's pass timers with the
 //! passes on the stacks; `pass_spans.rs` finds the time spans of passes
 //! and `rss.rs` joins them with the resident set over time. For `diff` and
 //! `record --repeat`: `runs.rs` reduces each run to rows keyed across runs,
@@ -18,6 +19,7 @@ pub(crate) mod comparable;
 mod credit;
 pub(crate) mod diff;
 pub(crate) mod findings;
+mod joined_passes;
 mod pass;
 pub(crate) mod pass_spans;
 mod row_key;
@@ -31,6 +33,7 @@ mod time_slices;
 pub(crate) mod timers;
 
 pub(crate) use classes::{Attribution, Classes, categories_cached, facts};
+pub(crate) use joined_passes::joined_passes;
 pub(crate) use pass::{PassId, Phase};
 pub(crate) use row_key::RowKey;
 pub(crate) use rows::{Detail, Grouped, Grouping, RowTotals, group};

@@ -18,7 +18,7 @@ use super::{Config, Run, load_rules};
 use crate::defaults;
 use crate::error::{EXIT_EXECUTABLES_FAILED, EXIT_INTERRUPTED, Error};
 use crate::executables::{
-    EXECUTABLES_DIR, ExecutableSource, FULL_COMPILE_DIR, SOURCES_DIR, dumped_sources,
+    EXECUTABLES_DIR, ExecutableSource, FULL_COMPILE_DIR, Plan, SOURCES_DIR, dumped_sources,
     full_compile_command, record_executables,
 };
 use crate::output::{Output, write_output};
@@ -57,6 +57,12 @@ pub(crate) struct ExecutablesArgs {
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u16).range(1..))]
     jobs: u16,
+    /// Compiles of each executable: its wall time is their median, and the
+    /// ranking says which steps of its order are beyond run-to-run noise
+    /// (3 at least; 1 leaves the order untested; at most 20).
+    #[arg(long, value_name = "N", default_value_t = defaults::EXECUTABLE_REPEAT,
+          value_parser = clap::value_parser!(u16).range(1..=20))]
+    repeat: u16,
     /// Samples per second.
     #[arg(long = "freq", value_name = "HZ", default_value_t = defaults::FREQUENCY_HZ,
           help_heading = heading::PERF)]
@@ -79,6 +85,7 @@ impl ExecutablesArgs {
             force: self.force,
             timeout: Duration::from_secs_f64(self.timeout),
             jobs: usize::from(self.jobs),
+            repeat: usize::from(self.repeat),
             frequency: self.frequency,
         };
         Config::new(executables, None, self.quiet, self.rules.file)
@@ -98,6 +105,10 @@ struct ExecutablesOptions {
     timeout: Duration,
     /// Executables compiled at a time. Default is 1.
     jobs: usize,
+    /// Compiles of each executable, for the median wall time and the test
+    /// of the order against noise. Default is
+    /// [`defaults::EXECUTABLE_REPEAT`].
+    repeat: usize,
     /// Samples per second. Default is [`defaults::FREQUENCY_HZ`].
     frequency: u32,
 }
@@ -165,9 +176,10 @@ fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, Error> {
         return Ok(EXIT_INTERRUPTED);
     };
     eprintln!(
-        "compile-perf: {} executables, compiled one by one ({} at a time, {} s timeout each)",
+        "compile-perf: {} executables, compiled one by one ({} at a time, {} times each, {} s timeout each)",
         sources.len(),
         options.jobs,
+        options.repeat,
         options.timeout.as_secs_f64()
     );
     let progress = Progress::steps(
@@ -175,14 +187,13 @@ fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, Error> {
         sources.len() as u64,
         "executables",
     );
-    let runs = record_executables(
-        dir,
-        &sources,
-        &settings,
-        options.timeout,
-        options.jobs,
-        &progress,
-    );
+    let plan = Plan {
+        settings: &settings,
+        timeout: options.timeout,
+        repeat: options.repeat,
+        jobs: options.jobs,
+    };
+    let runs = record_executables(dir, &sources, &plan, &progress);
     drop(progress);
     let interrupted = crate::recorder::interrupt_flag().load(std::sync::atomic::Ordering::SeqCst);
     if runs.len() < sources.len() {
@@ -198,7 +209,9 @@ fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, Error> {
     let mut executables: Vec<ExecutableEntry> = runs
         .into_iter()
         .map(|run| {
-            manifest.executables.push(run.run_dir.display().to_string());
+            manifest
+                .executables
+                .extend(run.runs.iter().map(|one| one.run_dir.display().to_string()));
             executable_entry(dir, run, &rules)
         })
         .collect();

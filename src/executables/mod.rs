@@ -3,8 +3,8 @@
 //! dumped sources read (each executable's name and the entry points of its
 //! `hal.executable.export` ops), the command line that compiles one alone
 //! (`--compile-mode=hal-executable` with the user's other flags), and every
-//! executable recorded under perf with `record`'s settings and a timeout
-//! (`run.rs`). Reading the recordings is the command's (`commands/executables.rs`).
+//! executable recorded under perf with `record`'s settings and a timeout,
+//! as many times as asked (`run.rs`). Reading the recordings is the command's (`commands/executables.rs`).
 
 mod run;
 
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crate::artifact::named_outputs;
 
-pub(crate) use run::{ExecutableRun, record_executables};
+pub(crate) use run::{ExecutableRun, OneRun, Plan, record_executables};
 
 /// The directory below the run directory that the sources are dumped into.
 pub(crate) const SOURCES_DIR: &str = "sources";

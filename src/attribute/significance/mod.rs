@@ -20,6 +20,11 @@
 //! covered. The p-values of the rows and measures of a diff are corrected
 //! together with Holm's method at a family-wise rate of [`FAMILY_ALPHA`]. A change is reported only when it is also at least the minimum
 //! effect (`--threshold`).
+//!
+//! `rank_sum.rs`: whether one executable's timed runs are slower than
+//! another's beyond noise, for `executables --repeat`.
+
+pub(crate) mod rank_sum;
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 

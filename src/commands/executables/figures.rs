@@ -15,26 +15,27 @@ const SERIALIZE_PASS: &str = "SerializeAllExecutablesPass";
 /// Categories and passes listed per executable in the JSON.
 const JSON_TOP: usize = 5;
 use crate::attribute::run_diff::median;
-use crate::attribute::{Attribution, Classes, Grouped, Grouping, RowKey, group};
+use crate::attribute::{Attribution, Classes, Grouped, Grouping, RowKey, group, joined_passes};
 use crate::commands::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
 use crate::commands::{load_recording, own_recording};
 use crate::defaults;
 use crate::error::Error;
-use crate::executables::{ExecutableRun, FULL_COMPILE_DIR};
+use crate::executables::{ExecutableRun, FULL_COMPILE_DIR, OneRun};
 use crate::output::Output;
 use crate::profile::{Profile, SampleFilter};
 use crate::recorder::Recorded;
 use crate::report::executables::{
     CategoryShare, ExecutableEntry, ExecutablesJson, Exit, FullCompile, PassShare, Totals,
-    outliers, share,
+    outliers, share, test_order,
 };
 use crate::run_dir::{CommandExit, RunDir, RunStatus};
 use category_rules::RuleTable;
 use perfdata::Input;
 
-/// The ranking with its totals and outliers; `executables` slowest first.
+/// The ranking with its totals, outliers and the test of its order against
+/// noise; `executables` slowest first.
 pub(super) fn ranking(
-    executables: Vec<ExecutableEntry>,
+    mut executables: Vec<ExecutableEntry>,
     full_compile: FullCompile,
     options: &ExecutablesOptions,
 ) -> ExecutablesJson {
@@ -55,7 +56,9 @@ pub(super) fn ranking(
         serialize_percent_of_full: (full_compile.serialize_samples > 0)
             .then(|| share(serialize, full_compile.serialize_samples)),
     };
+    let ranking = test_order(&mut executables, options.repeat);
     ExecutablesJson {
+        ranking,
         lost_samples: totals.lost_samples + full_compile.lost_samples,
         outliers: outliers(&executables, median_wall),
         executables,
@@ -68,7 +71,8 @@ pub(super) fn ranking(
 }
 
 /// What one recording says: the compiler process's samples, its top
-/// categories (self) and passes (inclusive), and its samples in the
+/// categories (self) and passes (inclusive, nested passes that do the same
+/// work as one entry), and its samples in the
 /// codegen and serialization passes.
 struct Figures {
     samples: u64,
@@ -112,15 +116,21 @@ fn figures(profile: &Profile, classes: &Classes<'_>) -> Figures {
         })
         .take(JSON_TOP)
         .collect();
-    let top_passes = top(&passes, |row| row.inclusive_samples)
-        .filter_map(|(key, count)| match key {
-            RowKey::Pass(id) => Some(PassShare {
-                name: classes.passes.name(id).to_owned(),
-                inclusive_percent: share(count, samples),
-            }),
-            _ => None,
-        })
+    let top_passes = joined_passes(profile, classes, &filter)
+        .into_iter()
         .take(JSON_TOP)
+        .map(|entry| {
+            let passes: Vec<String> = entry
+                .passes
+                .iter()
+                .map(|&pass| classes.passes.name(pass).to_owned())
+                .collect();
+            PassShare {
+                name: passes.join(" > "),
+                passes,
+                inclusive_percent: share(entry.inclusive_samples, samples),
+            }
+        })
         .collect();
     let inclusive = |name: &str| {
         classes
@@ -191,21 +201,22 @@ pub(super) fn full_figures(full: &Recorded, rules: &RuleTable) -> FullCompile {
     }
 }
 
-/// One executable's entry: its recording read, its flamegraph drawn into
-/// its run directory, and its `run.json` marked finished.
+/// One executable's entry: the wall times of its runs, and one recording
+/// read (the median run's, or the one that failed), its flamegraph drawn
+/// into its run directory; every run's `run.json` marked finished.
 pub(super) fn executable_entry(
     dir: &Path,
     run: ExecutableRun,
     rules: &RuleTable,
 ) -> ExecutableEntry {
-    let ExecutableRun {
-        source,
-        run_dir,
-        recorded,
-    } = run;
+    let ExecutableRun { source, mut runs } = run;
+    let walls: Vec<f64> = runs.iter().filter_map(OneRun::wall_seconds).collect();
     let mut entry = ExecutableEntry {
         name: source.name,
-        wall_seconds: 0.0,
+        wall_seconds: median(&walls),
+        wall_runs_seconds: walls,
+        beyond_noise_of_next: None,
+        p_value_vs_next: None,
         samples: 0,
         lost_samples: 0,
         peak_rss_bytes: None,
@@ -217,21 +228,55 @@ pub(super) fn executable_entry(
         translate_samples: 0,
         serialize_samples: 0,
         source: relative(dir, &source.file),
-        run_dir: run_dir.display().to_string(),
+        run_dir: String::new(),
         flamegraph: None,
         notes: Vec::new(),
     };
-    let mut recorded = match recorded {
-        Ok(recorded) => recorded,
-        Err(error) => {
-            entry.notes.push(format!("not recorded: {error}"));
-            return entry;
-        }
+    let Some(shown) = shown_run(&runs) else {
+        entry.notes.push("not compiled".to_owned());
+        return entry;
     };
-    entry.wall_seconds = recorded
-        .command_wall_seconds
-        .or(recorded.run.wall_seconds)
-        .unwrap_or_default();
+    for (at, one) in runs.iter_mut().enumerate() {
+        match &mut one.recorded {
+            Err(error) => entry.notes.push(format!("not recorded: {error}")),
+            Ok(recorded) if at == shown => {
+                entry.run_dir = one.run_dir.display().to_string();
+                read_shown(dir, recorded, rules, &mut entry);
+            }
+            Ok(recorded) => {
+                recorded.run.status = RunStatus::Finished;
+                recorded.run.finished = true;
+                if let Err(error) = recorded.save() {
+                    entry.notes.push(format!("run.json not updated: {error}"));
+                }
+            }
+        }
+    }
+    if entry.run_dir.is_empty() {
+        entry.run_dir = runs[shown].run_dir.display().to_string();
+    }
+    entry
+}
+
+/// The run whose recording an entry shows: the last when it did not
+/// succeed (runs stop at the first that fails), else the median one by
+/// wall time (the lower of the middle two); `None` without runs.
+fn shown_run(runs: &[OneRun]) -> Option<usize> {
+    let last = runs.len().checked_sub(1)?;
+    if !runs[last].succeeded() {
+        return Some(last);
+    }
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by(|&a, &b| {
+        let wall = |at: usize| runs[at].wall_seconds().unwrap_or_default();
+        wall(a).total_cmp(&wall(b)).then(a.cmp(&b))
+    });
+    Some(order[last / 2])
+}
+
+/// Fills `entry` from the recording it shows: its exit, peak RSS and
+/// figures, and its flamegraph; marks its `run.json` finished.
+fn read_shown(dir: &Path, recorded: &mut Recorded, rules: &RuleTable, entry: &mut ExecutableEntry) {
     entry.peak_rss_bytes = recorded.run.peak_rss_bytes;
     entry.exit = recorded.run.exit.map(exit_of);
     entry.timed_out = recorded.timed_out;
@@ -246,7 +291,7 @@ pub(super) fn executable_entry(
             entry.translate_samples = figures.translate_samples;
             entry.serialize_samples = figures.serialize_samples;
             let svg = recorded.dir.join("flamegraph.svg");
-            match draw(&profile, &classes, &recorded, &svg) {
+            match draw(&profile, &classes, recorded, &svg) {
                 Ok(()) => {
                     entry.flamegraph = Some(relative(dir, &svg));
                     recorded.run.outputs.push("flamegraph.svg".to_owned());
@@ -266,7 +311,6 @@ pub(super) fn executable_entry(
     if let Err(error) = recorded.save() {
         entry.notes.push(format!("run.json not updated: {error}"));
     }
-    entry
 }
 
 /// Draws the compiler process's flamegraph of one executable into `svg`.

@@ -19,6 +19,11 @@
 //! where work ran are left out ([`FoldedFor::Diff`]): work that moved from
 //! the main thread to a worker, or from one dispatch of the pass manager to
 //! another, is the same frame on both sides.
+//!
+//! A frame whose change is only structural is drawn as moved
+//! (`diff/moved.rs`): its share changed beyond the noise, but its
+//! function's samples, over every path it is on, did not; the work ran on
+//! another path.
 
 use hashbrown::HashMap;
 
@@ -30,6 +35,12 @@ use crate::attribute::significance::{self, Count, Noise, RowRuns, Test};
 use crate::fold::{TRUNCATED_FRAME, fold, frame_name, line};
 use crate::profile::{Profile, SampleFilter};
 
+/// Colour of frames whose change only moved work from one path to another.
+const MOVED: Rgb = Rgb {
+    r: 176,
+    g: 196,
+    b: 222,
+};
 /// Colour of frames within the noise.
 const WITHIN_NOISE: Rgb = Rgb {
     r: 212,
@@ -175,10 +186,16 @@ pub(crate) fn draw(
         return None;
     }
     let changes = tree.changes(&stacks.noise, stacks.threshold_pp);
+    let significant: Vec<bool> = changes
+        .iter()
+        .map(|(_, significant)| *significant)
+        .collect();
+    let moved = tree.moved(&significant, &stacks.noise, stacks.threshold_pp);
     let largest = changes
         .iter()
-        .filter(|(_, significant)| *significant)
-        .map(|(delta, _)| delta.abs())
+        .zip(&moved)
+        .filter(|((_, significant), moved)| *significant && !**moved)
+        .map(|((delta, _), _)| delta.abs())
         .fold(0.0, f64::max);
     let frames = tree.frames(side, min_width);
     let subtitle = subtitle(drawn, labels, stacks.threshold_pp);
@@ -199,14 +216,18 @@ pub(crate) fn draw(
     Some(write_svg(&page, &frames, |frame| {
         let node = &tree.nodes[frame.key];
         let (delta, significant) = changes[frame.key];
+        let (fill, verdict) = match (significant, moved[frame.key]) {
+            (false, _) => (WITHIN_NOISE, ", not significant"),
+            (true, true) => (MOVED, ", moved: the same work on another path"),
+            (true, false) => (color(delta, true, largest), ""),
+        };
         FrameLook {
             name: node.name,
-            fill: color(delta, significant, largest),
+            fill,
             note: format!(
-                "; {other_name} {:.2}%, {:+.2} pp{}",
+                "; {other_name} {:.2}%, {:+.2} pp{verdict}",
                 crate::attribute::percent(node.samples[other_side], tree.totals[other_side]),
                 delta,
-                if significant { "" } else { ", not significant" }
             ),
             suffix: "",
         }
@@ -271,7 +292,7 @@ fn subtitle(drawn: Drawn, labels: &Labels, threshold_pp: f64) -> String {
         Drawn::Base => (&labels.base, &labels.new),
     };
     format!(
-        "widths: samples of {widths}; colour: each frame's share, base → new: red grew, blue shrank, grey within noise or < {threshold_pp} pp (vs {other})"
+        "widths: samples of {widths}; colour: each frame's share, base → new: red grew, blue shrank, grey-blue moved (its function's samples did not change), grey within noise or < {threshold_pp} pp (vs {other})"
     )
 }
 
@@ -316,6 +337,7 @@ fn scale(largest: f64, threshold_pp: f64) -> Vec<LegendEntry> {
             WITHIN_NOISE,
             format!("within noise or under {threshold_pp} pp"),
         ),
+        ("moved", MOVED, "moved: same work, other path".to_owned()),
         (
             "grew",
             color(threshold_pp, true, largest),
@@ -408,5 +430,6 @@ pub(crate) fn folded_lines(
     lines
 }
 
+mod moved;
 #[cfg(test)]
 mod tests;

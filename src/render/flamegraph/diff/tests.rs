@@ -1,5 +1,5 @@
 //! Tests of the differential flamegraph: colours by path, the noise, the
-//! correction and the frames' places.
+//! correction, moved work and the frames' places.
 
 use super::*;
 
@@ -53,12 +53,14 @@ fn stacks(lines: &[(&str, u64)]) -> HashMap<String, u64> {
 
 #[test]
 fn each_frame_is_coloured_by_the_change_of_its_own_path() {
-    // `c` grows under `b` and shrinks under `a`: colours go by frame
-    // (path), not by name.
+    // `c` grows under `b` and shrinks under `a` and `e`: colours go by
+    // frame (path), not by name. `c` falls by 20 pp in all, so the work
+    // under `a` and `b` did not merely move.
     let base = stacks(&[
         ("main;a;c", 300),
         ("main;b;c", 300),
-        ("main;d", 380),
+        ("main;e;c", 200),
+        ("main;d", 180),
         ("main;f", 10),
         ("main;f(int)", 10),
     ]);
@@ -89,7 +91,7 @@ fn each_frame_is_coloured_by_the_change_of_its_own_path() {
     assert_eq!(fill_of(&drawn, "c (100 samples"), blue);
     assert_eq!(fill_of(&drawn, "b (500 samples"), red);
     assert_eq!(fill_of(&drawn, "c (500 samples"), red);
-    assert_eq!(fill_of(&drawn, "d (380 samples"), grey);
+    assert_eq!(fill_of(&drawn, "d (380 samples"), red);
     assert_eq!(fill_of(&drawn, "main (1,000 samples"), grey);
     assert_eq!(fill_of(&drawn, "f (10 samples"), grey);
     assert_eq!(fill_of(&drawn, "f(int) (10 samples"), grey);
@@ -99,10 +101,95 @@ fn each_frame_is_coloured_by_the_change_of_its_own_path() {
             .any(|(title, _)| title == "c (500 samples, 50.00%; base 30.00%, +20.00 pp)"),
         "{drawn:?}"
     );
-    // BASE's stacks, the same colours: `c` under `a` has 300 samples there.
+    // BASE's stacks, the same colours: `c` under `a` has 300 samples there,
+    // and `e`, gone from NEW, is drawn only here.
     let drawn = frames(&draw(&diff, Drawn::Base, &labels, 0.0).unwrap());
     assert_eq!(fill_of(&drawn, "c (300 samples, 30.00%; new 10.00%"), blue);
     assert_eq!(fill_of(&drawn, "c (300 samples, 30.00%; new 50.00%"), red);
+    assert_eq!(fill_of(&drawn, "e (200 samples, 20.00%; new 0.00%"), blue);
+}
+
+#[test]
+fn work_that_only_moved_to_another_path_is_drawn_as_moved() {
+    // The pass ran under the pipeline adaptor in BASE and on a worker in
+    // NEW: its frames are on one side only, but `pass`, `matmul` and
+    // `lex` take as many samples in all. The adaptor and the worker are
+    // where it ran: they did change.
+    let base = stacks(&[
+        ("cc;main;adaptor;pass;matmul", 300),
+        ("cc;main;adaptor;pass;lex", 100),
+        ("cc;main;other", 600),
+    ]);
+    let new = stacks(&[
+        ("cc;worker;pass;matmul", 300),
+        ("cc;worker;pass;lex", 100),
+        ("cc;main;other", 600),
+    ]);
+    let diff = sampling_error_only(std::slice::from_ref(&base), std::slice::from_ref(&new));
+    let labels = labels();
+    let moved = "rgb(176,196,222)";
+    let (red, blue) = ("rgb(255,90,90)", "rgb(90,90,255)");
+    let drawn = frames(&draw(&diff, Drawn::New, &labels, 0.0).unwrap());
+    let fills = |frames: &[(String, String)], name: &str| -> Vec<String> {
+        frames
+            .iter()
+            .filter(|(title, _)| title.starts_with(&format!("{name} (")))
+            .map(|(_, fill)| fill.clone())
+            .collect()
+    };
+    for name in ["pass", "matmul", "lex"] {
+        assert_eq!(fills(&drawn, name), [moved], "{name}: {drawn:?}");
+    }
+    assert!(
+        drawn.iter().any(|(title, _)| title
+            == "pass (400 samples, 40.00%; base 0.00%, +40.00 pp, moved: the same work on another path)"),
+        "{drawn:?}"
+    );
+    assert_eq!(fills(&drawn, "worker"), [red]);
+    assert_eq!(fills(&drawn, "main"), [blue]);
+    assert_eq!(fills(&drawn, "other"), ["rgb(212,212,212)"]);
+    let drawn = frames(&draw(&diff, Drawn::Base, &labels, 0.0).unwrap());
+    assert_eq!(fills(&drawn, "adaptor"), [blue], "{drawn:?}");
+    assert_eq!(fills(&drawn, "pass"), [moved], "{drawn:?}");
+    let svg = draw(&diff, Drawn::New, &labels, 0.0).unwrap();
+    let svg = std::str::from_utf8(&svg.bytes).unwrap();
+    assert!(svg.contains("moved: same work, other path"), "the legend");
+
+    // When the work also grew, its new path is grown, not moved: `lex`
+    // takes 200 more samples in all, and so does `pass`.
+    let new = stacks(&[
+        ("cc;worker;pass;matmul", 300),
+        ("cc;worker;pass;lex", 300),
+        ("cc;main;other", 400),
+    ]);
+    let diff = sampling_error_only(std::slice::from_ref(&base), std::slice::from_ref(&new));
+    let drawn = frames(&draw(&diff, Drawn::New, &labels, 0.0).unwrap());
+    // Red, paler than `worker`'s, the largest change drawn.
+    assert_eq!(fills(&drawn, "lex"), ["rgb(255,158,158)"], "{drawn:?}");
+    assert_eq!(fills(&drawn, "pass"), [red], "{drawn:?}");
+    // `matmul` moved with the same samples: it alone only moved.
+    assert_eq!(fills(&drawn, "matmul"), [moved], "{drawn:?}");
+}
+
+#[test]
+fn a_function_inside_itself_counts_its_samples_once() {
+    // `f` recurses in BASE; in NEW it runs once as deep, elsewhere: 300
+    // samples of `f` in all on both sides, so its frames moved.
+    let base = stacks(&[("cc;a;f;f;x", 300), ("cc;b", 700)]);
+    let new = stacks(&[("cc;c;f;x", 300), ("cc;b", 700)]);
+    let diff = sampling_error_only(std::slice::from_ref(&base), std::slice::from_ref(&new));
+    let tree = Tree::new(&diff);
+    let functions = tree.function_runs();
+    assert_eq!(functions["f"], [vec![300], vec![300]]);
+    assert_eq!(functions["cc"], [vec![1000], vec![1000]]);
+    let labels = labels();
+    let drawn = frames(&draw(&diff, Drawn::Base, &labels, 0.0).unwrap());
+    let moved: Vec<&str> = drawn
+        .iter()
+        .filter(|(_, fill)| fill == "rgb(176,196,222)")
+        .map(|(title, _)| &title[..title.find(' ').unwrap()])
+        .collect();
+    assert_eq!(moved, ["f", "f", "x"], "{drawn:?}");
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! The ranking of `compile-perf executables`: `executables.json` (the
-//! executables slowest first, the full compile they came from, their totals
-//! and the outliers) and the table printed from it.
+//! executables slowest first, the full compile they came from, their totals,
+//! the outliers, and whether the order is beyond run-to-run noise) and the
+//! table printed from it.
+
+mod noise;
 
 use std::io::Write;
 
@@ -8,6 +11,8 @@ use serde::Serialize;
 
 use super::round2;
 use super::table::{Cell, Colors, Column, Table, TextFormat, write_table};
+
+pub(crate) use noise::test_order;
 
 /// An executable is an outlier when its compile took more than this many
 /// times the median.
@@ -28,6 +33,8 @@ pub(crate) struct ExecutablesJson {
     /// The executables together.
     pub totals: Totals,
     pub outliers: Vec<Outlier>,
+    /// Whether the order is beyond run-to-run noise.
+    pub ranking: RankingNoise,
     /// Seconds each executable's compile was allowed.
     pub timeout_seconds: f64,
     /// Executables compiled at a time.
@@ -42,8 +49,16 @@ pub(crate) struct ExecutableEntry {
     /// The `hal.executable`'s symbol.
     pub name: String,
     /// Its compile's wall time (the wrapper's measure; the timeout when it
-    /// timed out).
+    /// timed out): the median of its runs.
     pub wall_seconds: f64,
+    /// The wall time of each run, in the order they ran.
+    pub wall_runs_seconds: Vec<f64>,
+    /// Whether its runs are slower than the next executable's beyond
+    /// run-to-run noise; `null` for the last, and when either was compiled
+    /// once.
+    pub beyond_noise_of_next: Option<bool>,
+    /// The one-sided p-value of that test (Mann–Whitney, exact).
+    pub p_value_vs_next: Option<f64>,
     /// CPU samples of the native compiler process.
     pub samples: u64,
     /// Samples the kernel lost while recording it.
@@ -87,10 +102,15 @@ pub(crate) struct CategoryShare {
     pub self_percent: f64,
 }
 
-/// A pass's share of an executable's samples, inclusive.
+/// A pass's share of an executable's samples, inclusive; or the share of
+/// passes nested in each other that do the same work (the outer's samples
+/// are nearly all in the inner, and the inner's in the outer), listed once.
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct PassShare {
+    /// The passes joined with ` > `, outermost first.
     pub name: String,
+    /// The passes, outermost first: one, or those doing the same work.
+    pub passes: Vec<String>,
     pub inclusive_percent: f64,
 }
 
@@ -133,6 +153,23 @@ pub(crate) struct Totals {
     pub serialize_percent_of_full: Option<f64>,
 }
 
+/// Whether the order of the ranking is beyond run-to-run noise: each step
+/// from one executable to the next tested on their runs' wall times.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct RankingNoise {
+    /// Compiles asked of each executable (`--repeat`).
+    pub runs_each: usize,
+    /// Steps from one executable to the next with two runs or more on both
+    /// sides.
+    pub steps_tested: usize,
+    /// Of those, the steps beyond noise.
+    pub steps_beyond_noise: usize,
+    /// The one-sided p-value at or under which a step is beyond noise.
+    pub alpha: f64,
+    /// What the ranking's order can be trusted for, in a sentence.
+    pub statement: String,
+}
+
 /// An executable that stands out.
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct Outlier {
@@ -172,29 +209,46 @@ pub(crate) fn outliers(executables: &[ExecutableEntry], median_wall: f64) -> Vec
 
 /// Writes the ranking as a table, then the totals and the outliers.
 pub(crate) fn write_text(ranking: &ExecutablesJson, out: &mut dyn Write) -> std::io::Result<()> {
+    let repeated = ranking.ranking.runs_each > 1;
+    let mut columns = vec![Column::left("executable"), Column::right("wall s")];
+    if repeated {
+        columns.extend([Column::right("runs s"), Column::left("next")]);
+    }
+    columns.extend([
+        Column::right("samples"),
+        Column::right("peak MiB"),
+        Column::left("exit"),
+        Column::left("top categories (self)"),
+        Column::left("top passes (incl)"),
+        Column::left("entry point"),
+    ]);
     let table = Table {
-        columns: vec![
-            Column::left("executable"),
-            Column::right("wall s"),
-            Column::right("samples"),
-            Column::right("peak MiB"),
-            Column::left("exit"),
-            Column::left("top categories (self)"),
-            Column::left("top passes (incl)"),
-            Column::left("entry point"),
-        ],
-        rows: ranking.executables.iter().map(row).collect(),
+        columns,
+        rows: ranking
+            .executables
+            .iter()
+            .map(|executable| row(executable, repeated))
+            .collect(),
     };
     write_table(&table, TextFormat::Table, Colors::Plain, out)?;
     let totals = &ranking.totals;
     let full = &ranking.full_compile;
     let seconds = |samples: u64| samples as f64 / f64::from(ranking.frequency_hz.max(1));
     writeln!(out)?;
+    let runs = if repeated {
+        format!(
+            ", {} runs each (wall s: their median)",
+            ranking.ranking.runs_each
+        )
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "{} executables compiled alone ({} at a time): {:.1} s of wall time together, median {:.2} s; {} samples",
+        "{} executables compiled alone ({} at a time{runs}): {:.1} s of wall time together, median {:.2} s; {} samples",
         totals.count, ranking.jobs, totals.wall_seconds, totals.median_wall_seconds, totals.samples
     )?;
+    writeln!(out, "order: {}", ranking.ranking.statement)?;
     writeln!(
         out,
         "full compile: {} wall, {} samples; codegen (TranslateAllExecutablesPass) {} samples ({:.1} s CPU), serialization (SerializeAllExecutablesPass) {} ({:.1} s CPU)",
@@ -248,8 +302,9 @@ fn codegen_note(percent_of_full: Option<f64>) -> Option<String> {
     ))
 }
 
-/// One executable's row.
-fn row(executable: &ExecutableEntry) -> Vec<Cell> {
+/// One executable's row; with `repeated`, the spread of its runs and how
+/// it stands against the next.
+fn row(executable: &ExecutableEntry, repeated: bool) -> Vec<Cell> {
     let exit = match executable.exit {
         _ if executable.timed_out => "timeout".to_owned(),
         Some(Exit {
@@ -275,9 +330,22 @@ fn row(executable: &ExecutableEntry) -> Vec<Cell> {
         .map(|share| format!("{} {:.0}%", share.name, share.inclusive_percent))
         .collect::<Vec<_>>()
         .join(", ");
-    vec![
+    let mut cells: Vec<Cell> = vec![
         executable.name.clone().into(),
         format!("{:.2}", executable.wall_seconds).into(),
+    ];
+    if repeated {
+        let walls = &executable.wall_runs_seconds;
+        let low = walls.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = walls.iter().copied().fold(0.0, f64::max);
+        let next = match executable.beyond_noise_of_next {
+            Some(true) => ">",
+            Some(false) => "≈",
+            None => "",
+        };
+        cells.extend([format!("{low:.2}–{high:.2}").into(), next.to_owned().into()]);
+    }
+    cells.extend([
         executable.samples.to_string().into(),
         executable
             .peak_rss_bytes
@@ -289,7 +357,8 @@ fn row(executable: &ExecutableEntry) -> Vec<Cell> {
         categories.into(),
         passes.into(),
         executable.entry_points.join(", ").into(),
-    ]
+    ]);
+    cells
 }
 
 /// `part` of `whole` in percent, two decimals; 0 for an empty whole.
@@ -301,10 +370,18 @@ pub(crate) fn share(part: u64, whole: u64) -> f64 {
 mod tests {
     use super::*;
 
-    fn entry(name: &str, wall_seconds: f64, exit: Option<i32>, timed_out: bool) -> ExecutableEntry {
+    pub(super) fn entry(
+        name: &str,
+        wall_seconds: f64,
+        exit: Option<i32>,
+        timed_out: bool,
+    ) -> ExecutableEntry {
         ExecutableEntry {
             name: name.to_owned(),
             wall_seconds,
+            wall_runs_seconds: vec![wall_seconds],
+            beyond_noise_of_next: None,
+            p_value_vs_next: None,
             samples: 0,
             lost_samples: 0,
             peak_rss_bytes: None,
