@@ -249,6 +249,39 @@ fn passes_threads_and_the_timeline_of_a_real_compile() {
         "{serialized}"
     );
     assert!(!serialized["place"].as_str().unwrap().is_empty());
+    // Pattern sets rebuilt by each canonicalizer instance: named, with the
+    // passes that did it.
+    let duplicated = findings
+        .iter()
+        .find(|finding| finding["kind"] == "duplicated")
+        .unwrap_or_else(|| panic!("no duplicated finding: {findings:?}"));
+    let rebuilt_by: Vec<&str> = duplicated["passes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|pass| pass["name"].as_str().unwrap())
+        .collect();
+    assert!(rebuilt_by.len() >= 3, "{duplicated}");
+    assert!(rebuilt_by.contains(&"Canonicalizer"), "{duplicated}");
+    assert!(
+        duplicated["percent"].as_f64().unwrap() >= 2.0,
+        "{duplicated}"
+    );
+    // The linker builds no pattern sets: nothing duplicated in its samples.
+    let linker = json_of(
+        &data,
+        &["report", "--process", "iree-lld", "--format", "json"],
+    );
+    assert!(linker["samples"].as_u64() > Some(0), "the linker ran");
+    assert!(
+        linker["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|finding| finding["kind"] != "duplicated"),
+        "{}",
+        linker["findings"]
+    );
     let threads = json_of(
         &data,
         &["report", "--by", "thread", "--compiler", "--format", "json"],

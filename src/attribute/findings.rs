@@ -1,10 +1,15 @@
 //! Findings: what a report names for the reader to act on, each with what,
-//! where, how many seconds and the command that shows it. Today one kind:
-//! **serialized** work, a stretch of the compile where one thread works
-//! and the other CPUs idle, named by its pass and phase, with the most
-//! that spreading its work over the machine's CPUs could save (Amdahl: the
-//! stretch's CPU seconds over the CPUs, against its wall seconds). The
-//! thresholds are in one table, [`THRESHOLDS`].
+//! where, how many seconds and the command that shows it. Two kinds:
+//! - **serialized** work, a stretch of the compile where one thread works
+//!   and the other CPUs idle, named by its pass and phase, with the most
+//!   that spreading its work over the machine's CPUs could save (Amdahl:
+//!   the stretch's CPU seconds over the CPUs, against its wall seconds);
+//! - **duplicated** setup, work each pass instance redoes: pattern sets
+//!   built (`FrozenRewritePatternSet`, which walks every registered op)
+//!   and freed, and passes' `initialize()`, named by the passes that did
+//!   most of it.
+//!
+//! The thresholds are in one table, [`THRESHOLDS`].
 
 use hashbrown::HashMap;
 
@@ -31,17 +36,53 @@ pub(crate) struct Thresholds {
     pub serialized_gap_slices: usize,
     /// The compile is cut into this many slices to find stretches.
     pub slices: usize,
+    /// Setup rebuilt per pass instance is named from this share of the
+    /// samples…
+    pub duplicated_share: f64,
+    /// …when this many passes (or more) did it.
+    pub duplicated_owners: usize,
 }
 
 /// The thresholds of every finding.
-pub(crate) const THRESHOLDS: Thresholds = Thresholds {
+const THRESHOLDS: Thresholds = Thresholds {
     serial_below_threads: 1.25,
     working_threads: 0.5,
     serialized_seconds: 1.0,
     serialized_wall_share: 0.10,
     serialized_gap_slices: 1,
     slices: 200,
+    duplicated_share: 0.02,
+    duplicated_owners: 3,
 };
+
+/// Frames of setup a pass instance redoes: a pattern set built, or freed
+/// (name prefixes)…
+const SETUP_PREFIXES: [&str; 2] = [
+    "mlir::FrozenRewritePatternSet::FrozenRewritePatternSet(",
+    "mlir::FrozenRewritePatternSet::Impl::~Impl(",
+];
+/// …and a pass's `initialize` (a name suffix).
+const INITIALIZE: &str = "::initialize(mlir::MLIRContext*)";
+
+/// Everything a report names.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Findings {
+    /// Serialized stretches, longest first.
+    pub serialized: Vec<Serialized>,
+    pub duplicated: Option<DuplicatedSetup>,
+}
+
+/// The findings of the samples `filter` keeps, by [`THRESHOLDS`].
+pub(crate) fn findings(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    filter: &SampleFilter,
+) -> Findings {
+    Findings {
+        serialized: serialized(profile, classes, filter, &THRESHOLDS),
+        duplicated: duplicated_setup(profile, classes, filter, &THRESHOLDS),
+    }
+}
 
 /// A stretch of serialized work.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,7 +115,7 @@ impl Serialized {
 
 /// The serialized stretches of the samples `filter` keeps, longest first;
 /// none on a machine of one CPU or without a known sampling rate.
-pub(crate) fn serialized(
+fn serialized(
     profile: &Profile,
     classes: &Classes<'_>,
     filter: &SampleFilter,
@@ -148,6 +189,79 @@ pub(crate) fn serialized(
         .collect();
     found.sort_by(|a, b| b.seconds().total_cmp(&a.seconds()));
     found
+}
+
+/// Setup that pass instances rebuild: the samples under its frames, and
+/// who did it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct DuplicatedSetup {
+    pub samples: u64,
+    /// Its share of the samples `filter` keeps.
+    pub share: f64,
+    /// The passes (or places) that did it, by samples, most first: a
+    /// pass's `initialize` names its class, else the innermost pass.
+    pub owners: Vec<(String, u64)>,
+}
+
+/// The setup rebuilt per pass instance, when it is at least the
+/// threshold's share of the samples and more than one pass did it.
+fn duplicated_setup(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    filter: &SampleFilter,
+    thresholds: &Thresholds,
+) -> Option<DuplicatedSetup> {
+    let setup_symbols: Vec<bool> = profile
+        .symbols
+        .symbols
+        .iter()
+        .map(|symbol| {
+            SETUP_PREFIXES
+                .iter()
+                .any(|prefix| symbol.name.starts_with(prefix))
+                || symbol.name.ends_with(INITIALIZE)
+        })
+        .collect();
+    let mut total = 0;
+    let mut samples = 0;
+    let mut owners: HashMap<String, u64> = HashMap::new();
+    for (key, count) in profile.samples(filter) {
+        total += count;
+        let facts = facts(profile, classes, Attribution::Leaf, key);
+        let Some(&setup) = facts
+            .symbols
+            .iter()
+            .rev()
+            .find(|symbol| setup_symbols[symbol.index()])
+        else {
+            continue;
+        };
+        samples += count;
+        let name = &profile.symbols.get(setup).name;
+        let owner = match name.strip_suffix(INITIALIZE) {
+            Some(class) => short_class(class).to_owned(),
+            None => match facts.place {
+                RowKey::Pass(pass) => classes.passes.name(pass).to_owned(),
+                RowKey::OutsidePass(place) => place.name().to_owned(),
+                _ => String::new(),
+            },
+        };
+        *owners.entry(owner).or_default() += count;
+    }
+    let share = samples as f64 / total.max(1) as f64;
+    let mut owners: Vec<(String, u64)> = owners.into_iter().collect();
+    owners.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    (share >= thresholds.duplicated_share && owners.len() >= thresholds.duplicated_owners)
+        .then_some(DuplicatedSetup {
+            samples,
+            share,
+            owners,
+        })
+}
+
+/// A class's name without its namespaces.
+fn short_class(qualified: &str) -> &str {
+    qualified.rsplit("::").next().unwrap_or(qualified)
 }
 
 /// True when `filter` keeps the samples of `key`.

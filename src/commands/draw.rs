@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use super::unknown_category;
-use crate::attribute::findings::{THRESHOLDS, serialized};
+use crate::attribute::findings::findings;
 use crate::attribute::rss::RssJoin;
 use crate::attribute::{Attribution, Classes, timeline, unwind_stats};
 use crate::defaults;
@@ -211,10 +211,10 @@ pub(super) fn html_report(
     let timeline = timeline(profile, classes, filter, defaults::TIMELINE_SLICES);
     let timeline = (!timeline.slices.is_empty())
         .then(|| timeline_svg::render(&timeline, classes.table, &command, None, run.rss));
-    let serialized = serialized(profile, classes, filter, &THRESHOLDS);
+    let found = findings(profile, classes, filter);
     let mut facts = run_facts(profile, filter, run.facts, run.notices);
     facts.extend(
-        finding_lines(profile, classes, &serialized)
+        finding_lines(profile, classes, &found)
             .into_iter()
             .map(|line| ("finding".to_owned(), line)),
     );

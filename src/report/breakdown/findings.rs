@@ -1,41 +1,67 @@
 //! The report's findings (see [`crate::attribute::findings`]): a line each
-//! in the text and Markdown reports (and the HTML page's Findings), a
+//! in the text and Markdown reports (and the HTML page's facts), a
 //! `findings` list in JSON.
 
 use serde::Serialize;
 
 use super::Breakdown;
-use crate::attribute::findings::Serialized;
+use crate::attribute::findings::{DuplicatedSetup, Findings, Serialized};
+use crate::attribute::runs::seconds_per_sample;
 use crate::attribute::{Classes, RowKey};
 use crate::profile::Profile;
 use crate::report::round2;
 
 /// How many findings the text report lists (JSON lists them all).
 const TEXT_FINDINGS: usize = 3;
+/// How many of the passes that rebuilt setup a finding names.
+const NAMED_OWNERS: usize = 3;
 
 /// One finding, as JSON.
 #[derive(Debug, Serialize)]
 pub(crate) struct FindingJson {
-    /// `serialized`.
+    /// `serialized` or `duplicated`.
     pub kind: &'static str,
-    /// How long it lasted, in wall seconds.
-    pub seconds: f64,
-    pub start_seconds: f64,
-    pub end_seconds: f64,
-    /// Its share of the compile's wall time.
-    pub wall_percent: f64,
-    /// The pass (or place outside passes) most of its samples were in, and
-    /// their share.
-    pub place: String,
-    pub place_percent: f64,
-    pub phase: Option<&'static str>,
-    /// Busy threads on average, of `cpus`.
-    pub busy_threads: f64,
-    pub cpus: u32,
-    /// The most that running its work on every CPU could save.
-    pub saving_at_most_seconds: f64,
+    /// Wall seconds of a serialized stretch; CPU seconds of duplicated
+    /// setup (null when the event does not count time).
+    pub seconds: Option<f64>,
+    /// What it is, as the text report says it.
+    pub text: String,
     /// The command that shows it.
     pub command: String,
+    #[serde(flatten)]
+    pub evidence: Evidence,
+}
+
+/// What a finding rests on.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub(crate) enum Evidence {
+    Serialized {
+        start_seconds: f64,
+        end_seconds: f64,
+        /// Its share of the compile's wall time.
+        wall_percent: f64,
+        /// The pass (or place outside passes) most of its samples were in.
+        place: String,
+        place_percent: f64,
+        phase: Option<&'static str>,
+        busy_threads: f64,
+        cpus: u32,
+        /// The most that running its work on every CPU could save.
+        saving_at_most_seconds: f64,
+    },
+    Duplicated {
+        samples: u64,
+        percent: f64,
+        /// The passes that did it, by samples, most first.
+        passes: Vec<OwnerJson>,
+    },
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct OwnerJson {
+    pub name: String,
+    pub samples: u64,
 }
 
 impl Breakdown<'_> {
@@ -49,24 +75,114 @@ impl Breakdown<'_> {
 
     /// The findings as JSON.
     pub(super) fn findings_json(&self) -> Vec<FindingJson> {
-        self.findings
-            .iter()
-            .map(|finding| FindingJson {
-                kind: "serialized",
-                seconds: round2(finding.seconds()),
+        let (profile, classes) = (self.profile, self.classes);
+        let serialized = self.findings.serialized.iter().map(|finding| FindingJson {
+            kind: "serialized",
+            seconds: Some(round2(finding.seconds())),
+            text: serialized_text(classes, finding),
+            command: serialized_command(profile, classes, finding),
+            evidence: Evidence::Serialized {
                 start_seconds: round2(finding.start_seconds),
                 end_seconds: round2(finding.end_seconds),
                 wall_percent: round2(finding.wall_share * 100.0),
-                place: place_name(self.classes, finding.place),
+                place: place_name(classes, finding.place),
                 place_percent: round2(finding.place_share * 100.0),
                 phase: finding.phase.map(|phase| phase.name()),
                 busy_threads: round2(finding.busy_threads),
                 cpus: finding.cpus,
                 saving_at_most_seconds: round2(finding.saving_at_most_seconds),
-                command: showing_command(self.profile, self.classes, finding),
-            })
-            .collect()
+            },
+        });
+        let duplicated = self.findings.duplicated.iter().map(|setup| FindingJson {
+            kind: "duplicated",
+            seconds: cpu_seconds(profile, setup).map(round2),
+            text: duplicated_text(profile, setup),
+            command: duplicated_command(profile),
+            evidence: Evidence::Duplicated {
+                samples: setup.samples,
+                percent: round2(setup.share * 100.0),
+                passes: setup
+                    .owners
+                    .iter()
+                    .map(|(name, samples)| OwnerJson {
+                        name: name.clone(),
+                        samples: *samples,
+                    })
+                    .collect(),
+            },
+        });
+        serialized.chain(duplicated).collect()
     }
+}
+
+/// The findings as lines of text (`serialized: …`, `duplicated: …`):
+/// duplicated setup first, then the longest serialized stretches, the
+/// first [`TEXT_FINDINGS`] in all.
+pub(crate) fn finding_lines(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    findings: &Findings,
+) -> Vec<String> {
+    let duplicated = findings.duplicated.iter().map(|setup| {
+        format!(
+            "{}; see: {}",
+            duplicated_text(profile, setup),
+            duplicated_command(profile)
+        )
+    });
+    let serialized = findings.serialized.iter().map(|finding| {
+        format!(
+            "{}; see: {}",
+            serialized_text(classes, finding),
+            serialized_command(profile, classes, finding)
+        )
+    });
+    duplicated.chain(serialized).take(TEXT_FINDINGS).collect()
+}
+
+fn serialized_text(classes: &Classes<'_>, finding: &Serialized) -> String {
+    let phase = finding
+        .phase
+        .map_or(String::new(), |phase| format!(", phase {}", phase.name()));
+    format!(
+        "serialized: {:.1} s ({:.1}–{:.1} s, {:.0}% of the wall time) with {:.2} busy compiler \
+         threads of {} CPUs, {:.0}% in {}{phase}; on {} CPUs its work could take up to {:.1} s \
+         less",
+        finding.seconds(),
+        finding.start_seconds,
+        finding.end_seconds,
+        finding.wall_share * 100.0,
+        finding.busy_threads,
+        finding.cpus,
+        finding.place_share * 100.0,
+        place_name(classes, finding.place),
+        finding.cpus,
+        finding.saving_at_most_seconds,
+    )
+}
+
+fn duplicated_text(profile: &Profile, setup: &DuplicatedSetup) -> String {
+    let seconds = cpu_seconds(profile, setup)
+        .map_or(String::new(), |seconds| format!(", {seconds:.1} CPU s"));
+    let named: Vec<String> = setup
+        .owners
+        .iter()
+        .take(NAMED_OWNERS)
+        .map(|(name, samples)| format!("{name} {samples}"))
+        .collect();
+    format!(
+        "duplicated: setup rebuilt per pass instance (pattern sets built and freed, passes' \
+         initialize()) is {:.1}% of the samples ({} {}{seconds}) in {} passes; most in {}",
+        setup.share * 100.0,
+        setup.samples,
+        profile.unit,
+        setup.owners.len(),
+        named.join(", ")
+    )
+}
+
+fn cpu_seconds(profile: &Profile, setup: &DuplicatedSetup) -> Option<f64> {
+    seconds_per_sample(profile).map(|per_sample| per_sample * setup.samples as f64)
 }
 
 /// The name of a pass, or of a place outside passes.
@@ -78,9 +194,9 @@ fn place_name(classes: &Classes<'_>, place: RowKey) -> String {
     }
 }
 
-/// The command that shows a finding: the flamegraph of its pass, or the
-/// timeline when it is outside passes.
-fn showing_command(profile: &Profile, classes: &Classes<'_>, finding: &Serialized) -> String {
+/// The command that shows a serialized stretch: the flamegraph of its
+/// pass, or the timeline when it is outside passes.
+fn serialized_command(profile: &Profile, classes: &Classes<'_>, finding: &Serialized) -> String {
     let input = &profile.input_name;
     match finding.place {
         RowKey::Pass(pass) => format!(
@@ -91,36 +207,12 @@ fn showing_command(profile: &Profile, classes: &Classes<'_>, finding: &Serialize
     }
 }
 
-/// The findings as lines of text (`serialized: …`), the first
-/// [`TEXT_FINDINGS`].
-pub(crate) fn finding_lines(
-    profile: &Profile,
-    classes: &Classes<'_>,
-    findings: &[Serialized],
-) -> Vec<String> {
-    findings
-        .iter()
-        .take(TEXT_FINDINGS)
-        .map(|finding| {
-            let phase = finding
-                .phase
-                .map_or(String::new(), |phase| format!(", phase {}", phase.name()));
-            format!(
-                "serialized: {:.1} s ({:.1}–{:.1} s, {:.0}% of the wall time) with \
-                 {:.2} busy compiler threads of {} CPUs, {:.0}% in {}{phase}; on {} CPUs its \
-                 work could take up to {:.1} s less; see: {}",
-                finding.seconds(),
-                finding.start_seconds,
-                finding.end_seconds,
-                finding.wall_share * 100.0,
-                finding.busy_threads,
-                finding.cpus,
-                finding.place_share * 100.0,
-                place_name(classes, finding.place),
-                finding.cpus,
-                finding.saving_at_most_seconds,
-                showing_command(profile, classes, finding)
-            )
-        })
-        .collect()
+/// The command that shows setup rebuilt per pass instance: the
+/// flamegraph, searched for the functions that build pattern sets.
+fn duplicated_command(profile: &Profile) -> String {
+    format!(
+        "compile-perf flamegraph {} -o flame.svg, then search it for \
+         FrozenRewritePatternSet|initialize",
+        profile.input_name
+    )
 }

@@ -8,7 +8,7 @@ pub(crate) mod findings;
 mod json;
 mod text;
 
-use crate::attribute::findings::{Serialized, THRESHOLDS, serialized};
+use crate::attribute::findings::{Findings, findings};
 use crate::attribute::rss::{MemoryPeak, RssJoin};
 use crate::attribute::runs::seconds_per_sample;
 use crate::attribute::timers::{PassTimer, TimerJoin};
@@ -54,8 +54,8 @@ pub(crate) struct Breakdown<'a> {
     /// MLIR's pass timers joined with the passes, when the run directory
     /// has a `mlir-timing.json` and the rows are passes.
     timers: Option<TimerJoin>,
-    /// Serialized stretches of the compile, longest first.
-    findings: Vec<Serialized>,
+    /// What the report names for the reader to act on.
+    findings: Findings,
 }
 
 /// Groups the profile's samples as `options` say.
@@ -82,7 +82,7 @@ pub(crate) fn breakdown<'a>(
         (rb.self_samples, rb.inclusive_samples, a).cmp(&(ra.self_samples, ra.inclusive_samples, b))
     });
     let unwind = unwind_stats(profile, &options.filter).0;
-    let findings = serialized(profile, classes, &options.filter, &THRESHOLDS);
+    let findings = findings(profile, classes, &options.filter);
     let utilization = (options.grouping == Grouping::Thread)
         .then(|| timeline(profile, classes, &options.filter, 1).utilization)
         .flatten();
