@@ -127,6 +127,26 @@ impl<'a> Tree<'a> {
         tree
     }
 
+    /// The test of samples counted run by run on each side (`hits[side][run]`)
+    /// against the runs' totals, as a row of the table is tested.
+    fn test(&self, hits: &[Vec<u64>; 2], noise: &Noise) -> Test {
+        let counts = |side: usize| -> Vec<Count> {
+            hits[side]
+                .iter()
+                .zip(&self.run_totals[side])
+                .map(|(&hits, &samples)| Count { hits, samples })
+                .collect()
+        };
+        let (base, new) = (counts(0), counts(1));
+        significance::test_row(
+            &RowRuns {
+                base: &base,
+                new: &new,
+            },
+            noise,
+        )
+    }
+
     /// Change of each frame's share, in percentage points, and whether it
     /// is significant: each frame tested as a row of the table, run by run
     /// against the noise, and corrected with every frame that could change
@@ -135,23 +155,7 @@ impl<'a> Tree<'a> {
         let tests: Vec<Test> = self
             .nodes
             .iter()
-            .map(|node| {
-                let counts = |side: usize| -> Vec<Count> {
-                    node.runs[side]
-                        .iter()
-                        .zip(&self.run_totals[side])
-                        .map(|(&hits, &samples)| Count { hits, samples })
-                        .collect()
-                };
-                let (base, new) = (counts(0), counts(1));
-                significance::test_row(
-                    &RowRuns {
-                        base: &base,
-                        new: &new,
-                    },
-                    noise,
-                )
-            })
+            .map(|node| self.test(&node.runs, noise))
             .collect();
         let verdicts = significance::judge(&tests, threshold_pp, threshold_pp);
         tests

@@ -8,7 +8,7 @@
 use hashbrown::HashMap;
 
 use super::Tree;
-use crate::attribute::significance::{self, Count, Noise, RowRuns, Test};
+use crate::attribute::significance::{self, Noise, Test};
 
 impl<'a> Tree<'a> {
     /// For each frame, true when `significant` says it changed but its
@@ -28,24 +28,7 @@ impl<'a> Tree<'a> {
             .collect();
         let tests: Vec<Test> = asked
             .iter()
-            .map(|&node| {
-                let totals = &functions[self.nodes[node].name];
-                let counts = |side: usize| -> Vec<Count> {
-                    totals[side]
-                        .iter()
-                        .zip(&self.run_totals[side])
-                        .map(|(&hits, &samples)| Count { hits, samples })
-                        .collect()
-                };
-                let (base, new) = (counts(0), counts(1));
-                significance::test_row(
-                    &RowRuns {
-                        base: &base,
-                        new: &new,
-                    },
-                    noise,
-                )
-            })
+            .map(|&node| self.test(&functions[self.nodes[node].name], noise))
             .collect();
         let verdicts = significance::judge(&tests, threshold_pp, threshold_pp);
         let mut moved = vec![false; self.nodes.len()];
