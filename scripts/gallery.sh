@@ -92,9 +92,11 @@ for name in "${names[@]}"; do
   [[ $code = 0 || $code = 10 || $code = 11 ]] || die "$name: compile-perf record exited with $code"
   run=$tmp/$name
   gallery_svg "$run" "$out/$name.svg"
-  "$bin" report "$run/perf.data" --compiler --format json -q -o "$tmp/$name.json"
-  "$bin" report "$run/perf.data" --compiler --format markdown -q -o "$tmp/$name.table.md"
-  "$bin" report "$run/perf.data" --compiler --by symbol --format markdown -q -o "$tmp/$name.symbols.md"
+  # From $tmp, so that the commands the findings show name $name/perf.data.
+  (cd "$tmp" && "$bin" report "$name/perf.data" --compiler --format json -q -o "$name.json")
+  (cd "$tmp" && "$bin" report "$name/perf.data" --compiler --format markdown -q -o "$name.table.md")
+  (cd "$tmp" && "$bin" report "$name/perf.data" --compiler --by symbol --format markdown -q \
+    -o "$name.symbols.md")
   # What a reader trusts: Other is not on every stack, and no two rows (or two
   # top symbols of one row) read the same.
   python3 - "$name" "$tmp/$name.json" "$tmp/$name.table.md" "$tmp/$name.symbols.md" <<'EOF'
@@ -122,7 +124,7 @@ EOF
   fi
   if [ "$name" = many-dispatches ]; then
     "$bin" flamegraph "$run" --compiler --passes-only -q -o "$out/$name-passes.svg"
-    "$bin" report "$run" --compiler --by pass --format markdown -q -o "$tmp/$name.passes.md"
+    (cd "$tmp" && "$bin" report "$name" --compiler --by pass --format markdown -q -o "$name.passes.md")
     "$bin" report "$run" --compiler --by pass --format json -q -o "$tmp/$name.passes.json"
     {
       printf '# many-dispatches: passes, samples and timers\n\n'
@@ -444,8 +446,13 @@ for page in sorted(glob.glob(f"{sys.argv[1]}/*.html")):
     digests = [hashlib.sha256(picture.encode()).hexdigest() for picture in pictures]
     if len(set(digests)) != len(digests):
         sys.exit(f"gallery: {page} holds the same picture twice")
-    frames = [(re.search(r"var inverted = (\w+)", doc).group(1),
-               set(re.findall(r"<title>([^<]*?) \([\d,]+ samples", doc))) for doc in docs]
+    def direction(doc):
+        """An icicle draws its root frame on top, a flamegraph at the bottom."""
+        root = int(re.search(r"<title>all \([^<]*</title><rect [^>]*y=\"(\d+)\"", doc).group(1))
+        lowest = min(int(y) for y in re.findall(r"</title><rect [^>]*y=\"(\d+)\"", doc))
+        return "icicle" if root == lowest else "flamegraph"
+    frames = [(direction(doc), set(re.findall(r"<title>([^<]*?) \([\d,]+ samples", doc)))
+              for doc in docs]
     for i, (way, names) in enumerate(frames):
         for j, (other_way, other) in enumerate(frames):
             if i != j and way == other_way and names and names <= other:

@@ -7,7 +7,8 @@
 //! is larger. docs/passes-and-threads.md explains the passes listed in [`EXPLAINED`], whose
 //! timers and stacks measure different things. The same recording then
 //! checks `report --by pass`, `flamegraph --pass`, threads and the timeline;
-//! a second, with `--memory`, the memory attribution.
+//! a second, with `--memory`, the memory attribution; a third, of
+//! hex-constants, that its findings name no papercuts.
 
 mod common;
 
@@ -267,6 +268,13 @@ fn passes_threads_and_the_timeline_of_a_real_compile() {
         duplicated["percent"].as_f64().unwrap() >= 2.0,
         "{duplicated}"
     );
+    // IR core is spread over the passes: a papercut, with its passes.
+    let papercut = findings
+        .iter()
+        .find(|finding| finding["kind"] == "papercuts" && finding["category"] == "ir")
+        .unwrap_or_else(|| panic!("no IR core papercut: {findings:?}"));
+    assert!(papercut["pass_count"].as_u64() >= Some(10), "{papercut}");
+    assert!(papercut["percent"].as_f64() >= Some(5.0), "{papercut}");
     // The linker builds no pattern sets: nothing duplicated in its samples.
     let linker = json_of(
         &data,
@@ -461,4 +469,36 @@ fn memory_first_touched_is_of_the_order_of_the_peak_rss() {
     );
     assert!(copies(by_caller) < 5.0, "{by_caller}");
     assert!(share(by_caller, "parser") >= 20.0, "{by_caller}");
+}
+
+/// Papercuts are named only where infrastructure is spread over many
+/// passes: not on a compile that is mostly lexing and writing constants.
+#[test]
+fn hex_constants_has_no_papercuts() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("findings-hex");
+    let input = workload_at_scale(&dir, "hex-constants", "default");
+    let run_dir = dir.join("run");
+    compile_perf(record_args(&run_dir, &[], &input, &[])).expect_code(0, "record");
+    let report = json_of(
+        &run_dir.join("perf.data"),
+        &["report", "--compiler", "--format", "json"],
+    );
+    let kinds: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|finding| finding["kind"].as_str().unwrap())
+        .collect();
+    assert!(!kinds.contains(&"papercuts"), "{}", report["findings"]);
+    let lexer = report["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|category| category["id"] == "lexer")
+        .unwrap();
+    assert!(lexer["self_percent"].as_f64() > Some(10.0), "{lexer}");
 }

@@ -5,24 +5,24 @@
 use serde::Serialize;
 
 use super::Breakdown;
-use crate::attribute::findings::{DuplicatedSetup, Findings, Serialized};
+use crate::attribute::findings::{DuplicatedSetup, Findings, Papercut, Serialized};
 use crate::attribute::runs::seconds_per_sample;
 use crate::attribute::{Classes, RowKey};
 use crate::profile::Profile;
 use crate::report::round2;
 
 /// How many findings the text report lists (JSON lists them all).
-const TEXT_FINDINGS: usize = 3;
+const TEXT_FINDINGS: usize = 5;
 /// How many of the passes that rebuilt setup a finding names.
 const NAMED_OWNERS: usize = 3;
 
 /// One finding, as JSON.
 #[derive(Debug, Serialize)]
 pub(crate) struct FindingJson {
-    /// `serialized` or `duplicated`.
+    /// `serialized`, `duplicated` or `papercuts`.
     pub kind: &'static str,
     /// Wall seconds of a serialized stretch; CPU seconds of duplicated
-    /// setup (null when the event does not count time).
+    /// setup and of papercuts (null when the event does not count time).
     pub seconds: Option<f64>,
     /// What it is, as the text report says it.
     pub text: String,
@@ -55,6 +55,16 @@ pub(crate) enum Evidence {
         percent: f64,
         /// The passes that did it, by samples, most first.
         passes: Vec<OwnerJson>,
+    },
+    Papercuts {
+        /// The category's id and name.
+        category: String,
+        category_name: String,
+        samples: u64,
+        percent: f64,
+        /// How many passes its samples are in, and the largest of them.
+        pass_count: usize,
+        largest_passes: Vec<OwnerJson>,
     },
 }
 
@@ -95,29 +105,39 @@ impl Breakdown<'_> {
         });
         let duplicated = self.findings.duplicated.iter().map(|setup| FindingJson {
             kind: "duplicated",
-            seconds: cpu_seconds(profile, setup).map(round2),
+            seconds: samples_seconds(profile, setup.samples).map(round2),
             text: duplicated_text(profile, setup),
             command: duplicated_command(profile),
             evidence: Evidence::Duplicated {
                 samples: setup.samples,
                 percent: round2(setup.share * 100.0),
-                passes: setup
-                    .owners
-                    .iter()
-                    .map(|(name, samples)| OwnerJson {
-                        name: name.clone(),
-                        samples: *samples,
-                    })
-                    .collect(),
+                passes: owners_json(&setup.owners, usize::MAX),
             },
         });
-        serialized.chain(duplicated).collect()
+        let papercuts = self.findings.papercuts.iter().map(|papercut| {
+            let category = classes.table.category(papercut.category);
+            FindingJson {
+                kind: "papercuts",
+                seconds: samples_seconds(profile, papercut.samples).map(round2),
+                text: papercut_text(profile, classes, papercut),
+                command: papercut_command(profile, classes, papercut),
+                evidence: Evidence::Papercuts {
+                    category: category.id.clone(),
+                    category_name: category.name.clone(),
+                    samples: papercut.samples,
+                    percent: round2(papercut.share * 100.0),
+                    pass_count: papercut.passes.len(),
+                    largest_passes: owners_json(&papercut.passes, NAMED_OWNERS),
+                },
+            }
+        });
+        serialized.chain(duplicated).chain(papercuts).collect()
     }
 }
 
-/// The findings as lines of text (`serialized: …`, `duplicated: …`):
-/// duplicated setup first, then the longest serialized stretches, the
-/// first [`TEXT_FINDINGS`] in all.
+/// The findings as lines of text (`duplicated: …`, `papercuts: …`,
+/// `serialized: …`): duplicated setup first, then the papercuts, then the
+/// longest serialized stretches, the first [`TEXT_FINDINGS`] in all.
 pub(crate) fn finding_lines(
     profile: &Profile,
     classes: &Classes<'_>,
@@ -137,7 +157,18 @@ pub(crate) fn finding_lines(
             serialized_command(profile, classes, finding)
         )
     });
-    duplicated.chain(serialized).take(TEXT_FINDINGS).collect()
+    let papercuts = findings.papercuts.iter().map(|papercut| {
+        format!(
+            "{}; see: {}",
+            papercut_text(profile, classes, papercut),
+            papercut_command(profile, classes, papercut)
+        )
+    });
+    duplicated
+        .chain(papercuts)
+        .chain(serialized)
+        .take(TEXT_FINDINGS)
+        .collect()
 }
 
 fn serialized_text(classes: &Classes<'_>, finding: &Serialized) -> String {
@@ -162,8 +193,7 @@ fn serialized_text(classes: &Classes<'_>, finding: &Serialized) -> String {
 }
 
 fn duplicated_text(profile: &Profile, setup: &DuplicatedSetup) -> String {
-    let seconds = cpu_seconds(profile, setup)
-        .map_or(String::new(), |seconds| format!(", {seconds:.1} CPU s"));
+    let seconds = cpu_seconds_words(profile, setup.samples);
     let named: Vec<String> = setup
         .owners
         .iter()
@@ -181,8 +211,59 @@ fn duplicated_text(profile: &Profile, setup: &DuplicatedSetup) -> String {
     )
 }
 
-fn cpu_seconds(profile: &Profile, setup: &DuplicatedSetup) -> Option<f64> {
-    seconds_per_sample(profile).map(|per_sample| per_sample * setup.samples as f64)
+fn papercut_text(profile: &Profile, classes: &Classes<'_>, papercut: &Papercut) -> String {
+    let largest: Vec<String> = papercut
+        .passes
+        .iter()
+        .take(NAMED_OWNERS)
+        .map(|(name, samples)| format!("{name} {samples}"))
+        .collect();
+    format!(
+        "papercuts: {} is {:.1}% of the samples ({} {}{}) spread over {} passes, none with \
+         more than {:.0}% of it; the largest: {}",
+        classes.table.category(papercut.category).name,
+        papercut.share * 100.0,
+        papercut.samples,
+        profile.unit,
+        cpu_seconds_words(profile, papercut.samples),
+        papercut.passes.len(),
+        papercut.passes.first().map_or(0.0, |(_, samples)| {
+            100.0 * *samples as f64 / papercut.samples.max(1) as f64
+        }),
+        largest.join(", ")
+    )
+}
+
+/// The command that shows a papercut: the flamegraph of its category.
+fn papercut_command(profile: &Profile, classes: &Classes<'_>, papercut: &Papercut) -> String {
+    format!(
+        "compile-perf flamegraph {} --category {} -o category.svg",
+        profile.input_name,
+        classes.table.category(papercut.category).id
+    )
+}
+
+/// The first `most` of `owners` as JSON.
+fn owners_json(owners: &[(String, u64)], most: usize) -> Vec<OwnerJson> {
+    owners
+        .iter()
+        .take(most)
+        .map(|(name, samples)| OwnerJson {
+            name: name.clone(),
+            samples: *samples,
+        })
+        .collect()
+}
+
+/// `samples` as CPU seconds, when the event counts time.
+fn samples_seconds(profile: &Profile, samples: u64) -> Option<f64> {
+    seconds_per_sample(profile).map(|per_sample| per_sample * samples as f64)
+}
+
+/// `, N CPU s` of `samples`, or nothing when the event does not count time.
+fn cpu_seconds_words(profile: &Profile, samples: u64) -> String {
+    samples_seconds(profile, samples)
+        .map_or(String::new(), |seconds| format!(", {seconds:.1} CPU s"))
 }
 
 /// The name of a pass, or of a place outside passes.

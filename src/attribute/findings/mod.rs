@@ -7,18 +7,26 @@
 //! - **duplicated** setup, work each pass instance redoes: pattern sets
 //!   built (`FrozenRewritePatternSet`, which walks every registered op)
 //!   and freed, and passes' `initialize()`, named by the passes that did
-//!   most of it.
+//!   most of it;
+//! - **papercuts**: infrastructure (IR core, uniquing, hashing) that costs
+//!   much in total while spread thin over many passes, no one of which a
+//!   pass owner would look at.
 //!
 //! The thresholds are in one table, [`THRESHOLDS`].
+
+mod by_stack;
 
 use hashbrown::HashMap;
 
 use super::classes::{Attribution, Classes, facts};
-use super::pass::Phase;
+use super::credit::{CreditedTo, credit_workers};
+use super::pass::{OutsidePass, Phase};
 use super::row_key::RowKey;
 use super::time_slices::timeline;
 use crate::profile::{Profile, SampleFilter};
 use crate::stacks::SampleKey;
+use by_stack::by_stack;
+pub(crate) use by_stack::{DuplicatedSetup, Papercut};
 
 /// When a finding is made.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -41,6 +49,15 @@ pub(crate) struct Thresholds {
     pub duplicated_share: f64,
     /// …when this many passes (or more) did it.
     pub duplicated_owners: usize,
+    /// An infrastructure category is a papercut from this share of the
+    /// samples…
+    pub papercut_share: f64,
+    /// …spread over this many passes or more…
+    pub papercut_passes: usize,
+    /// …none of which holds more than this share of it.
+    pub papercut_largest_pass: f64,
+    /// The infrastructure categories (ids of the rule table).
+    pub papercut_categories: [&'static str; 3],
 }
 
 /// The thresholds of every finding.
@@ -53,16 +70,11 @@ const THRESHOLDS: Thresholds = Thresholds {
     slices: 200,
     duplicated_share: 0.02,
     duplicated_owners: 3,
+    papercut_share: 0.05,
+    papercut_passes: 10,
+    papercut_largest_pass: 0.5,
+    papercut_categories: ["ir", "uniquing", "hashing"],
 };
-
-/// Frames of setup a pass instance redoes: a pattern set built, or freed
-/// (name prefixes)…
-const SETUP_PREFIXES: [&str; 2] = [
-    "mlir::FrozenRewritePatternSet::FrozenRewritePatternSet(",
-    "mlir::FrozenRewritePatternSet::Impl::~Impl(",
-];
-/// …and a pass's `initialize` (a name suffix).
-const INITIALIZE: &str = "::initialize(mlir::MLIRContext*)";
 
 /// Everything a report names.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -70,6 +82,8 @@ pub(crate) struct Findings {
     /// Serialized stretches, longest first.
     pub serialized: Vec<Serialized>,
     pub duplicated: Option<DuplicatedSetup>,
+    /// Infrastructure categories spread thin over many passes, most first.
+    pub papercuts: Vec<Papercut>,
 }
 
 /// The findings of the samples `filter` keeps, by [`THRESHOLDS`].
@@ -78,9 +92,11 @@ pub(crate) fn findings(
     classes: &Classes<'_>,
     filter: &SampleFilter,
 ) -> Findings {
+    let (duplicated, papercuts) = by_stack(profile, classes, filter, &THRESHOLDS);
     Findings {
         serialized: serialized(profile, classes, filter, &THRESHOLDS),
-        duplicated: duplicated_setup(profile, classes, filter, &THRESHOLDS),
+        duplicated,
+        papercuts,
     }
 }
 
@@ -143,6 +159,9 @@ fn serialized(
         .map(|sample| sample.time)
         .min()
         .unwrap_or(0);
+    // A sample's place is where the report puts it: thread-pool work where
+    // it is credited (most of its key's samples' place).
+    let credits = credit_workers(profile, classes, filter);
     let mut places: HashMap<SampleKey, RowKey> = HashMap::new();
     let mut found: Vec<Serialized> = serial_stretches(&busy, slice_seconds, thresholds)
         .into_iter()
@@ -163,7 +182,17 @@ fn serialized(
                     continue;
                 }
                 let place = *places.entry(sample.key).or_insert_with(|| {
-                    facts(profile, classes, Attribution::Leaf, &sample.key).place
+                    match credits.of(&sample.key).first() {
+                        Some((CreditedTo::Passes(passes), _)) => passes
+                            .last()
+                            .map_or(RowKey::OutsidePass(OutsidePass::Other), |&pass| {
+                                RowKey::Pass(pass)
+                            }),
+                        Some((CreditedTo::PassManager, _)) => {
+                            RowKey::OutsidePass(OutsidePass::PassManager)
+                        }
+                        None => facts(profile, classes, Attribution::Leaf, &sample.key).place,
+                    }
                 });
                 *counts.entry(place).or_default() += 1;
             }
@@ -189,79 +218,6 @@ fn serialized(
         .collect();
     found.sort_by(|a, b| b.seconds().total_cmp(&a.seconds()));
     found
-}
-
-/// Setup that pass instances rebuild: the samples under its frames, and
-/// who did it.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct DuplicatedSetup {
-    pub samples: u64,
-    /// Its share of the samples `filter` keeps.
-    pub share: f64,
-    /// The passes (or places) that did it, by samples, most first: a
-    /// pass's `initialize` names its class, else the innermost pass.
-    pub owners: Vec<(String, u64)>,
-}
-
-/// The setup rebuilt per pass instance, when it is at least the
-/// threshold's share of the samples and more than one pass did it.
-fn duplicated_setup(
-    profile: &Profile,
-    classes: &Classes<'_>,
-    filter: &SampleFilter,
-    thresholds: &Thresholds,
-) -> Option<DuplicatedSetup> {
-    let setup_symbols: Vec<bool> = profile
-        .symbols
-        .symbols
-        .iter()
-        .map(|symbol| {
-            SETUP_PREFIXES
-                .iter()
-                .any(|prefix| symbol.name.starts_with(prefix))
-                || symbol.name.ends_with(INITIALIZE)
-        })
-        .collect();
-    let mut total = 0;
-    let mut samples = 0;
-    let mut owners: HashMap<String, u64> = HashMap::new();
-    for (key, count) in profile.samples(filter) {
-        total += count;
-        let facts = facts(profile, classes, Attribution::Leaf, key);
-        let Some(&setup) = facts
-            .symbols
-            .iter()
-            .rev()
-            .find(|symbol| setup_symbols[symbol.index()])
-        else {
-            continue;
-        };
-        samples += count;
-        let name = &profile.symbols.get(setup).name;
-        let owner = match name.strip_suffix(INITIALIZE) {
-            Some(class) => short_class(class).to_owned(),
-            None => match facts.place {
-                RowKey::Pass(pass) => classes.passes.name(pass).to_owned(),
-                RowKey::OutsidePass(place) => place.name().to_owned(),
-                _ => String::new(),
-            },
-        };
-        *owners.entry(owner).or_default() += count;
-    }
-    let share = samples as f64 / total.max(1) as f64;
-    let mut owners: Vec<(String, u64)> = owners.into_iter().collect();
-    owners.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    (share >= thresholds.duplicated_share && owners.len() >= thresholds.duplicated_owners)
-        .then_some(DuplicatedSetup {
-            samples,
-            share,
-            owners,
-        })
-}
-
-/// A class's name without its namespaces.
-fn short_class(qualified: &str) -> &str {
-    qualified.rsplit("::").next().unwrap_or(qualified)
 }
 
 /// True when `filter` keeps the samples of `key`.
