@@ -44,6 +44,9 @@ pub(crate) struct RowTotals {
     /// Of the self samples, those of thread-pool work credited to the pass
     /// the main thread was in (see [`super::credit`]).
     pub credited_samples: u64,
+    /// Of the inclusive samples, those credited: the rest are the samples
+    /// with the row on their own stack.
+    pub credited_inclusive_samples: u64,
 }
 
 /// Samples grouped into rows.
@@ -190,7 +193,11 @@ impl RowMaker<'_> {
             *row.passes.entry(place).or_default() += count;
         }
         for row_key in inclusive.iter() {
-            grouped.rows.entry(*row_key).or_default().inclusive_samples += count;
+            let row = grouped.rows.entry(*row_key).or_default();
+            row.inclusive_samples += count;
+            if credited.is_some() {
+                row.credited_inclusive_samples += count;
+            }
         }
     }
 }

@@ -132,12 +132,16 @@ fn figures(profile: &Profile, classes: &Classes<'_>) -> Figures {
             }
         })
         .collect();
+    // The samples with the pass on their own stack: thread-pool work
+    // credited to it differs between a full compile and one executable's.
     let inclusive = |name: &str| {
         classes
             .passes
             .find_name(name)
             .and_then(|id| passes.rows.get(&RowKey::Pass(id)))
-            .map_or(0, |row| row.inclusive_samples)
+            .map_or(0, |row| {
+                row.inclusive_samples - row.credited_inclusive_samples
+            })
     };
     Figures {
         samples,

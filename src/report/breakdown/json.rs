@@ -121,6 +121,7 @@ impl Breakdown<'_> {
         let cpu_seconds = self.cpu_seconds(row.inclusive_samples);
         PassJson {
             credited_samples: row.credited_samples,
+            credited_inclusive_samples: row.credited_inclusive_samples,
             timer_name: timer.map(|timer| timer.name.clone()),
             timer_wall_seconds: timer.map(|timer| round4(timer.wall_seconds)),
             timer_runs: timer.map(|timer| timer.timers),
@@ -251,6 +252,9 @@ pub(crate) struct PassJson {
     /// Of the self samples, thread-pool work credited to this pass because
     /// the main thread was in it.
     pub credited_samples: u64,
+    /// Of the inclusive samples, those credited; the others have the pass
+    /// on their own stack, as the flamegraphs and exports draw them.
+    pub credited_inclusive_samples: u64,
     /// The pass's self samples split by category.
     pub categories: Vec<PassCategoryJson>,
     /// The inclusive samples as CPU seconds (samples × the sampling
