@@ -63,6 +63,16 @@ impl<'a> Classes<'a> {
     pub(crate) fn category_of(&self, symbol: SymbolId) -> CategoryId {
         self.categories[symbol.index()]
     }
+
+    /// The name of a pass or of a place outside every pass; `None` for
+    /// any other row.
+    pub(crate) fn place_name(&self, place: RowKey) -> Option<&str> {
+        match place {
+            RowKey::Pass(pass) => Some(self.passes.name(pass)),
+            RowKey::OutsidePass(outside) => Some(outside.name()),
+            _ => None,
+        }
+    }
 }
 
 /// What one sample (or several with the same key) is.

@@ -21,6 +21,8 @@ use hashbrown::HashMap;
 
 use super::PassId;
 use super::classes::Classes;
+use super::pass::OutsidePass;
+use super::row_key::RowKey;
 use crate::profile::{Profile, SampleFilter, is_compiler};
 use crate::stacks::SampleKey;
 
@@ -34,6 +36,23 @@ pub(crate) enum CreditedTo {
     Passes(Vec<PassId>),
     /// The pass manager, between or around passes.
     PassManager,
+}
+
+impl CreditedTo {
+    /// The passes credited (outermost first) and the row of the innermost:
+    /// the pass manager's place when there is no pass.
+    pub(crate) fn passes_and_place(&self) -> (&[PassId], RowKey) {
+        match self {
+            CreditedTo::Passes(passes) => (
+                passes,
+                passes.last().map_or(
+                    RowKey::OutsidePass(OutsidePass::PassManager),
+                    |&innermost| RowKey::Pass(innermost),
+                ),
+            ),
+            CreditedTo::PassManager => (&[], RowKey::OutsidePass(OutsidePass::PassManager)),
+        }
+    }
 }
 
 /// The samples of each key credited elsewhere, and how many; the key's
@@ -117,10 +136,13 @@ pub(crate) fn credit_workers(
     }
     let in_time_order = profile.stacks.timeline.iter().filter_map(|sample| {
         let role = roles.get(&sample.key)?;
-        let thread = profile.processes.thread(sample.key.thread);
-        let image = profile.processes.image(thread.process);
-        let kept = filter.keeps_all() || filter.accepts(image);
-        Some((thread.process, sample.key, role, kept))
+        let process = profile.processes.thread(sample.key.thread).process;
+        Some((
+            process,
+            sample.key,
+            role,
+            profile.keeps(filter, &sample.key),
+        ))
     });
     Credits {
         by_key: walk(in_time_order),

@@ -6,8 +6,7 @@
 use hashbrown::{HashMap, HashSet};
 
 use super::classes::{Attribution, Classes, Facts, facts};
-use super::credit::{CreditedTo, credit_workers};
-use super::pass::OutsidePass;
+use super::credit::{CreditedTo, Credits, credit_workers};
 use super::row_key::RowKey;
 use crate::profile::{Profile, SampleFilter};
 use crate::symbolize::SymbolId;
@@ -39,7 +38,9 @@ pub(crate) struct RowTotals {
     pub inclusive_samples: u64,
     /// Self samples of the row split by detail (symbols or categories).
     pub details: HashMap<Detail, u64>,
-    /// Self samples of the row split by innermost pass (or place outside passes).
+    /// Self samples of the row split by innermost pass (or place outside
+    /// passes), thread-pool work credited with rows of passes, threads and
+    /// processes, which show it.
     pub passes: HashMap<RowKey, u64>,
     /// Of the self samples, those of thread-pool work credited to the pass
     /// the main thread was in (see [`super::credit`]).
@@ -53,7 +54,8 @@ pub(crate) struct RowTotals {
 pub(crate) struct Grouped {
     /// Samples the filter kept.
     pub samples: u64,
-    /// Of those, samples of thread-pool work credited to a pass.
+    /// Of those, samples of thread-pool work credited to a pass (with rows
+    /// of passes, threads and processes; 0 with the others).
     pub credited: u64,
     /// Of those, samples of the compiler process with a pass on their stack:
     /// the span that mlir-timing's `root` covers.
@@ -81,7 +83,14 @@ pub(crate) fn group(
         },
         inclusive: HashSet::new(),
     };
-    let credits = credit_workers(profile, classes, filter);
+    // Credits move samples between passes: only rows that show passes
+    // (passes, and the top pass of a thread or process) need them.
+    let credits = match grouping {
+        Grouping::Pass | Grouping::Thread | Grouping::Process => {
+            credit_workers(profile, classes, filter)
+        }
+        Grouping::Category | Grouping::Symbol | Grouping::Dso => Credits::default(),
+    };
     for (key, count) in profile.samples(filter) {
         let facts = facts(profile, classes, attribution, key);
         let mut left = count;
@@ -112,15 +121,9 @@ impl RowMaker<'_> {
             return;
         }
         let (profile, classes, grouped) = (self.profile, self.classes, &mut self.grouped);
-        let (passes, place): (&[_], RowKey) = match credited {
-            None => (&facts.passes, facts.place),
-            Some(CreditedTo::Passes(passes)) => (
-                passes,
-                passes
-                    .last()
-                    .map_or(facts.place, |&innermost| RowKey::Pass(innermost)),
-            ),
-            Some(CreditedTo::PassManager) => (&[], RowKey::OutsidePass(OutsidePass::PassManager)),
+        let (passes, place) = match credited {
+            None => (facts.passes.as_slice(), facts.place),
+            Some(to) => to.passes_and_place(),
         };
         grouped.samples += count;
         if credited.is_some() {

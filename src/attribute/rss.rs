@@ -84,7 +84,7 @@ pub(crate) fn join(
         .stacks
         .timeline
         .iter()
-        .filter(|sample| kept(profile, filter, sample.key))
+        .filter(|sample| profile.keeps(filter, &sample.key))
         .map(|sample| sample.time)
         .min()?;
     let mut known: HashMap<SampleKey, (Vec<PassId>, RowKey, Option<Phase>)> = HashMap::new();
@@ -92,7 +92,7 @@ pub(crate) fn join(
     for sample in &profile.stacks.timeline {
         let thread = profile.processes.thread(sample.key.thread);
         if profile.processes.image(thread.process).pid != process.pid
-            || !kept(profile, filter, sample.key)
+            || !profile.keeps(filter, &sample.key)
         {
             continue;
         }
@@ -141,11 +141,10 @@ pub(crate) fn join(
                 file_bytes: peak.file_bytes,
                 seconds: peak.time_ns.saturating_sub(start_ns) as f64 / 1e9,
                 place,
-                place_name: match place {
-                    RowKey::Pass(pass) => classes.passes.name(pass).to_owned(),
-                    RowKey::OutsidePass(outside) => outside.name().to_owned(),
-                    _ => unreachable!("a sample's place is a pass or a place outside passes"),
-                },
+                place_name: classes
+                    .place_name(place)
+                    .expect("a sample's place is a pass or a place outside passes")
+                    .to_owned(),
                 phase: *phase,
             }
         })
@@ -194,14 +193,6 @@ pub(crate) fn compiler_series<'a>(
         .iter()
         .filter(|process| compiler_pids.contains(&process.pid))
         .max_by_key(|process| process.peak(Resident::All).map_or(0, |peak| peak.rss_bytes))
-}
-
-/// Whether `filter` keeps the samples of `key`'s process.
-fn kept(profile: &Profile, filter: &SampleFilter, key: SampleKey) -> bool {
-    filter.keeps_all() || {
-        let process = profile.processes.thread(key.thread).process;
-        filter.accepts(profile.processes.image(process))
-    }
 }
 
 /// Each pass's RSS figures over its spans, the spans of all threads merged

@@ -85,12 +85,7 @@ pub(crate) fn timeline(
         .stacks
         .timeline
         .iter()
-        .filter(|sample| {
-            filter.keeps_all() || {
-                let process = profile.processes.thread(sample.key.thread).process;
-                filter.accepts(profile.processes.image(process))
-            }
-        })
+        .filter(|sample| profile.keeps(filter, &sample.key))
         .collect();
     let (Some(first), Some(last)) = (
         kept.iter().map(|sample| sample.time).min(),

@@ -95,11 +95,9 @@ impl<'a> Samples<'a> {
 
     /// The name of a pass or of a place outside every pass.
     pub(crate) fn place_name(&self, place: RowKey) -> &str {
-        match place {
-            RowKey::Pass(id) => self.classes.passes.name(id),
-            RowKey::OutsidePass(outside) => outside.name(),
-            _ => unreachable!("a sample's place is a pass or a place outside passes"),
-        }
+        self.classes
+            .place_name(place)
+            .expect("a sample's place is a pass or a place outside passes")
     }
 
     /// The id of a category (`lexer`), as the rule table names it.

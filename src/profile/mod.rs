@@ -113,14 +113,16 @@ impl Profile {
         self.stacks
             .counts
             .iter()
-            .filter(move |(key, _)| {
-                filter.keeps_all()
-                    || filter.accepts(
-                        self.processes
-                            .image(self.processes.thread(key.thread).process),
-                    )
-            })
+            .filter(move |(key, _)| self.keeps(filter, key))
             .map(|(key, &count)| (key, count))
+    }
+
+    /// Whether `filter` keeps the samples of `key`'s process.
+    pub(crate) fn keeps(&self, filter: &SampleFilter, key: &SampleKey) -> bool {
+        filter.keeps_all() || {
+            let process = self.processes.thread(key.thread).process;
+            filter.accepts(self.processes.image(process))
+        }
     }
 
     /// Appends the symbols of `stack` to `symbols`, leaf first; a frame's

@@ -94,9 +94,7 @@ pub(crate) fn memory_report(
             .map(|(key, samples)| MemoryRow {
                 name: match key {
                     RowKey::Category(id) => rules.category(id).id.clone(),
-                    RowKey::Pass(id) => classes.passes.name(id).to_owned(),
-                    RowKey::OutsidePass(place) => place.name().to_owned(),
-                    _ => String::new(),
+                    place => classes.place_name(place).unwrap_or_default().to_owned(),
                 },
                 bytes: samples * bytes_per_sample,
                 percent: super::round2(crate::attribute::percent(samples, total)),

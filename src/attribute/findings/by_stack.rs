@@ -68,11 +68,7 @@ pub(super) fn by_stack(
         .iter()
         .filter_map(|id| classes.table.find(id))
         .collect();
-    let place_name = |place: RowKey| match place {
-        RowKey::Pass(pass) => classes.passes.name(pass).to_owned(),
-        RowKey::OutsidePass(place) => place.name().to_owned(),
-        _ => String::new(),
-    };
+    let place_name = |place: RowKey| classes.place_name(place).unwrap_or_default().to_owned();
     let mut total = 0;
     let mut setup_samples = 0;
     let mut owners: HashMap<String, u64> = HashMap::new();

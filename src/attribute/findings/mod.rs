@@ -19,8 +19,8 @@ mod by_stack;
 use hashbrown::HashMap;
 
 use super::classes::{Attribution, Classes, facts};
-use super::credit::{CreditedTo, credit_workers};
-use super::pass::{OutsidePass, Phase};
+use super::credit::credit_workers;
+use super::pass::Phase;
 use super::row_key::RowKey;
 use super::time_slices::timeline;
 use crate::profile::{Profile, SampleFilter};
@@ -155,7 +155,7 @@ fn serialized(
         .stacks
         .timeline
         .iter()
-        .filter(|sample| kept(profile, filter, &sample.key))
+        .filter(|sample| profile.keeps(filter, &sample.key))
         .map(|sample| sample.time)
         .min()
         .unwrap_or(0);
@@ -178,19 +178,12 @@ fn serialized(
             }
             for sample in &profile.stacks.timeline {
                 let at = sample.time.saturating_sub(first_time) as f64 / 1e9;
-                if at < start || at >= end || !kept(profile, filter, &sample.key) {
+                if at < start || at >= end || !profile.keeps(filter, &sample.key) {
                     continue;
                 }
                 let place = *places.entry(sample.key).or_insert_with(|| {
                     match credits.of(&sample.key).first() {
-                        Some((CreditedTo::Passes(passes), _)) => passes
-                            .last()
-                            .map_or(RowKey::OutsidePass(OutsidePass::Other), |&pass| {
-                                RowKey::Pass(pass)
-                            }),
-                        Some((CreditedTo::PassManager, _)) => {
-                            RowKey::OutsidePass(OutsidePass::PassManager)
-                        }
+                        Some((to, _)) => to.passes_and_place().1,
                         None => facts(profile, classes, Attribution::Leaf, &sample.key).place,
                     }
                 });
@@ -218,14 +211,6 @@ fn serialized(
         .collect();
     found.sort_by(|a, b| b.seconds().total_cmp(&a.seconds()));
     found
-}
-
-/// True when `filter` keeps the samples of `key`.
-fn kept(profile: &Profile, filter: &SampleFilter, key: &SampleKey) -> bool {
-    filter.keeps_all() || {
-        let process = profile.processes.thread(key.thread).process;
-        filter.accepts(profile.processes.image(process))
-    }
 }
 
 /// The stretches of slices (`(from, to)`) long enough to name in which the

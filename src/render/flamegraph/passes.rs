@@ -72,10 +72,11 @@ pub(crate) fn passes_picture(
     if total == 0 {
         return None;
     }
-    let name = |frame: &RowKey| match frame {
-        RowKey::Pass(pass) => classes.passes.name(*pass).to_owned(),
-        RowKey::OutsidePass(place) => place.name().to_owned(),
-        _ => unreachable!("a pass picture's frames are passes and places outside them"),
+    let name = |frame: &RowKey| {
+        classes
+            .place_name(*frame)
+            .expect("a pass picture's frames are passes and places outside them")
+            .to_owned()
     };
     let frame_names: HashMap<RowKey, String> = categories
         .keys()

@@ -95,7 +95,10 @@ impl Breakdown<'_> {
                 start_seconds: round2(finding.start_seconds),
                 end_seconds: round2(finding.end_seconds),
                 wall_percent: round2(finding.wall_share * 100.0),
-                place: place_name(classes, finding.place),
+                place: classes
+                    .place_name(finding.place)
+                    .unwrap_or_default()
+                    .to_owned(),
                 place_percent: round2(finding.place_share * 100.0),
                 phase: finding.phase.map(|phase| phase.name()),
                 busy_threads: round2(finding.busy_threads),
@@ -186,7 +189,10 @@ fn serialized_text(classes: &Classes<'_>, finding: &Serialized) -> String {
         finding.busy_threads,
         finding.cpus,
         finding.place_share * 100.0,
-        place_name(classes, finding.place),
+        classes
+            .place_name(finding.place)
+            .unwrap_or_default()
+            .to_owned(),
         finding.cpus,
         finding.saving_at_most_seconds,
     )
@@ -264,15 +270,6 @@ fn samples_seconds(profile: &Profile, samples: u64) -> Option<f64> {
 fn cpu_seconds_words(profile: &Profile, samples: u64) -> String {
     samples_seconds(profile, samples)
         .map_or(String::new(), |seconds| format!(", {seconds:.1} CPU s"))
-}
-
-/// The name of a pass, or of a place outside passes.
-fn place_name(classes: &Classes<'_>, place: RowKey) -> String {
-    match place {
-        RowKey::Pass(pass) => classes.passes.name(pass).to_owned(),
-        RowKey::OutsidePass(outside) => outside.name().to_owned(),
-        _ => String::new(),
-    }
 }
 
 /// The command that shows a serialized stretch: the flamegraph of its
