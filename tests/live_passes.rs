@@ -8,7 +8,7 @@
 //! timers and stacks measure different things. The same recording then
 //! checks `report --by pass`, `flamegraph --pass`, threads and the timeline;
 //! a second, with `--memory`, the memory attribution; a third, of
-//! hex-constants, that its findings name no papercuts.
+//! f32-literals, that its findings name no papercuts.
 
 mod common;
 
@@ -472,15 +472,17 @@ fn memory_first_touched_is_of_the_order_of_the_peak_rss() {
 }
 
 /// Papercuts are named only where infrastructure is spread over many
-/// passes: not on a compile that is mostly lexing and writing constants.
+/// passes: not on a compile that is mostly parsing floats (IR core 2.0% of
+/// the gallery's f32-literals; hex-constants, at 4.9%, sat on the 5% line
+/// and was named in one CI run of two).
 #[test]
-fn hex_constants_has_no_papercuts() {
+fn f32_literals_has_no_papercuts() {
     let _serial = live_lock();
     if !iree_live_prerequisites() {
         return;
     }
-    let dir = TempDir::new("findings-hex");
-    let input = workload_at_scale(&dir, "hex-constants", "default");
+    let dir = TempDir::new("findings-f32");
+    let input = workload_at_scale(&dir, "f32-literals", "default");
     let run_dir = dir.join("run");
     compile_perf(record_args(&run_dir, &[], &input, &[])).expect_code(0, "record");
     let report = json_of(
@@ -494,11 +496,11 @@ fn hex_constants_has_no_papercuts() {
         .map(|finding| finding["kind"].as_str().unwrap())
         .collect();
     assert!(!kinds.contains(&"papercuts"), "{}", report["findings"]);
-    let lexer = report["categories"]
+    let apfloat = report["categories"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|category| category["id"] == "lexer")
+        .find(|category| category["id"] == "apfloat")
         .unwrap();
-    assert!(lexer["self_percent"].as_f64() > Some(10.0), "{lexer}");
+    assert!(apfloat["self_percent"].as_f64() > Some(30.0), "{apfloat}");
 }
