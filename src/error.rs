@@ -41,6 +41,8 @@ pub(crate) const EXIT_RULES: u8 = 12;
 pub(crate) const EXIT_UNKNOWN_NAME: u8 = 13;
 /// Nothing to draw or export.
 pub(crate) const EXIT_NOTHING_TO_DRAW: u8 = 14;
+/// `--by pattern|unit` of a run without MLIR's actions (`record --actions`).
+pub(crate) const EXIT_NO_ACTIONS: u8 = 15;
 /// `record`: perf is missing or does not run.
 pub(crate) const EXIT_PERF_MISSING: u8 = 20;
 /// `record`: `kernel.perf_event_paranoid` forbids profiling.
@@ -150,6 +152,15 @@ pub enum Error {
         /// Why, and what to check.
         reason: String,
     },
+    /// The rows asked for come from MLIR's actions, and the run has none
+    /// to read.
+    #[error("{what} needs MLIR's actions of the compile: {reason}")]
+    NoActions {
+        /// What was asked for (`report --by pattern`).
+        what: String,
+        /// Why there are none, and how to record them.
+        reason: String,
+    },
     /// `record` could not record.
     #[error("{0}")]
     Record(#[from] RecordError),
@@ -193,6 +204,7 @@ impl Error {
             Error::Rules(_) | Error::ReadRules { .. } => EXIT_RULES,
             Error::UnknownCategory { .. } | Error::UnknownPass { .. } => EXIT_UNKNOWN_NAME,
             Error::NothingToDraw { .. } => EXIT_NOTHING_TO_DRAW,
+            Error::NoActions { .. } => EXIT_NO_ACTIONS,
             Error::Record(error) => error.exit_code(),
             Error::Push { .. } => EXIT_PUSH_FAILED,
             Error::NoExecutables { .. } => EXIT_NO_EXECUTABLES,
@@ -292,10 +304,13 @@ pub enum RecordError {
         /// What perf probe said.
         detail: String,
     },
-    /// `record --mlir-timing` was given a command it cannot add its flags to.
-    #[error("record --mlir-timing: {reason}")]
-    MlirTimingCommand {
-        /// Why (not iree-compile, or a timing flag it contradicts).
+    /// `record --mlir-timing` or `--actions` was given a command it cannot
+    /// add its flags to.
+    #[error("record {option}: {reason}")]
+    CompilerFlags {
+        /// The option of `record` that adds the flags.
+        option: &'static str,
+        /// Why (not iree-compile, or a flag it contradicts).
         reason: String,
     },
 }
@@ -313,7 +328,7 @@ impl RecordError {
             RecordError::PerfFailed { .. } => EXIT_PERF_FAILED,
             RecordError::ForceRefused { .. } => EXIT_FORCE_REFUSED,
             RecordError::ProbeFailed { .. } => EXIT_PROBE_FAILED,
-            RecordError::MlirTimingCommand { .. } => EXIT_USAGE,
+            RecordError::CompilerFlags { .. } => EXIT_USAGE,
         }
     }
 }

@@ -17,6 +17,7 @@
 //! reader and the rule table, are crates of their own, which the fuzz
 //! targets (`fuzz/`) build against.
 
+mod actions;
 mod alloc;
 mod artifact;
 mod attribute;

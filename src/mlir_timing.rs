@@ -32,18 +32,7 @@ pub(crate) const TIMING_FLAGS: [(&str, Option<&str>); 3] = [
 /// error when the program is not iree-compile or the command sets one of
 /// them to another value.
 pub(crate) fn with_timing_flags(command: &[OsString]) -> Result<Vec<OsString>, String> {
-    let Some((program, args)) = command.split_first() else {
-        return Err("no command".to_owned());
-    };
-    let name = Path::new(program)
-        .file_name()
-        .map(|name| name.to_string_lossy());
-    if !name.is_some_and(|name| name.starts_with("iree-compile")) {
-        return Err(format!(
-            "{} is not iree-compile: the timing flags are iree-compile's",
-            program.to_string_lossy()
-        ));
-    }
+    let (program, args) = iree_compile_command(command, "the timing flags")?;
     let mut added = vec![program.clone()];
     for (flag, value) in TIMING_FLAGS {
         let wanted = match value {
@@ -70,6 +59,27 @@ pub(crate) fn with_timing_flags(command: &[OsString]) -> Result<Vec<OsString>, S
     }
     added.extend(args.iter().cloned());
     Ok(added)
+}
+
+/// The program and arguments of `command`, or why flags (`what`) cannot be
+/// added to it: there is no command, or its program is not iree-compile.
+pub(crate) fn iree_compile_command<'a>(
+    command: &'a [OsString],
+    what: &str,
+) -> Result<(&'a OsString, &'a [OsString]), String> {
+    let Some((program, args)) = command.split_first() else {
+        return Err("no command".to_owned());
+    };
+    let name = Path::new(program)
+        .file_name()
+        .map(|name| name.to_string_lossy());
+    if !name.is_some_and(|name| name.starts_with("iree-compile")) {
+        return Err(format!(
+            "{} is not iree-compile: {what} are iree-compile's",
+            program.to_string_lossy()
+        ));
+    }
+    Ok((program, args))
 }
 
 /// The name of the timer of the whole pass manager.

@@ -579,3 +579,17 @@ fn mlir_timing_beside_the_recording_is_joined_or_named_as_unreadable() {
     );
     assert!(csv.contains("CSEPass,pass,1,0.125"), "{csv}");
 }
+
+#[test]
+fn rows_of_actions_need_a_run_recorded_with_actions() {
+    for by in ["pattern", "unit"] {
+        let output = on_fixture("report", &["--by", by]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(15), "--by {by}: {stderr}");
+        assert!(
+            stderr.contains(&format!("report --by {by} needs MLIR's actions"))
+                && stderr.contains("record --actions"),
+            "--by {by} says what is missing and how to record it: {stderr}"
+        );
+    }
+}

@@ -12,8 +12,13 @@
 //! and `rss.rs` joins them with the resident set over time. For `diff` and
 //! `record --repeat`: `runs.rs` reduces each run to rows keyed across runs,
 //! `diff.rs` sets two sides' rows side by side and judges them with
-//! `significance.rs`.
+//! `significance.rs`. `actions.rs` puts MLIR's actions (`record
+//! --actions`) on perf's clock and `action_rows.rs` groups samples by the
+//! pattern or IR unit their thread was in.
 
+mod action_place;
+mod action_rows;
+pub(crate) mod actions;
 mod classes;
 pub(crate) mod comparable;
 mod credit;
@@ -32,6 +37,8 @@ pub(crate) mod significance;
 mod time_slices;
 pub(crate) mod timers;
 
+pub(crate) use action_place::ActionRows;
+pub(crate) use action_rows::group_by_actions;
 pub(crate) use classes::{Attribution, Classes, categories_cached, facts};
 pub(crate) use joined_passes::joined_passes;
 pub(crate) use pass::{PassId, Phase};

@@ -1,7 +1,9 @@
 //! The key of a report row: a category, symbol, binary, thread, process,
-//! pass or place outside passes.
+//! pass or place outside passes, or an action's pattern, unit or pass.
 
+use super::action_place::OutsideAction;
 use super::pass::{OutsidePass, PassId};
+use crate::actions::NameIndex;
 use crate::binary::DsoId;
 use crate::process::{ProcessId, ThreadId};
 use crate::symbolize::SymbolId;
@@ -18,4 +20,9 @@ pub(crate) enum RowKey {
     Pass(PassId),
     /// Samples outside every pass.
     OutsidePass(OutsidePass),
+    /// A pattern, IR unit or pass of MLIR's actions, by its name in
+    /// [`crate::actions::Actions::names`].
+    Action(NameIndex),
+    /// Samples outside every action of a kind.
+    OutsideAction(OutsideAction),
 }

@@ -5,6 +5,7 @@
 
 use hashbrown::{HashMap, HashSet};
 
+use super::action_place::OutsideAction;
 use super::classes::{Attribution, Classes, Facts, facts};
 use super::credit::{CreditedTo, Credits, credit_workers};
 use super::row_key::RowKey;
@@ -22,6 +23,11 @@ pub(crate) enum Grouping {
     Thread,
     Process,
     Pass,
+    /// The rewrite pattern being applied, from MLIR's actions
+    /// (`record --actions`).
+    Pattern,
+    /// The IR unit a pass was running on, from MLIR's actions.
+    Unit,
 }
 
 /// What a row's "top" column lists.
@@ -89,7 +95,11 @@ pub(crate) fn group(
         Grouping::Pass | Grouping::Thread | Grouping::Process => {
             credit_workers(profile, classes, filter)
         }
-        Grouping::Category | Grouping::Symbol | Grouping::Dso => Credits::default(),
+        Grouping::Category
+        | Grouping::Symbol
+        | Grouping::Dso
+        | Grouping::Pattern
+        | Grouping::Unit => Credits::default(),
     };
     for (key, count) in profile.samples(filter) {
         let facts = facts(profile, classes, attribution, key);
@@ -158,6 +168,12 @@ impl RowMaker<'_> {
                 Some(Detail::Category(self_category)),
             ),
             Grouping::Pass => (Some(place), Some(Detail::Category(self_category))),
+            // The rows of actions need the actions on perf's clock: see
+            // `group_by_actions`. Without them, no sample is in one.
+            Grouping::Pattern | Grouping::Unit => (
+                Some(RowKey::OutsideAction(OutsideAction::NoActions)),
+                Some(Detail::Category(self_category)),
+            ),
         };
         let inclusive = &mut self.inclusive;
         inclusive.clear();
@@ -181,7 +197,7 @@ impl RowMaker<'_> {
                     .map(|symbol| RowKey::Dso(profile.symbols.get(*symbol).dso)),
             ),
             Grouping::Pass => inclusive.extend(passes.iter().copied().map(RowKey::Pass)),
-            Grouping::Thread | Grouping::Process => {}
+            Grouping::Thread | Grouping::Process | Grouping::Pattern | Grouping::Unit => {}
         }
         inclusive.extend(self_key);
         if let Some(self_key) = self_key {

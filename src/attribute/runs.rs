@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 use hashbrown::HashMap;
 
-use super::{Attribution, Classes, Grouping, RowKey, group};
+use super::actions::ActionJoin;
+use super::{ActionRows, Attribution, Classes, Grouping, RowKey, group, group_by_actions};
+use crate::actions::NameIndex;
 use crate::process::ProcessId;
 use crate::profile::{Profile, SampleFilter};
 
@@ -52,14 +54,33 @@ pub(crate) fn run_rows(
     grouping: Grouping,
     attribution: Attribution,
     filter: &SampleFilter,
+    actions: Option<&ActionJoin>,
 ) -> RunRows {
-    let grouped = group(profile, classes, grouping, attribution, filter);
+    let grouped = match (grouping, actions) {
+        (Grouping::Pattern, Some(join)) => group_by_actions(
+            profile,
+            classes,
+            attribution,
+            join,
+            ActionRows::Pattern,
+            filter,
+        ),
+        (Grouping::Unit, Some(join)) => group_by_actions(
+            profile,
+            classes,
+            attribution,
+            join,
+            ActionRows::Unit,
+            filter,
+        ),
+        _ => group(profile, classes, grouping, attribution, filter),
+    };
     let mut rows: HashMap<String, RowCounts> = HashMap::new();
     for (key, totals) in &grouped.rows {
         if grouping == Grouping::Symbol && totals.self_samples == 0 {
             continue;
         }
-        let (key, name, color) = row_identity(profile, classes, *key);
+        let (key, name, color) = row_identity(profile, classes, actions, *key);
         // Rows that share a key across pids (two threads of one name) add up.
         let row = rows.entry(key).or_insert(RowCounts {
             name,
@@ -83,6 +104,7 @@ pub(crate) fn run_rows(
 fn row_identity(
     profile: &Profile,
     classes: &Classes<'_>,
+    actions: Option<&ActionJoin>,
     key: RowKey,
 ) -> (String, String, Option<String>) {
     match key {
@@ -121,7 +143,24 @@ fn row_identity(
             (name.clone(), name, None)
         }
         RowKey::OutsidePass(place) => (place.name().to_owned(), place.name().to_owned(), None),
+        // Patterns and units match across runs by name.
+        RowKey::OutsideAction(place) => {
+            let name = place.name(|name| action_name(actions, name));
+            (name.clone(), name, None)
+        }
+        RowKey::Action(name) => {
+            let name = action_name(actions, name);
+            (name.clone(), name, None)
+        }
     }
+}
+
+/// An action's name, when the run's actions are there.
+fn action_name(actions: Option<&ActionJoin>, name: NameIndex) -> String {
+    actions.map_or_else(
+        || format!("(action {name})"),
+        |join| join.actions.name(name).to_owned(),
+    )
 }
 
 /// A process by its name, and its executable's file name where that

@@ -152,6 +152,7 @@ fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, Error> {
         alloc_min_bytes: None,
         repeat: None,
         mlir_timing: false,
+        actions: None,
         // Its own progress lines say what runs; several records run at once.
         quiet: true,
         status_label: None,

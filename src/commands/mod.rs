@@ -33,14 +33,15 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
+use crate::attribute::actions::{ActionJoin, join_actions};
 use crate::attribute::rss::RssJoin;
 use crate::attribute::timers::TimerJoin;
-use crate::attribute::{Attribution, Classes, categories_cached};
+use crate::attribute::{Attribution, Classes, Grouping, categories_cached};
 use crate::binary::DsoId;
 use crate::error::{EXIT_TRUNCATED, Error};
 use crate::output::{Output, write_output};
 use crate::profile::{Profile, ReadOptions, SampleFilter};
-use crate::report::breakdown::Breakdown;
+use crate::report::breakdown::{Breakdown, grouping_name};
 use crate::report::memory::{self, MemoryJson};
 use crate::report::run_facts::{notes_lost_samples, notices};
 use crate::report::summary::{self, Summary};
@@ -373,6 +374,56 @@ fn timer_join(
             )),
             None,
         ),
+    }
+}
+
+/// With `--by pattern|unit`, the actions of the run on perf's clock, which
+/// `command` needs; `None` for the other groupings.
+fn actions_for(
+    grouping: Grouping,
+    run_dir: &RunDir,
+    profile: &Profile,
+    classes: &Classes<'_>,
+    command: &str,
+) -> Result<Option<ActionJoin>, Error> {
+    match grouping {
+        Grouping::Pattern | Grouping::Unit => action_join(
+            run_dir,
+            profile,
+            classes,
+            &format!("{command} --by {}", grouping_name(grouping)),
+        )
+        .map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// MLIR's actions of the run (`actions.bin` of `record --actions`) on
+/// perf's clock, for `what` (`report --by pattern`), which needs them.
+fn action_join(
+    run_dir: &RunDir,
+    profile: &Profile,
+    classes: &Classes<'_>,
+    what: &str,
+) -> Result<ActionJoin, Error> {
+    let no_actions = |reason: String| Error::NoActions {
+        what: what.to_owned(),
+        reason,
+    };
+    match run_dir.actions() {
+        RunFile::Read(actions) => Ok(join_actions(
+            profile,
+            classes,
+            actions,
+            &declared_pass_names(profile, classes),
+        )),
+        RunFile::Unreadable(notice) => Err(no_actions(format!(
+            "{notice}; record the compile again with `record --actions`"
+        ))),
+        RunFile::Absent => Err(no_actions(
+            "the recording's run directory has no actions.bin; record the compile with              `compile-perf record --actions -- iree-compile …`"
+                .to_owned(),
+        )),
     }
 }
 

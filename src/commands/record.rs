@@ -25,6 +25,7 @@ use super::{
     Config, Run, finish, load_recording, load_rules, memory_section, own_recording, rss_join,
     stdout_colors, write_report,
 };
+use crate::actions::ActionsMode;
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
 use crate::error::{EXIT_INTERRUPTED, Error};
@@ -113,6 +114,14 @@ pub(crate) struct RecordArgs {
     /// DIR/mlir-timing.json, which `report --by pass` joins with the samples.
     #[arg(long, help_heading = heading::RECORDING)]
     mlir_timing: bool,
+    /// Turn on iree-compile's action profiler and keep the interval of every
+    /// pass run and pattern applied as DIR/actions.bin, for `report --by
+    /// pattern|unit`. MODE units (the default) also turns on the action log,
+    /// which names the IR unit of each pass run; times does not (cheaper).
+    #[arg(long, value_enum, value_name = "MODE", num_args = 0..=1,
+          default_missing_value = "units", require_equals = true,
+          help_heading = heading::RECORDING)]
+    actions: Option<ActionsMode>,
     /// Neither the live status line nor the summary on stderr (warnings
     /// still print).
     #[arg(long, short, help_heading = heading::OUTPUT)]
@@ -150,6 +159,7 @@ impl RecordArgs {
             alloc_min_bytes: self.alloc.then_some(self.alloc_min_bytes),
             repeat: self.repeat,
             mlir_timing: self.mlir_timing,
+            actions: self.actions,
             quiet: self.quiet,
             status_label: None,
         };

@@ -5,6 +5,7 @@
 //! recording.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::Args;
 
@@ -16,8 +17,8 @@ use super::draw::{
 use super::format::{Format, Formats};
 use super::series::{SeriesReading, read_series};
 use super::{
-    ColorChoice, Config, Reading, Run, finish, leave_to_exit, load_rules, memory_section, rss_join,
-    rules_and_profile, timer_join, write_report,
+    ColorChoice, Config, Reading, Run, actions_for, finish, leave_to_exit, load_rules,
+    memory_section, rss_join, rules_and_profile, timer_join, write_report,
 };
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
@@ -196,10 +197,13 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
         })
         .transpose()?;
     let reported = (|| {
+        let actions =
+            actions_for(options.grouping, &run_dir, &profile, &classes, "report")?.map(Arc::new);
         let breakdown_options = BreakdownOptions {
             grouping: options.grouping,
             attribution: options.attribution,
             filter: filter.clone(),
+            actions,
         };
         let mut breakdown = breakdown(&profile, &classes, breakdown_options);
         let (rss, rss_notice) = rss_join(&run_dir, &profile, &classes, filter);

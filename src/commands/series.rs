@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Config, finish, load_recording, rss_join};
+use super::{Config, actions_for, finish, load_recording, rss_join};
 use crate::attribute::run_diff::Spread;
 use crate::attribute::runs::run_rows;
 use crate::attribute::series::{Aggregate, SeriesRun, aggregate};
@@ -46,6 +46,7 @@ pub(crate) fn read_series(
     {
         let profile = load_recording(&Input::Path(recording.clone()), reading.read, &run_dir)?;
         let classes = Classes::new(&profile, reading.rules);
+        let actions = actions_for(reading.grouping, &run_dir, &profile, &classes, "report")?;
         let rows = run_rows(
             recording,
             &profile,
@@ -53,6 +54,7 @@ pub(crate) fn read_series(
             reading.grouping,
             reading.attribution,
             reading.filter,
+            actions.as_ref(),
         );
         let (rss, _) = rss_join(&run_dir, &profile, &classes, reading.filter);
         let run = run_dir.run.as_ref();

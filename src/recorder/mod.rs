@@ -9,6 +9,7 @@
 //! runs the command through `compile-perf measure`, a small wrapper that
 //! reports the peak RSS of the compile, not of perf.
 
+mod actions;
 mod artifacts;
 mod attach;
 mod checks;
@@ -27,6 +28,7 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::actions::ACTIONS_FILE;
 pub(crate) use crate::error::RecordError;
 use crate::mlir_timing::{TIMING_FILE, Timers, with_timing_flags};
 use crate::rss::{MEMORY_FILE, RssSeries};
@@ -90,14 +92,26 @@ fn preflight(options: &RecordOptions) -> Result<String, RecordError> {
     Ok(perf_version)
 }
 
-/// The command as it runs: with `--mlir-timing`, with MLIR's timing flags.
+/// The command as it runs: with `--mlir-timing`, with MLIR's timing
+/// flags; with `--actions`, with the action flags.
 fn command_to_run(options: &RecordOptions) -> Result<Vec<OsString>, RecordError> {
+    let mut command = options.command.clone();
     if options.mlir_timing {
-        with_timing_flags(&options.command)
-            .map_err(|reason| RecordError::MlirTimingCommand { reason })
-    } else {
-        Ok(options.command.clone())
+        command = with_timing_flags(&command).map_err(|reason| RecordError::CompilerFlags {
+            option: "--mlir-timing",
+            reason,
+        })?;
     }
+    if let Some(mode) = options.actions {
+        command =
+            actions::with_action_flags(&command, &options.output_dir, mode).map_err(|reason| {
+                RecordError::CompilerFlags {
+                    option: "--actions",
+                    reason,
+                }
+            })?;
+    }
+    Ok(command)
 }
 
 /// For `record --repeat`: the checks of [`record`], then the series'
@@ -164,6 +178,7 @@ pub(crate) fn record_with_timeout(
         outputs: vec![RUN_RECORDING.to_owned(), "run.json".to_owned()],
         notes: Vec::new(),
         artifacts: Vec::new(),
+        actions: None,
     };
     write_run_json(dir, &run)?;
 
@@ -336,6 +351,15 @@ pub(crate) fn record_with_timeout(
                 "--mlir-timing: iree-compile printed no timing report, so there is no \
                  {TIMING_FILE} (it prints one when the compile ends)"
             )),
+        }
+    }
+    if let Some(mode) = options.actions {
+        match actions::keep_actions(dir, mode) {
+            Ok(facts) => {
+                run.outputs.push(ACTIONS_FILE.to_owned());
+                run.actions = Some(facts);
+            }
+            Err(note) => run.notes.push(note),
         }
     }
     if run.interrupted {

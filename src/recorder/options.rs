@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::actions::ActionsMode;
 use crate::run_dir::{RatePlan, StreamChoice};
 
 /// How perf collects call stacks (`record --call-graph`). `--help` names
@@ -61,6 +62,10 @@ pub(crate) struct RecordOptions {
     /// Add MLIR's timing flags to the iree-compile command and keep its
     /// pass timers as `mlir-timing.json`. Default is off.
     pub mlir_timing: bool,
+    /// Turn on iree-compile's action profiler (and with
+    /// [`ActionsMode::Units`] its action log) and keep what they write as
+    /// `actions.bin`. Default is off.
+    pub actions: Option<ActionsMode>,
     /// No live status line. Default is one, on a terminal.
     pub quiet: bool,
     /// What the status line starts with, e.g. `run 2/3` in a series.

@@ -8,7 +8,7 @@ mod exit;
 mod perf;
 mod run_json;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub(crate) use exit::CommandExit;
 pub(crate) use perf::{PerfRun, RatePlan, RingBuffer, StreamChoice, Streams};
@@ -17,6 +17,7 @@ pub(crate) use run_json::{
     is_run_json, save,
 };
 
+use crate::actions::{ACTIONS_FILE, Actions};
 use crate::mlir_timing::{TIMING_FILE, Timers};
 use crate::rss::{MEMORY_FILE, RssSeries};
 
@@ -46,6 +47,8 @@ pub(crate) struct RunDir {
     pub rss: RunFile<RssSeries>,
     /// `mlir-timing.json` of `record --mlir-timing`: MLIR's pass timers.
     pub timers: RunFile<Timers>,
+    /// The directory, when the recording is in one.
+    pub dir: Option<PathBuf>,
 }
 
 impl RunDir {
@@ -68,7 +71,28 @@ impl RunDir {
             text.and_then(Timers::parse)
                 .map_err(|error| format!("is not MLIR's timing report: {error}"))
         });
-        RunDir { run, rss, timers }
+        RunDir {
+            run,
+            rss,
+            timers,
+            dir: Some(dir.to_owned()),
+        }
+    }
+
+    /// `actions.bin` of `record --actions`: MLIR's actions, read when asked
+    /// for (a large compile's are megabytes).
+    pub(crate) fn actions(&self) -> RunFile<Actions> {
+        let Some(dir) = &self.dir else {
+            return RunFile::Absent;
+        };
+        let path = dir.join(ACTIONS_FILE);
+        if !path.exists() {
+            return RunFile::Absent;
+        }
+        match crate::actions::read(&path) {
+            Ok(actions) => RunFile::Read(actions),
+            Err(what) => RunFile::Unreadable(format!("{} {what}", path.display())),
+        }
     }
 }
 
@@ -176,6 +200,16 @@ mod tests {
                 entries: None,
                 note: Some("not a ZIP archive".to_owned()),
             }],
+            actions: Some(crate::actions::ActionsFacts {
+                mode: crate::actions::ActionsMode::Times,
+                actions: 5,
+                threads: 2,
+                raw_bytes: 900,
+                stored_bytes: 30,
+                units_named: 4,
+                units_unnamed: 1,
+                unpaired: 1,
+            }),
         }
     }
 

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::RUN_FILE;
 use super::exit::CommandExit;
 use super::perf::PerfRun;
+use crate::actions::ActionsFacts;
 use crate::artifact::Artifact;
 
 /// Where a run stands; `run.json` says it so that nothing half-made passes
@@ -97,6 +98,8 @@ pub(crate) struct RunJson {
     pub notes: Vec<String>,
     /// The files the compile wrote, found on its command line.
     pub artifacts: Vec<Artifact>,
+    /// What `record --actions` kept of the compiler's actions.
+    pub actions: Option<ActionsFacts>,
 }
 
 /// `run.json` of a series of runs (`record --repeat`): what ran, how many

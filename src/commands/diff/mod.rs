@@ -13,7 +13,9 @@ use hashbrown::HashMap;
 
 use super::args::{ReadingArgs, RulesFileArg, heading, parse_points};
 use super::format::{Format, Formats};
-use super::{ColorChoice, Config, Run, finish, load_recording, load_rules, unknown_category};
+use super::{
+    ColorChoice, Config, Run, actions_for, finish, load_recording, load_rules, unknown_category,
+};
 use crate::attribute::comparable::SideRuns;
 use crate::attribute::diff::{Diff, Limits, Side, diff, failures};
 use crate::attribute::rss::compiler_series;
@@ -183,6 +185,7 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
             let run = run_dir.run.as_ref();
             compiled.add(&input.display().to_string(), run);
             let classes = Classes::new(&profile, &rules);
+            let actions = actions_for(options.grouping, &run_dir, &profile, &classes, "diff")?;
             let rows = run_rows(
                 input,
                 &profile,
@@ -190,6 +193,7 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
                 options.grouping,
                 options.attribution,
                 &options.filter,
+                actions.as_ref(),
             );
             measures.push(run_measures(&rows, &profile, &run_dir));
             runs.push(rows);

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::{Breakdown, JSON_TOP, attribution_name, grouping_name};
+use crate::attribute::actions::ActionJoin;
 use crate::attribute::rss::MemoryPeak;
 use crate::attribute::{Detail, Grouping, RowKey, RowTotals, percent};
 use crate::mlir_timing::TimerKind;
@@ -42,8 +43,11 @@ impl Breakdown<'_> {
                 rows.push(RowJson {
                     credited_samples: (self.options.grouping == Grouping::Pass)
                         .then_some(row.credited_samples),
-                    top_pass: matches!(self.options.grouping, Grouping::Thread | Grouping::Process)
-                        .then(|| self.top_pass(row)),
+                    top_pass: matches!(
+                        self.options.grouping,
+                        Grouping::Thread | Grouping::Process | Grouping::Pattern | Grouping::Unit
+                    )
+                    .then(|| self.top_pass(row)),
                     key: self.label(key).0,
                     self_samples: row.self_samples,
                     self_percent: round2(percent(row.self_samples, samples)),
@@ -71,6 +75,7 @@ impl Breakdown<'_> {
                 .then_some(self.grouped.in_pass_manager),
             credited_samples: (self.options.grouping == Grouping::Pass)
                 .then_some(self.grouped.credited),
+            actions: self.options.actions.as_deref().map(ActionsJson::from),
             findings: self.findings_json(),
             utilization: self.utilization.map(Into::into),
             memory_peak: self.memory_peaks().map(|(peak, _)| peak.into()),
@@ -187,6 +192,10 @@ pub(crate) struct ReportJson {
     /// main thread was in (a pass, or the pass manager).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub credited_samples: Option<u64>,
+    /// With `--by pattern|unit`: MLIR's actions and how well their clock
+    /// agrees with the stacks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actions: Option<ActionsJson>,
     /// What the report names for the reader to act on: serialized
     /// stretches of the compile, with their seconds and the command that
     /// shows each.
@@ -370,4 +379,34 @@ pub(crate) struct DetailJson {
 /// Seconds to four decimals, as MLIR prints its timers.
 fn round4(seconds: f64) -> f64 {
     (seconds * 1e4).round() / 1e4
+}
+
+/// MLIR's actions of a run, on perf's clock.
+#[derive(Debug, Serialize)]
+pub(crate) struct ActionsJson {
+    pub intervals: usize,
+    pub threads: usize,
+    /// Whether the action log named the passes' IR units.
+    pub units_named: bool,
+    /// perf's time (ns, CLOCK_MONOTONIC) of the action profiler's zero.
+    pub origin_ns: u64,
+    /// Of the main thread's samples with a pass on the stack, those inside
+    /// an interval of a pass on their stack, in percent.
+    pub agreement_percent: f64,
+    pub agreement_samples: u64,
+    pub agreeing_samples: u64,
+}
+
+impl From<&ActionJoin> for ActionsJson {
+    fn from(join: &ActionJoin) -> ActionsJson {
+        ActionsJson {
+            intervals: join.actions.intervals(),
+            threads: join.actions.threads.len(),
+            units_named: join.actions.units_named,
+            origin_ns: join.origin_ns,
+            agreement_percent: round2(join.agreement.percent()),
+            agreement_samples: join.agreement.samples,
+            agreeing_samples: join.agreement.agreeing,
+        }
+    }
 }

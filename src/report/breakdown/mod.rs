@@ -12,9 +12,13 @@ use crate::attribute::findings::{Findings, findings};
 use crate::attribute::rss::{MemoryPeak, RssJoin};
 use crate::attribute::runs::seconds_per_sample;
 use crate::attribute::timers::{PassTimer, TimerJoin};
+use std::sync::Arc;
+
+use crate::actions::NameIndex;
+use crate::attribute::actions::ActionJoin;
 use crate::attribute::{
-    Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, UnwindStats, Utilization,
-    timeline, unwind_stats,
+    ActionRows, Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, UnwindStats,
+    Utilization, group_by_actions, timeline, unwind_stats,
 };
 use crate::profile::{Profile, SampleFilter};
 use crate::run_dir::RunJson;
@@ -31,6 +35,8 @@ pub(crate) struct BreakdownOptions {
     pub grouping: Grouping,
     pub attribution: Attribution,
     pub filter: SampleFilter,
+    /// MLIR's actions on perf's clock, for `--by pattern|unit`.
+    pub actions: Option<Arc<ActionJoin>>,
 }
 
 /// A report, ready to print in any format.
@@ -64,13 +70,28 @@ pub(crate) fn breakdown<'a>(
     classes: &'a Classes<'a>,
     options: BreakdownOptions,
 ) -> Breakdown<'a> {
-    let grouped = crate::attribute::group(
-        profile,
-        classes,
-        options.grouping,
-        options.attribution,
-        &options.filter,
-    );
+    let action_rows = match options.grouping {
+        Grouping::Pattern => Some(ActionRows::Pattern),
+        Grouping::Unit => Some(ActionRows::Unit),
+        _ => None,
+    };
+    let grouped = match (action_rows, &options.actions) {
+        (Some(rows), Some(join)) => group_by_actions(
+            profile,
+            classes,
+            options.attribution,
+            join,
+            rows,
+            &options.filter,
+        ),
+        _ => crate::attribute::group(
+            profile,
+            classes,
+            options.grouping,
+            options.attribution,
+            &options.filter,
+        ),
+    };
     let mut order: Vec<RowKey> = grouped
         .rows
         .iter()
@@ -190,6 +211,16 @@ impl Breakdown<'_> {
             }
             RowKey::Pass(id) => (self.classes.passes.name(id).to_owned(), None),
             RowKey::OutsidePass(place) => (place.name().to_owned(), None),
+            RowKey::Action(name) => (self.action_name(name), None),
+            RowKey::OutsideAction(place) => (place.name(|name| self.action_name(name)), None),
+        }
+    }
+
+    /// An action's name (a pattern, unit or pass).
+    fn action_name(&self, name: NameIndex) -> String {
+        match &self.options.actions {
+            Some(join) => join.actions.name(name).to_owned(),
+            None => format!("(action {name})"),
         }
     }
 
@@ -234,6 +265,8 @@ pub(crate) fn grouping_name(grouping: Grouping) -> &'static str {
         Grouping::Thread => "thread",
         Grouping::Process => "process",
         Grouping::Pass => "pass",
+        Grouping::Pattern => "pattern",
+        Grouping::Unit => "unit",
     }
 }
 

@@ -50,6 +50,18 @@ impl Breakdown<'_> {
                 percent(credited, self.samples())
             ));
         }
+        if let Some(join) = &self.options.actions {
+            let agreement = join.agreement;
+            lines.push(format!(
+                "actions: {} intervals on {} threads, on perf's clock; {:.1}% of the main \
+                 thread's samples in a pass fall in an interval of that pass ({} of {})",
+                join.actions.intervals(),
+                join.actions.threads.len(),
+                agreement.percent(),
+                agreement.agreeing,
+                agreement.samples
+            ));
+        }
         if let Some(utilization) = &self.utilization {
             lines.push(format!(
                 "threads: on average {:.2} busy{}; {:.0}% of the time only one thread was busy",
@@ -113,12 +125,18 @@ impl Breakdown<'_> {
         let grouping = self.options.grouping;
         let top_header = match grouping {
             Grouping::Category | Grouping::Dso => "top symbols",
-            Grouping::Symbol | Grouping::Thread | Grouping::Process | Grouping::Pass => {
-                "top categories"
-            }
+            Grouping::Symbol
+            | Grouping::Thread
+            | Grouping::Process
+            | Grouping::Pass
+            | Grouping::Pattern
+            | Grouping::Unit => "top categories",
         };
         let by_pass = grouping == Grouping::Pass;
-        let with_pass = matches!(grouping, Grouping::Thread | Grouping::Process);
+        let with_pass = matches!(
+            grouping,
+            Grouping::Thread | Grouping::Process | Grouping::Pattern | Grouping::Unit
+        );
         let with_rss = by_pass && self.rss.is_some();
         let with_credit = by_pass && self.grouped.credited > 0;
         let with_timers = by_pass && self.timers.is_some();

@@ -1,0 +1,44 @@
+//! The kinds of rows MLIR's actions make (`--by pattern|unit`) and the
+//! places of samples outside every action of a kind: the keys
+//! `action_rows.rs` groups by, apart from it so that the row keys need not
+//! import the grouping.
+
+use crate::actions::NameIndex;
+
+/// What the rows of actions are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum ActionRows {
+    Pattern,
+    Unit,
+}
+
+/// Where a sample is when no action of its kind holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum OutsideAction {
+    /// A thread with actions, in no pattern (or no unit) at that instant.
+    Outside(ActionRows),
+    /// A thread that had no actions (the Python launcher, the linker,
+    /// threads that never ran one) or a sample before the profiler started.
+    NoActions,
+    /// In no pass: the pass a row ran under, when it ran under none.
+    OutsidePasses,
+    /// In a driver's action (a greedy rewrite iteration, a conversion) but
+    /// in no pattern: the driver's own work (folding, the worklist,
+    /// erasing ops) and what runs under it.
+    Driver(NameIndex),
+}
+
+impl OutsideAction {
+    /// The place's name; `action_name` names a driver's action.
+    pub(crate) fn name(self, action_name: impl Fn(NameIndex) -> String) -> String {
+        match self {
+            OutsideAction::Outside(ActionRows::Pattern) => "(outside patterns)".to_owned(),
+            OutsideAction::Outside(ActionRows::Unit) => "(outside passes' units)".to_owned(),
+            OutsideAction::NoActions => "(threads without actions)".to_owned(),
+            OutsideAction::OutsidePasses => "(outside passes)".to_owned(),
+            OutsideAction::Driver(name) => {
+                format!("({}, outside patterns)", action_name(name))
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! Report rows from MLIR's actions: `--by pattern` (the innermost rewrite
+//! pattern a sample's thread was applying) and `--by unit` (the innermost
+//! IR unit a pass was running on), each with the pass it ran under. A
+//! sample is placed by its time on its own thread's actions, so worker
+//! threads count where they worked.
+
+use hashbrown::{HashMap, HashSet};
+
+use super::action_place::{ActionRows, OutsideAction};
+use super::actions::ActionJoin;
+use super::classes::{Attribution, Classes, facts};
+use super::row_key::RowKey;
+use super::rows::{Detail, Grouped};
+use crate::actions::{ActionKind, Interval};
+use crate::profile::{Profile, SampleFilter};
+
+/// Groups the samples `filter` keeps by the actions their threads were in.
+pub(crate) fn group_by_actions(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    attribution: Attribution,
+    join: &ActionJoin,
+    rows: ActionRows,
+    filter: &SampleFilter,
+) -> Grouped {
+    let mut grouped = Grouped {
+        samples: 0,
+        credited: 0,
+        in_pass_manager: 0,
+        rows: HashMap::new(),
+    };
+    let mut categories = HashMap::new();
+    let mut inclusive: HashSet<RowKey> = HashSet::new();
+    let no_pass = RowKey::OutsideAction(OutsideAction::OutsidePasses);
+    for sample in &profile.stacks.timeline {
+        let key = &sample.key;
+        if !profile.keeps(filter, key) {
+            continue;
+        }
+        let category = *categories
+            .entry(*key)
+            .or_insert_with(|| facts(profile, classes, attribution, key).self_category);
+        let tid = profile.processes.thread(key.thread).tid;
+        let chain: Vec<&Interval> = match (join.thread(tid), join.action_time_us(sample.time)) {
+            (Some(thread), Some(time_us)) => thread.chain(thread.innermost_at(time_us)).collect(),
+            _ => Vec::new(),
+        };
+        let had_actions = join.thread(tid).is_some();
+        let keys = chain
+            .iter()
+            .filter_map(|interval| row_of(join, rows, interval));
+        inclusive.clear();
+        inclusive.extend(keys);
+        let self_key = chain
+            .iter()
+            .find_map(|interval| row_of(join, rows, interval))
+            .unwrap_or_else(|| RowKey::OutsideAction(outside(rows, &chain, had_actions)));
+        inclusive.insert(self_key);
+        let pass = chain
+            .iter()
+            .find(|interval| interval.kind == ActionKind::Pass)
+            .map_or(no_pass, |interval| RowKey::Action(interval.name));
+        grouped.samples += 1;
+        let row = grouped.rows.entry(self_key).or_default();
+        row.self_samples += 1;
+        *row.details.entry(Detail::Category(category)).or_default() += 1;
+        *row.passes.entry(pass).or_default() += 1;
+        for key in &inclusive {
+            grouped.rows.entry(*key).or_default().inclusive_samples += 1;
+        }
+    }
+    grouped
+}
+
+/// Where a sample in no action of `rows`' kind is: for patterns, in the
+/// innermost driver action around it, if any.
+fn outside(rows: ActionRows, chain: &[&Interval], had_actions: bool) -> OutsideAction {
+    let driver = chain
+        .iter()
+        .take_while(|interval| interval.kind != ActionKind::Pass)
+        .find(|interval| interval.kind == ActionKind::Other);
+    match (rows, driver, had_actions) {
+        (_, _, false) => OutsideAction::NoActions,
+        (ActionRows::Pattern, Some(driver), true) => OutsideAction::Driver(driver.name),
+        (_, _, true) => OutsideAction::Outside(rows),
+    }
+}
+
+/// The row an interval makes for `rows`, if it makes one: a pattern's name;
+/// a pass's unit (or, when the log named none, its op).
+fn row_of(join: &ActionJoin, rows: ActionRows, interval: &Interval) -> Option<RowKey> {
+    match (rows, interval.kind) {
+        (ActionRows::Pattern, ActionKind::Pattern) => Some(RowKey::Action(interval.name)),
+        (ActionRows::Unit, ActionKind::Pass) => match (interval.unit, interval.op) {
+            (Some(unit), _) => Some(RowKey::Action(unit)),
+            (None, op) if !join.actions.units_named => op.map(RowKey::Action),
+            (None, _) => None,
+        },
+        _ => None,
+    }
+}

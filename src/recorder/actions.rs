@@ -1,0 +1,117 @@
+//! `record --actions`: iree-compile's action profiler (and, for the IR
+//! units, its action log) turned on, and what they wrote kept compact as
+//! `actions.bin` once the compile is done; the raw files (hundreds of MB
+//! on a large compile) are removed.
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+
+use crate::actions::{
+    ACTIONS_FILE, ActionsFacts, ActionsMode, LOG_FLAG, PROFILE_FLAG, name_units, parse_trace,
+};
+use crate::mlir_timing::iree_compile_command;
+
+/// The profiler's file, in the run directory until it is kept compact.
+const PROFILE_FILE: &str = "actions-profile.json";
+/// The action log's file, likewise.
+const LOG_FILE: &str = "actions.log";
+
+/// `command` with the action flags of `mode` added after the program,
+/// writing into `dir`; an error when the program is not iree-compile or the
+/// command has an action flag of its own.
+pub(crate) fn with_action_flags(
+    command: &[OsString],
+    dir: &Path,
+    mode: ActionsMode,
+) -> Result<Vec<OsString>, String> {
+    let (program, args) = iree_compile_command(command, "the action flags")?;
+    let mut flags = vec![(PROFILE_FLAG, PROFILE_FILE)];
+    if mode == ActionsMode::Units {
+        flags.push((LOG_FLAG, LOG_FILE));
+    }
+    let mut added = vec![program.clone()];
+    for (flag, file) in flags {
+        if let Some(given) = args
+            .iter()
+            .map(|arg| arg.to_string_lossy())
+            .find(|arg| arg.starts_with(flag))
+        {
+            return Err(format!(
+                "the command has {given}: record --actions writes {flag} itself"
+            ));
+        }
+        let mut arg = OsString::from(format!("{flag}="));
+        arg.push(dir.join(file));
+        added.push(arg);
+    }
+    added.extend(args.iter().cloned());
+    Ok(added)
+}
+
+/// Reads what the compiler wrote into `dir`, writes `actions.bin` and
+/// removes the raw files. The facts on success; the note to keep in
+/// `run.json` when nothing could be kept.
+pub(crate) fn keep_actions(dir: &Path, mode: ActionsMode) -> Result<ActionsFacts, String> {
+    let profile_path = dir.join(PROFILE_FILE);
+    let log_path = dir.join(LOG_FILE);
+    let raw_bytes = [&profile_path, &log_path]
+        .iter()
+        .filter_map(|path| std::fs::metadata(path).ok())
+        .map(|meta| meta.len())
+        .sum();
+    let profile = File::open(&profile_path).map_err(|error| {
+        format!("--actions: iree-compile wrote no action profile ({PROFILE_FILE}: {error})")
+    })?;
+    let parsed = parse_trace(BufReader::with_capacity(1 << 20, profile))
+        .map_err(|error| format!("--actions: {PROFILE_FILE} cannot be read: {error}"))?;
+    let mut actions = parsed.actions;
+    let (units_named, units_unnamed) = match mode {
+        ActionsMode::Units => match std::fs::read(&log_path) {
+            Ok(log) => name_units(&mut actions, &log),
+            Err(_) => (0, 0),
+        },
+        ActionsMode::Times => (0, 0),
+    };
+    let bytes = crate::actions::write(&actions)
+        .map_err(|error| format!("--actions: {ACTIONS_FILE} cannot be made: {error}"))?;
+    std::fs::write(dir.join(ACTIONS_FILE), &bytes)
+        .map_err(|error| format!("--actions: {ACTIONS_FILE} cannot be written: {error}"))?;
+    let _ = std::fs::remove_file(&profile_path);
+    let _ = std::fs::remove_file(&log_path);
+    Ok(ActionsFacts {
+        mode,
+        actions: parsed.begins,
+        threads: actions.threads.len() as u64,
+        raw_bytes,
+        stored_bytes: bytes.len() as u64,
+        units_named,
+        units_unnamed,
+        unpaired: parsed.unpaired + parsed.unreadable_lines,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flags_go_after_the_program_and_a_given_one_is_refused() {
+        let command: Vec<OsString> = ["iree-compile", "m.mlir", "-o", "m.vmfb"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        let added = with_action_flags(&command, Path::new("/r"), ActionsMode::Units).unwrap();
+        assert_eq!(added[1], "--profile-actions-to=/r/actions-profile.json");
+        assert_eq!(added[2], "--log-actions-to=/r/actions.log");
+        assert_eq!(&added[3..], &command[1..]);
+        let times = with_action_flags(&command, Path::new("/r"), ActionsMode::Times).unwrap();
+        assert_eq!(times.len(), command.len() + 1);
+        let mut given = command.clone();
+        given.push("--profile-actions-to=x.json".into());
+        assert!(with_action_flags(&given, Path::new("/r"), ActionsMode::Times).is_err());
+        let other = vec![OsString::from("clang")];
+        assert!(with_action_flags(&other, Path::new("/r"), ActionsMode::Times).is_err());
+    }
+}

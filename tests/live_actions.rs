@@ -1,0 +1,199 @@
+//! Live: MLIR's actions joined with the samples. Real compiles recorded
+//! with `compile-perf record --actions` keep the action profiler's
+//! intervals (and the log's IR units) compact in `actions.bin`;
+//! `report --by pattern` and `--by unit` place every sample by its time on
+//! its own thread's actions. The clock offset found must put at least 95%
+//! of the main thread's samples in a pass inside an interval of that pass.
+
+mod common;
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use common::iree::{iree_live_prerequisites, live_lock, record_args, workload_at_scale};
+use common::{TempDir, compile_perf};
+use serde_json::Value;
+
+/// The least share of main-thread samples in a pass whose time falls in
+/// an interval of that pass.
+const LEAST_AGREEMENT_PERCENT: f64 = 95.0;
+
+/// `report RUN --by BY --format json`, which must succeed.
+fn report_by(run_dir: &Path, by: &str) -> Value {
+    let report = compile_perf([
+        OsString::from("report"),
+        run_dir.into(),
+        "--by".into(),
+        by.into(),
+        "--format".into(),
+        "json".into(),
+        "-q".into(),
+    ]);
+    report.expect_code(0, &format!("report --by {by}"));
+    report.json()
+}
+
+/// The rows that name an action (not a place outside them), as
+/// `(key, self samples, top pass)`.
+fn named_rows(json: &Value) -> Vec<(String, u64, String)> {
+    json["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|row| {
+            (
+                row["key"].as_str().unwrap().to_owned(),
+                row["self_samples"].as_u64().unwrap(),
+                row["top_pass"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .filter(|(key, _, _)| !key.starts_with('('))
+        .collect()
+}
+
+/// Checks the agreement and that the rows add up to the samples.
+fn check_report(json: &Value, label: &str) {
+    let actions = &json["actions"];
+    let agreement = actions["agreement_percent"].as_f64().expect("agreement");
+    println!(
+        "{label}: {} intervals on {} threads; agreement {agreement:.1}% ({} of {})",
+        actions["intervals"],
+        actions["threads"],
+        actions["agreeing_samples"],
+        actions["agreement_samples"]
+    );
+    assert!(
+        actions["agreement_samples"].as_u64().unwrap() > 100,
+        "{label}: enough main-thread samples in passes to judge the clock"
+    );
+    assert!(
+        agreement >= LEAST_AGREEMENT_PERCENT,
+        "{label}: the actions' clock agrees with the stacks on {agreement}% of samples"
+    );
+    let samples = json["samples"].as_u64().unwrap();
+    let rows: u64 = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["self_samples"].as_u64().unwrap())
+        .sum();
+    assert_eq!(rows, samples, "{label}: every sample is in one row");
+}
+
+#[test]
+fn actions_rank_dispatches_and_patterns_on_many_dispatches() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("actions");
+    // At scale `small` (10 dispatches) the compiler writes about 70 MB of
+    // actions; at the default, several hundred.
+    let input = workload_at_scale(&dir, "many-dispatches", "small");
+    let run_dir = dir.join("run");
+    compile_perf(record_args(&run_dir, &["--actions"], &input, &[]))
+        .expect_code(0, "record --actions");
+    let run: Value =
+        serde_json::from_slice(&std::fs::read(run_dir.join("run.json")).unwrap()).unwrap();
+    let facts = &run["actions"];
+    let (raw, stored) = (
+        facts["raw_bytes"].as_u64().unwrap(),
+        facts["stored_bytes"].as_u64().unwrap(),
+    );
+    println!(
+        "actions: {} begins, {raw} raw bytes kept as {stored}",
+        facts["actions"]
+    );
+    assert!(
+        stored * 20 < raw,
+        "actions.bin is compact: {stored} of {raw} bytes"
+    );
+    assert!(
+        !run_dir.join("actions-profile.json").exists() && !run_dir.join("actions.log").exists(),
+        "the raw files are removed"
+    );
+    assert!(
+        facts["units_named"].as_u64().unwrap() > 0,
+        "the log named units"
+    );
+
+    let units = report_by(&run_dir, "unit");
+    check_report(&units, "many-dispatches --by unit");
+    // An executable's samples: those of the passes on it and on the
+    // functions inside it (its inclusive samples).
+    let mut executables: Vec<(String, u64)> = units["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            let key = row["key"].as_str().unwrap().to_owned();
+            (key, row["inclusive_samples"].as_u64().unwrap())
+        })
+        .filter(|(key, _)| key.starts_with("hal.executable @") && key.contains("_dispatch_"))
+        .collect();
+    executables.sort_by_key(|(_, samples)| std::cmp::Reverse(*samples));
+    println!("executables by inclusive samples: {executables:?}");
+    assert!(
+        executables.len() >= 8 && executables.iter().all(|(_, samples)| *samples > 0),
+        "each dispatch's executable is a row with samples: {executables:?}"
+    );
+    let functions = named_rows(&units)
+        .into_iter()
+        .filter(|(key, _, _)| key.starts_with("func.func @") && key.contains("_dispatch_"))
+        .count();
+    assert!(functions >= 8, "the dispatches' functions are rows too");
+
+    let patterns = report_by(&run_dir, "pattern");
+    check_report(&patterns, "many-dispatches --by pattern");
+    let named = named_rows(&patterns);
+    assert!(named.len() >= 5, "patterns are named: {named:?}");
+    assert!(
+        named
+            .iter()
+            .take(5)
+            .all(|(_, samples, pass)| *samples > 0 && !pass.is_empty()),
+        "the top patterns have samples and the pass they ran under: {named:?}"
+    );
+}
+
+#[test]
+fn const_eval_patterns_ran_under_their_passes_and_times_mode_has_no_units() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("actions-const-eval");
+    let input = workload_at_scale(&dir, "const-eval", "small");
+    let run_dir = dir.join("run");
+    compile_perf(record_args(&run_dir, &["--actions=times"], &input, &[]))
+        .expect_code(0, "record --actions=times");
+    let patterns = report_by(&run_dir, "pattern");
+    check_report(&patterns, "const-eval --by pattern");
+    let named = named_rows(&patterns);
+    println!("const-eval patterns: {:?}", &named[..named.len().min(8)]);
+    assert!(named.len() >= 5, "patterns are named: {named:?}");
+    let driver = patterns["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| {
+            row["key"]
+                .as_str()
+                .unwrap()
+                .starts_with("(GreedyPatternRewriteIteration")
+        })
+        .expect("the greedy driver's own work is a row");
+    assert!(driver["self_samples"].as_u64().unwrap() > 0);
+    assert_eq!(
+        patterns["actions"]["units_named"], false,
+        "--actions=times names no units"
+    );
+    // Without the log, a pass run's unit is its op.
+    let units = report_by(&run_dir, "unit");
+    assert!(
+        named_rows(&units)
+            .iter()
+            .any(|(key, _, _)| key == "func.func"),
+        "units are ops without the log"
+    );
+}
