@@ -99,6 +99,17 @@ pub(crate) struct RecordArgs {
           value_parser = clap::value_parser!(u64).range(1..),
           help_heading = heading::RECORDING)]
     alloc_min_bytes: u64,
+    /// Also sample the live heap: the heap sampler library is preloaded
+    /// into the compile and samples allocations by bytes (one per
+    /// --heap-rate bytes on average), with their frees; `report --heap`
+    /// then says what is live at the RSS peak, by stack, category and pass.
+    #[arg(long, conflicts_with = "alloc", help_heading = heading::RECORDING)]
+    heap: bool,
+    /// With --heap: the mean bytes allocated between two samples.
+    #[arg(long, value_name = "BYTES", default_value_t = defaults::HEAP_RATE_BYTES,
+          value_parser = clap::value_parser!(u64).range(1..),
+          help_heading = heading::RECORDING)]
+    heap_rate: u64,
     /// Pass ARG on to `perf record`. Repeatable.
     #[arg(long = "perf-arg", value_name = "ARG", allow_hyphen_values = true,
           help_heading = heading::PERF)]
@@ -148,6 +159,7 @@ impl RecordArgs {
             perf_args: self.perf_args,
             page_faults: self.page_faults,
             alloc_min_bytes: self.alloc.then_some(self.alloc_min_bytes),
+            heap_rate: self.heap.then_some(self.heap_rate),
             repeat: self.repeat,
             mlir_timing: self.mlir_timing,
             quiet: self.quiet,

@@ -17,7 +17,7 @@ use super::format::{Format, Formats};
 use super::series::{SeriesReading, read_series};
 use super::{
     ColorChoice, Config, Reading, Run, finish, leave_to_exit, load_rules, memory_section, rss_join,
-    rules_and_profile, timer_join, write_report,
+    rules_and_profile, timer_join, write_report_with_heap,
 };
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
@@ -222,10 +222,12 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
             filter,
             options.attribution,
         )?;
-        write_report(
+        let heap = crate::report::heap::heap_peak(&profile, &classes);
+        write_report_with_heap(
             &config.output,
             &breakdown,
             memory,
+            heap,
             options.format.text(),
             colors,
         )?;

@@ -6,7 +6,7 @@
 use hashbrown::HashMap;
 use std::sync::Mutex;
 
-use super::{IngestCounts, Loss, Profile, ReadOptions, cached};
+use super::{HeapEvents, IngestCounts, Loss, Profile, ReadOptions, cached};
 use crate::binary::{SearchPaths, Store};
 use crate::cache::Kind;
 use crate::error::Error;
@@ -27,6 +27,8 @@ pub(super) struct Reading<'a> {
     /// With `--alloc`: the allocator probe events, each sample weighted by
     /// the bytes it asks for. Empty otherwise.
     pub(super) alloc_events: Vec<usize>,
+    /// With `--heap`: the alloc and free marker events.
+    pub(super) heap_events: Option<(usize, usize)>,
 }
 
 /// A store of the recording's binaries, none found yet.
@@ -72,6 +74,7 @@ pub(super) fn finish_load(
     input_end: InputEnd,
     kernel_loading: Option<KernelLoading>,
     named_ahead: NamedAhead,
+    heap: Option<HeapEvents>,
 ) -> Profile {
     let cache = &reading.options.cache;
     let mut processes = restored.processes;
@@ -104,13 +107,15 @@ pub(super) fn finish_load(
         counts: restored.counts,
         input_end,
         cache: cache.clone(),
-        unit: if reading.alloc_events.is_empty() {
+        unit: if reading.alloc_events.is_empty() && reading.heap_events.is_none() {
             "samples"
         } else {
             "bytes"
         },
         command: None,
         stack_use: restored.stack_use,
+        heap,
+        heap_view: None,
     }
 }
 
@@ -149,6 +154,7 @@ pub(super) fn read_records(
                 .then(|| recording.info.events[index].period)
         })
         .collect();
+    let mut heap = reading.heap_events.map(|_| HeapEvents::default());
     let mut processes = Processes::default();
     let mut unwinders = Unwinders::default();
     let mut stacks = StackTable::default();
@@ -170,8 +176,19 @@ pub(super) fn read_records(
     );
     let input_end = recording.for_each_record(|record| match record {
         Record::Sample(sample) => {
+            let mut marked = None;
             let weight = match alloc_periods.get(sample.event_index) {
                 Some(Some(period)) => crate::alloc::requested_bytes(&sample, *period),
+                _ if heap.is_some() => {
+                    let Some(heap) = heap.as_mut() else { return };
+                    match read_marker(heap, reading.heap_events, &sample) {
+                        Some(alloc) => {
+                            marked = Some(alloc);
+                            alloc.weight
+                        }
+                        None => return,
+                    }
+                }
                 _ if sample.event_index == event_index => 1,
                 _ => {
                     counts.other_event_samples += 1;
@@ -202,6 +219,11 @@ pub(super) fn read_records(
                 }
             }
             stacks.add_sample(sample.time, thread, &frames, walk, weight);
+            if let (Some(heap), Some(marked), Some(timed)) =
+                (heap.as_mut(), marked, stacks.timeline.last())
+            {
+                heap.on_alloc(sample.time, sample.pid, marked, timed.key);
+            }
             if let Some(naming) = &mut naming_ahead {
                 naming.offer(&stacks.frames, &store);
             }
@@ -298,5 +320,26 @@ pub(super) fn read_records(
         input_end,
         kernel_symbols,
         named_ahead,
+        heap,
     ))
+}
+
+/// With `--heap`: a free marker's sample goes into `heap` (`None`); an
+/// alloc marker's is returned, to be counted with its stack; a sample of
+/// any other event, or one whose payload is short, is `None`.
+fn read_marker(
+    heap: &mut HeapEvents,
+    events: Option<(usize, usize)>,
+    sample: &perfdata::Sample<'_>,
+) -> Option<crate::heap::MarkedAlloc> {
+    let (alloc, free) = events?;
+    if sample.event_index == free {
+        if let Some(ptr) = crate::heap::freed_ptr(sample) {
+            heap.on_free(sample.time, sample.pid, ptr);
+        }
+        return None;
+    }
+    (sample.event_index == alloc)
+        .then(|| crate::heap::MarkedAlloc::of(sample))
+        .flatten()
 }
