@@ -34,7 +34,7 @@ pub(crate) mod timers;
 
 pub(crate) use classes::{Attribution, Classes, categories_cached, facts};
 pub(crate) use joined_passes::joined_passes;
-pub(crate) use pass::{PassId, Phase};
+pub(crate) use pass::{OutsidePass, PassId, Phase};
 pub(crate) use row_key::RowKey;
 pub(crate) use rows::{Detail, Grouped, Grouping, RowTotals, group};
 pub(crate) use time_slices::{Timeline, Utilization, timeline};

@@ -53,12 +53,12 @@ pub(crate) struct ReportArgs {
     by: Grouping,
     /// How a sample's self category is chosen: its leaf function's, or the
     /// nearest compiler caller's when the leaf is generic library code.
-    /// Default is leaf, and caller with --alloc.
+    /// Default is leaf, and caller with --alloc and --heap.
     #[arg(
         long,
         value_enum,
         default_value_t,
-        default_value_if("alloc", "true", "caller")
+        default_value_ifs([("alloc", "true", "caller"), ("heap", "true", "caller")])
     )]
     attribution: Attribution,
     #[command(flatten)]

@@ -34,6 +34,8 @@ pub(crate) enum InstantKind {
 #[derive(Clone, Debug)]
 pub(crate) struct HeapView {
     pub kind: InstantKind,
+    /// The instant, perf's time in ns.
+    pub at_ns: u64,
     /// Seconds from the process's first sampled allocation.
     pub seconds: f64,
     pub pid: i32,
@@ -91,6 +93,7 @@ pub(crate) fn apply(
     };
     let view = HeapView {
         kind,
+        at_ns,
         seconds: seconds_of(at_ns),
         pid,
         live: live.clone(),

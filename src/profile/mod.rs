@@ -21,7 +21,7 @@ use crate::symbolize::{NamedAhead, SymbolId, Symbols};
 use crate::unwind::StackUse;
 use perfdata::{Input, InputEnd, Recording, RecordingInfo};
 
-pub(crate) use heap::{HeapEvents, Live};
+pub(crate) use heap::{HeapAlloc, HeapEvents};
 pub(crate) use heap_view::{HeapInstant, HeapView, InstantKind, apply as apply_heap_view};
 pub(crate) use losses::{Loss, Losses};
 use read::{Reading, finish_load, new_store, read_records};

@@ -218,6 +218,9 @@ pub(super) fn read_records(
                     }));
                 }
             }
+            if marked.is_some() {
+                trim_sampler_frames(&store, &mut frames);
+            }
             stacks.add_sample(sample.time, thread, &frames, walk, weight);
             if let (Some(heap), Some(marked), Some(timed)) =
                 (heap.as_mut(), marked, stacks.timeline.last())
@@ -322,6 +325,26 @@ pub(super) fn read_records(
         named_ahead,
         heap,
     ))
+}
+
+/// Takes the heap sampler's own frames off the leaf end of an alloc
+/// marker's stack, but for the outermost, the wrapper the compiler called
+/// (`malloc`, `calloc`…): the stack then reads as a `record --alloc` one,
+/// with the allocator as its leaf.
+fn trim_sampler_frames(store: &Store, leaf_first: &mut Vec<crate::unwind::FrameKey>) {
+    let in_sampler = |frame: &crate::unwind::FrameKey| {
+        store
+            .get(frame.dso)
+            .recorded_path
+            .ends_with(crate::heap::LIBRARY)
+    };
+    let sampler_frames = leaf_first
+        .iter()
+        .take_while(|frame| in_sampler(frame))
+        .count();
+    if sampler_frames > 1 {
+        leaf_first.drain(..sampler_frames - 1);
+    }
 }
 
 /// With `--heap`: a free marker's sample goes into `heap` (`None`); an

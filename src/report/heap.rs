@@ -9,8 +9,9 @@ use std::io::{self, Write};
 use hashbrown::HashMap;
 use serde::Serialize;
 
-use crate::attribute::{Attribution, Classes, facts};
-use crate::profile::{InstantKind, Live, Profile};
+use crate::attribute::{Attribution, Classes, OutsidePass, RowKey, facts};
+use crate::profile::{HeapAlloc, InstantKind, Profile};
+use crate::stacks::SampleKey;
 
 /// How many passes a line names.
 const PASSES_NAMED: usize = 3;
@@ -41,6 +42,8 @@ pub(crate) struct HeapPeakJson {
     /// `rss_peak`, `heap_peak` (no RSS series) or `given` (`--at`).
     pub instant: &'static str,
     pub pid: i32,
+    /// The process's name.
+    pub process: String,
     /// The pass (or place outside passes) that holds the most live bytes.
     pub pass: Option<String>,
     pub pass_live_bytes: u64,
@@ -70,8 +73,11 @@ pub(crate) struct HeapPeakJson {
 /// The heap figures of `profile`, when it was read with `--heap`.
 pub(crate) fn heap_peak(profile: &Profile, classes: &Classes<'_>) -> Option<HeapPeakJson> {
     let view = profile.heap_view.as_ref()?;
-    let by_pass = by_place(profile, classes, &view.live);
-    let at_end = by_place(profile, classes, &view.leaked);
+    let at = view.at_ns;
+    let by_pass = by_place(profile, classes, view.pid, |alloc| {
+        alloc.time <= at && alloc.freed.is_none_or(|freed| freed > at)
+    });
+    let at_end = by_place(profile, classes, view.pid, |alloc| alloc.freed.is_none());
     let growth = |now: u64, start: u64| Some(i64::try_from(now).ok()? - i64::try_from(start).ok()?);
     let rss_growth = view
         .rss_at
@@ -94,6 +100,10 @@ pub(crate) fn heap_peak(profile: &Profile, classes: &Classes<'_>) -> Option<Heap
             InstantKind::Given => "given",
         },
         pid: view.pid,
+        process: (profile.processes.images.iter())
+            .rev()
+            .find(|image| image.pid == view.pid)
+            .map_or_else(String::new, |image| image.name.clone()),
         pass: by_pass.first().map(|place| place.pass.clone()),
         pass_live_bytes: by_pass.first().map_or(0, |place| place.live_bytes),
         live_bytes: view.live.bytes,
@@ -119,18 +129,53 @@ pub(crate) fn heap_peak(profile: &Profile, classes: &Classes<'_>) -> Option<Heap
     })
 }
 
-/// The live bytes of `live` by innermost pass (or place outside passes),
-/// most first.
-fn by_place(profile: &Profile, classes: &Classes<'_>, live: &Live) -> Vec<PlaceBytes> {
-    let mut bytes: HashMap<String, u64> = HashMap::new();
-    for (key, &weight) in &live.by_key {
-        let place = facts(profile, classes, Attribution::Caller, key).place;
-        let name = classes.place_name(place).unwrap_or("(unknown)").to_owned();
-        *bytes.entry(name).or_insert(0) += weight;
+/// The live bytes of the process's allocations that `live` accepts, by
+/// innermost pass (or place outside passes), most first. An allocation in
+/// a thread-pool task, whose stack shows no pass, is credited to the place
+/// of the main thread's latest sampled allocation in a pass or the pass
+/// manager (the pass that queued the task), as CPU samples are.
+fn by_place(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    pid: i32,
+    live: impl Fn(&HeapAlloc) -> bool,
+) -> Vec<PlaceBytes> {
+    let Some(heap) = &profile.heap else {
+        return Vec::new();
+    };
+    let mut known: HashMap<SampleKey, (RowKey, bool)> = HashMap::new();
+    let mut main_place: Option<RowKey> = None;
+    let mut bytes: HashMap<RowKey, u64> = HashMap::new();
+    for alloc in heap.allocs.iter().filter(|alloc| alloc.pid == pid) {
+        let (place, main) = *known.entry(alloc.key).or_insert_with(|| {
+            let thread = profile.processes.thread(alloc.key.thread);
+            let main = thread.tid == profile.processes.image(thread.process).pid;
+            (
+                facts(profile, classes, Attribution::Caller, &alloc.key).place,
+                main,
+            )
+        });
+        let in_pass_manager = matches!(
+            place,
+            RowKey::Pass(_) | RowKey::OutsidePass(OutsidePass::PassManager)
+        );
+        if main && in_pass_manager {
+            main_place = Some(place);
+        }
+        let credited = match (place, main_place) {
+            (RowKey::OutsidePass(OutsidePass::PoolTasks), Some(queued)) => queued,
+            _ => place,
+        };
+        if live(alloc) {
+            *bytes.entry(credited).or_insert(0) += alloc.marked.weight;
+        }
     }
     let mut places: Vec<PlaceBytes> = bytes
         .into_iter()
-        .map(|(pass, live_bytes)| PlaceBytes { pass, live_bytes })
+        .map(|(place, live_bytes)| PlaceBytes {
+            pass: classes.place_name(place).unwrap_or("(unknown)").to_owned(),
+            live_bytes,
+        })
         .collect();
     places.sort_by(|a, b| b.live_bytes.cmp(&a.live_bytes).then(a.pass.cmp(&b.pass)));
     places
@@ -167,8 +212,9 @@ pub(crate) fn write_text(heap: &HeapPeakJson, out: &mut dyn Write) -> io::Result
     };
     writeln!(
         out,
-        "heap: live {instant}, {:.2} s, in iree-compile ({}): {} ± {} (standard error; {} sampled allocations); the most live heap sampled: {} at {:.2} s",
+        "heap: live {instant}, {:.2} s, in {} ({}): {} ± {} (standard error; {} sampled allocations); the most live heap sampled: {} at {:.2} s",
         heap.seconds,
+        heap.process,
         heap.pid,
         mib(heap.live_bytes),
         mib(heap.standard_error_bytes),
