@@ -211,6 +211,7 @@ pub(crate) fn load(input: &Input, options: &ReadOptions) -> Result<Profile, Erro
         event_index,
         alloc_events,
         heap_events,
+        heap: None,
     };
     // The cache keeps sample counts, not bytes: `--alloc` and `--heap`
     // read the file.
@@ -238,7 +239,6 @@ pub(crate) fn load(input: &Input, options: &ReadOptions) -> Result<Profile, Erro
                         input_end,
                         None,
                         NamedAhead::new(),
-                        None,
                     ));
                 }
                 Err(reason) => {

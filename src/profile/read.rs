@@ -29,6 +29,8 @@ pub(super) struct Reading<'a> {
     pub(super) alloc_events: Vec<usize>,
     /// With `--heap`: the alloc and free marker events.
     pub(super) heap_events: Option<(usize, usize)>,
+    /// With `--heap`, once read: the sampled allocations and frees.
+    pub(super) heap: Option<HeapEvents>,
 }
 
 /// A store of the recording's binaries, none found yet.
@@ -74,7 +76,6 @@ pub(super) fn finish_load(
     input_end: InputEnd,
     kernel_loading: Option<KernelLoading>,
     named_ahead: NamedAhead,
-    heap: Option<HeapEvents>,
 ) -> Profile {
     let cache = &reading.options.cache;
     let mut processes = restored.processes;
@@ -114,7 +115,7 @@ pub(super) fn finish_load(
         },
         command: None,
         stack_use: restored.stack_use,
-        heap,
+        heap: reading.heap,
         heap_view: None,
     }
 }
@@ -315,6 +316,7 @@ pub(super) fn read_records(
         stack_use: Some(unwinders.stack_use),
         unfinished: None,
     };
+    let reading = Reading { heap, ..reading };
     Ok(finish_load(
         reading,
         recording.info,
@@ -323,7 +325,6 @@ pub(super) fn read_records(
         input_end,
         kernel_symbols,
         named_ahead,
-        heap,
     ))
 }
 
