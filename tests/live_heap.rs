@@ -107,10 +107,11 @@ fn each_phase_s_live_bytes_are_within_10_percent_and_the_churn_is_not_blamed() {
     let dir = TempDir::new("heap-phases");
     let program = program(&dir, "phases");
     let run_dir = dir.join("run");
-    // 32 KiB: pieces of 64 KiB and more are sampled with probability
-    // ≥ 86%, the 4000-byte ones with 11.5% (about 6,000 samples in all).
+    // 16 KiB: pieces of 64 KiB and more are sampled with probability
+    // ≥ 98%, the 4000-byte ones with 22% (about 11,000 samples in all):
+    // the standard errors are about 1% of the leak and of the hold.
     let record = compile_perf(
-        ["record", "-q", "--heap", "--heap-rate", "32768", "-o"]
+        ["record", "-q", "--heap", "--heap-rate", "16384", "-o"]
             .map(std::ffi::OsString::from)
             .into_iter()
             .chain([
