@@ -254,6 +254,11 @@ fn the_pass_holding_the_most_at_the_const_eval_peak_is_named_with_its_bytes() {
     let run_dir = dir.join("run");
     let record = compile_perf(record_args(&run_dir, &["-q", "--heap"], &input, &[]));
     record.expect_code(0, "record --heap of const-eval");
+    assert!(
+        record.stderr.contains(" --heap\n"),
+        "record names report --heap: {}",
+        record.stderr
+    );
     let peak = heap_peak(&run_dir, &["--compiler"]);
     eprintln!("heap_peak: {peak:#}");
     assert_eq!(peak["instant"], "rss_peak");

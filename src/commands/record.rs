@@ -446,6 +446,12 @@ fn report_recording(
     recorded.run.finished = true;
     recorded.save()?;
     eprintln!("compile-perf: the run is in {}", dir.display());
+    if crate::heap::heap_events(&profile.info).is_some() {
+        eprintln!(
+            "compile-perf: the live heap at the RSS peak: compile-perf report {} --heap",
+            dir.display()
+        );
+    }
 
     let summary_code = finish(config, &profile, run.as_ref())?;
     let command_code = recorded.run.exit.map_or(0, |exit| exit.shell_code());
