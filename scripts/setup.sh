@@ -4,7 +4,8 @@
 # Installs what is missing and skips what is there:
 #   - perf (Debian package linux-perf) and GNU time (/usr/bin/time), with one `apt-get update`;
 #   - the project-local venv .venv with iree-base-compiler==$IREE_VERSION (gives iree-compile);
-#   - `cargo build --release` (target/release/compile-perf).
+#   - `cargo build --release` (target/release/compile-perf, and beside it
+#     libheap_sampler.so, which `record --heap` preloads).
 # With --bench it also installs inferno-collapse-perf (`cargo install inferno --locked`),
 # which scripts/bench.sh compares against.
 #

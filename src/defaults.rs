@@ -11,6 +11,9 @@ pub(crate) const FREQUENCY_HZ: u32 = 499;
 /// on `hex-constants --scale small`, 7.1k of 810k calls (0.9%) ask for at
 /// least 4 KiB, and they ask for 52% of the bytes.
 pub(crate) const ALLOC_MIN_BYTES: u64 = 4096;
+/// `record --heap`: the mean bytes allocated between two sampled
+/// allocations (jemalloc's 512 KiB).
+pub(crate) const HEAP_RATE_BYTES: u64 = 512 * 1024;
 
 /// Bytes of user stack `record` copies per sample with `--call-graph dwarf`
 /// (`--stack-size`): with 65528, 99% of iree-compile's stacks reach their

@@ -61,6 +61,8 @@ pub(crate) const EXIT_FORCE_REFUSED: u8 = 26;
 pub(crate) const EXIT_PROBE_FAILED: u8 = 27;
 /// `record`: an input file on iree-compile's command line does not exist.
 pub(crate) const EXIT_INPUT_MISSING: u8 = 28;
+/// `record --heap`: the heap sampler cannot be found, loaded or probed.
+pub(crate) const EXIT_HEAP_SAMPLER: u8 = 29;
 /// `diff`'s gate failed: a share or a run fact grew beyond its limit.
 pub(crate) const EXIT_REGRESSION: u8 = 30;
 /// `push` could not hand the profile over.
@@ -304,6 +306,13 @@ pub enum RecordError {
         /// What perf probe said.
         detail: String,
     },
+    /// `record --heap`: the heap sampler library cannot be found, loaded or
+    /// probed.
+    #[error("record --heap: {reason}; nothing was recorded")]
+    HeapSampler {
+        /// Why.
+        reason: String,
+    },
     /// `record --mlir-timing` or `--actions` was given a command it cannot
     /// add its flags to.
     #[error("record {option}: {reason}")]
@@ -328,6 +337,7 @@ impl RecordError {
             RecordError::PerfFailed { .. } => EXIT_PERF_FAILED,
             RecordError::ForceRefused { .. } => EXIT_FORCE_REFUSED,
             RecordError::ProbeFailed { .. } => EXIT_PROBE_FAILED,
+            RecordError::HeapSampler { .. } => EXIT_HEAP_SAMPLER,
             RecordError::CompilerFlags { .. } => EXIT_USAGE,
         }
     }

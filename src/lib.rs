@@ -30,6 +30,7 @@ pub mod error;
 mod executables;
 mod export;
 mod fold;
+mod heap;
 mod index;
 mod mlir_timing;
 mod output;

@@ -41,7 +41,7 @@ pub(crate) use action_place::ActionRows;
 pub(crate) use action_rows::group_by_actions;
 pub(crate) use classes::{Attribution, Classes, categories_cached, facts};
 pub(crate) use joined_passes::joined_passes;
-pub(crate) use pass::{PassId, Phase};
+pub(crate) use pass::{OutsidePass, PassId, Phase};
 pub(crate) use row_key::RowKey;
 pub(crate) use rows::{Detail, Grouped, Grouping, RowTotals, group};
 pub(crate) use time_slices::{Timeline, Utilization, timeline};

@@ -13,7 +13,7 @@ use clap::Args;
 use super::Reading;
 use crate::cache::Cache;
 use crate::defaults;
-use crate::profile::{ReadOptions, SampleFilter};
+use crate::profile::{HeapInstant, ReadOptions, SampleFilter};
 use perfdata::Input;
 
 /// The headings `--help` groups options under, after the command's own
@@ -69,6 +69,15 @@ pub(crate) struct ReadingArgs {
     /// instead of samples.
     #[arg(long, conflicts_with = "event", help_heading = heading::SAMPLES)]
     pub alloc: bool,
+    /// Count the bytes live at the compiler's RSS peak (or --at) from the
+    /// heap sampler of `record --heap` instead of samples.
+    #[arg(long, conflicts_with_all = ["event", "alloc"], help_heading = heading::SAMPLES)]
+    pub heap: bool,
+    /// With --heap: the instant to read, in seconds after the compiler's
+    /// first sampled allocation. Default is the compiler's RSS peak.
+    #[arg(long, value_name = "SECONDS", requires = "heap",
+          value_parser = non_negative_seconds, help_heading = heading::SAMPLES)]
+    pub at: Option<f64>,
     /// Also look for binaries under DIR, matched by build id: for a venv rebuilt
     /// elsewhere or a profile from another machine. Repeatable.
     #[arg(long = "symfs", value_name = "DIR", help_heading = heading::READING)]
@@ -128,6 +137,10 @@ impl ReadingArgs {
             salvage: self.salvage,
             cache: Cache::from_env(!self.no_cache),
             alloc: self.alloc,
+            heap: self.heap.then_some(match self.at {
+                Some(seconds) => HeapInstant::At(seconds),
+                None => HeapInstant::Peak,
+            }),
             read_threads: self.read_threads.map(usize::from),
             progress: crate::progress::shown(self.quiet),
         }
@@ -176,4 +189,12 @@ pub(crate) fn default_run_dir() -> PathBuf {
 /// The cores a compile may keep busy at once.
 pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// A number of seconds, at least 0.
+fn non_negative_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds >= 0.0 => Ok(seconds),
+        _ => Err(format!("`{text}` is not a number of seconds (0 or more)")),
+    }
 }

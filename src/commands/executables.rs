@@ -150,6 +150,7 @@ fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, Error> {
         perf_args: vec!["-q".to_owned(), "--no-bpf-event".to_owned()],
         page_faults: false,
         alloc_min_bytes: None,
+        heap_rate: None,
         repeat: None,
         mlir_timing: false,
         actions: None,

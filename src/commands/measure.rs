@@ -27,6 +27,13 @@ pub(crate) struct MeasureArgs {
     /// the command alone, not this wrapper.
     #[arg(long = "perf-arg", value_name = "ARG", allow_hyphen_values = true)]
     perf_args: Vec<OsString>,
+    /// Preload this library into the command (`record --heap`'s heap
+    /// sampler), before any `LD_PRELOAD` it has.
+    #[arg(long, value_name = "LIBRARY")]
+    preload: Option<OsString>,
+    /// The heap sampler's rate (mean bytes between samples).
+    #[arg(long, value_name = "BYTES", requires = "preload")]
+    heap_rate: Option<u64>,
     /// The command to run, after `--`.
     #[arg(last = true, required = true)]
     command: Vec<OsString>,
@@ -40,6 +47,7 @@ impl MeasureArgs {
             mlir_timing_into: self.mlir_timing_into,
             timeout: self.timeout.map(std::time::Duration::from_secs_f64),
             perf_args: self.perf_args,
+            env: preload_env(self.preload, self.heap_rate),
         };
         Config::new(measure, None, false, None)
     }
@@ -56,6 +64,26 @@ struct Measure {
     timeout: Option<std::time::Duration>,
     /// `perf` and its arguments to record the command with; empty: none.
     perf_args: Vec<OsString>,
+    /// Set in the command's environment. Default is nothing.
+    env: Vec<(OsString, OsString)>,
+}
+
+/// `LD_PRELOAD` with `library` first (the user's own preloads after it),
+/// and the heap sampler's rate.
+fn preload_env(library: Option<OsString>, rate: Option<u64>) -> Vec<(OsString, OsString)> {
+    let Some(library) = library else {
+        return Vec::new();
+    };
+    let mut preload = library;
+    if let Some(theirs) = std::env::var_os("LD_PRELOAD").filter(|theirs| !theirs.is_empty()) {
+        preload.push(":");
+        preload.push(theirs);
+    }
+    let mut env = vec![(OsString::from("LD_PRELOAD"), preload)];
+    if let Some(rate) = rate {
+        env.push((crate::heap::RATE_VARIABLE.into(), rate.to_string().into()));
+    }
+    env
 }
 
 impl Run for Measure {
@@ -72,6 +100,7 @@ fn run(options: &Measure) -> Result<u8, Error> {
         options.mlir_timing_into.as_deref(),
         options.timeout,
         &options.perf_args,
+        &options.env,
     )
     .map_err(|source| Error::Output {
         target: options.into.display().to_string(),

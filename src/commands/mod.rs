@@ -42,6 +42,7 @@ use crate::error::{EXIT_TRUNCATED, Error};
 use crate::output::{Output, write_output};
 use crate::profile::{Profile, ReadOptions, SampleFilter};
 use crate::report::breakdown::{Breakdown, grouping_name};
+use crate::report::heap::HeapPeakJson;
 use crate::report::memory::{self, MemoryJson};
 use crate::report::run_facts::{notes_lost_samples, notices};
 use crate::report::summary::{self, Summary};
@@ -164,6 +165,13 @@ fn load_profile(reading: &Reading) -> Result<(Profile, RunDir), Error> {
 fn load_recording(input: &Input, read: &ReadOptions, run_dir: &RunDir) -> Result<Profile, Error> {
     let mut profile = crate::profile::load(input, read)?;
     profile.command = run_dir.run.as_ref().map(|run| run.command.join(" "));
+    if let Some(instant) = read.heap {
+        let series = match &run_dir.rss {
+            crate::run_dir::RunFile::Read(series) => Some(series),
+            _ => None,
+        };
+        profile.heap_view = crate::profile::apply_heap_view(&mut profile, series, instant);
+    }
     Ok(profile)
 }
 
@@ -217,6 +225,7 @@ fn own_recording(progress: bool, alloc: bool) -> ReadOptions {
         cache: crate::cache::Cache::from_env(true),
         read_threads: None,
         alloc,
+        heap: None,
         progress,
     }
 }
@@ -264,9 +273,25 @@ fn write_report(
     format: Option<TextFormat>,
     colors: Colors,
 ) -> Result<(), Error> {
+    write_report_with_heap(output, breakdown, memory, None, format, colors)
+}
+
+/// [`write_report`], with the heap section of a `--heap` reading.
+fn write_report_with_heap(
+    output: &Output,
+    breakdown: &Breakdown<'_>,
+    memory: Option<MemoryJson>,
+    heap: Option<HeapPeakJson>,
+    format: Option<TextFormat>,
+    colors: Colors,
+) -> Result<(), Error> {
     write_output(output, |out| match format {
         Some(format) => {
             breakdown.write_text(format, colors, out)?;
+            if let Some(heap) = &heap {
+                writeln!(out)?;
+                crate::report::heap::write_text(heap, out)?;
+            }
             if let Some(memory) = &memory {
                 writeln!(out)?;
                 memory::write_text(memory, format, out)?;
@@ -276,6 +301,7 @@ fn write_report(
         None => {
             let mut json = breakdown.to_json();
             json.first_touch = memory;
+            json.heap_peak = heap;
             serde_json::to_writer_pretty(&mut *out, &json)?;
             writeln!(out)
         }

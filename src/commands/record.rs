@@ -100,6 +100,17 @@ pub(crate) struct RecordArgs {
           value_parser = clap::value_parser!(u64).range(1..),
           help_heading = heading::RECORDING)]
     alloc_min_bytes: u64,
+    /// Also sample the live heap: the heap sampler library is preloaded
+    /// into the compile and samples allocations by bytes (one per
+    /// --heap-rate bytes on average), with their frees; `report --heap`
+    /// then says what is live at the RSS peak, by stack, category and pass.
+    #[arg(long, conflicts_with = "alloc", help_heading = heading::RECORDING)]
+    heap: bool,
+    /// With --heap: the mean bytes allocated between two samples.
+    #[arg(long, value_name = "BYTES", default_value_t = defaults::HEAP_RATE_BYTES,
+          value_parser = clap::value_parser!(u64).range(1..),
+          help_heading = heading::RECORDING)]
+    heap_rate: u64,
     /// Pass ARG on to `perf record`. Repeatable.
     #[arg(long = "perf-arg", value_name = "ARG", allow_hyphen_values = true,
           help_heading = heading::PERF)]
@@ -157,6 +168,7 @@ impl RecordArgs {
             perf_args: self.perf_args,
             page_faults: self.page_faults,
             alloc_min_bytes: self.alloc.then_some(self.alloc_min_bytes),
+            heap_rate: self.heap.then_some(self.heap_rate),
             repeat: self.repeat,
             mlir_timing: self.mlir_timing,
             actions: self.actions,
@@ -444,6 +456,12 @@ fn report_recording(
     recorded.run.finished = true;
     recorded.save()?;
     eprintln!("compile-perf: the run is in {}", dir.display());
+    if crate::heap::heap_events(&profile.info).is_some() {
+        eprintln!(
+            "compile-perf: the live heap at the RSS peak: compile-perf report {} --heap",
+            dir.display()
+        );
+    }
 
     let summary_code = finish(config, &profile, run.as_ref())?;
     let command_code = recorded.run.exit.map_or(0, |exit| exit.shell_code());

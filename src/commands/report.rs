@@ -18,7 +18,7 @@ use super::format::{Format, Formats};
 use super::series::{SeriesReading, read_series};
 use super::{
     ColorChoice, Config, Reading, Run, actions_for, finish, leave_to_exit, load_rules,
-    memory_section, rss_join, rules_and_profile, timer_join, write_report,
+    memory_section, rss_join, rules_and_profile, timer_join, write_report_with_heap,
 };
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
@@ -54,12 +54,12 @@ pub(crate) struct ReportArgs {
     by: Grouping,
     /// How a sample's self category is chosen: its leaf function's, or the
     /// nearest compiler caller's when the leaf is generic library code.
-    /// Default is leaf, and caller with --alloc.
+    /// Default is leaf, and caller with --alloc and --heap.
     #[arg(
         long,
         value_enum,
         default_value_t,
-        default_value_if("alloc", "true", "caller")
+        default_value_ifs([("alloc", "true", "caller"), ("heap", "true", "caller")])
     )]
     attribution: Attribution,
     #[command(flatten)]
@@ -226,10 +226,12 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
             filter,
             options.attribution,
         )?;
-        write_report(
+        let heap = crate::report::heap::heap_peak(&profile, &classes);
+        write_report_with_heap(
             &config.output,
             &breakdown,
             memory,
+            heap,
             options.format.text(),
             colors,
         )?;

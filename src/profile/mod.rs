@@ -3,6 +3,8 @@
 //! unique frame once.
 
 mod cached;
+mod heap;
+mod heap_view;
 mod losses;
 mod read;
 mod select;
@@ -19,6 +21,8 @@ use crate::symbolize::{NamedAhead, SymbolId, Symbols};
 use crate::unwind::StackUse;
 use perfdata::{Input, InputEnd, Recording, RecordingInfo};
 
+pub(crate) use heap::{HeapAlloc, HeapEvents};
+pub(crate) use heap_view::{HeapInstant, HeapView, InstantKind, apply as apply_heap_view};
 pub(crate) use losses::{Loss, Losses};
 use read::{Reading, finish_load, new_store, read_records};
 pub(crate) use select::{SampleFilter, is_compiler, is_linker};
@@ -45,6 +49,10 @@ pub(crate) struct ReadOptions {
     /// (all of them, each sample weighted by its bytes) instead of samples
     /// of one event. Default is false.
     pub alloc: bool,
+    /// Read the heap sampler's markers of `record --heap` (each sampled
+    /// allocation weighted by the bytes it stands for, and the frees)
+    /// instead of samples of one event. Default is none: samples; with `--heap`, the instant read.
+    pub heap: Option<HeapInstant>,
     /// Show how far the reading has gone on stderr, once it takes more
     /// than a second. Default is on a terminal, and not under `-q`.
     pub progress: bool,
@@ -102,6 +110,11 @@ pub(crate) struct Profile {
     /// How much of the copied stacks the unwinds that reached a root read;
     /// `None` when the stacks came from the cache, not from unwinding.
     pub stack_use: Option<StackUse>,
+    /// With `heap`: the sampled allocations and frees.
+    pub heap: Option<HeapEvents>,
+    /// With `heap`, once the instant is chosen ([`apply_heap_view`]): the
+    /// heap figures the reports state.
+    pub heap_view: Option<HeapView>,
 }
 
 impl Profile {
@@ -182,19 +195,28 @@ pub(crate) fn load(input: &Input, options: &ReadOptions) -> Result<Profile, Erro
     } else {
         Vec::new()
     };
-    let event_index = match alloc_events.first() {
-        Some(&first) => first,
-        None => choose_event(&recording.info, options.event.as_deref(), &input_name)?,
+    let heap_events = if options.heap.is_some() {
+        Some(heap_events(&recording.info, &input_name)?)
+    } else {
+        None
+    };
+    let event_index = match (alloc_events.first(), heap_events) {
+        (Some(&first), _) => first,
+        (None, Some((alloc, _))) => alloc,
+        (None, None) => choose_event(&recording.info, options.event.as_deref(), &input_name)?,
     };
     let reading = Reading {
         options,
         input_name,
         event_index,
         alloc_events,
+        heap_events,
+        heap: None,
     };
-    // The cache keeps sample counts, not bytes: `--alloc` reads the file.
+    // The cache keeps sample counts, not bytes: `--alloc` and `--heap`
+    // read the file.
     let key = match input {
-        Input::Path(_) if options.alloc => None,
+        Input::Path(_) if options.alloc || options.heap.is_some() => None,
         Input::Path(path) => {
             cached::RecordingKey::of(&options.cache, path, event_index, options.salvage)
         }
@@ -243,6 +265,20 @@ fn alloc_events(info: &RecordingInfo, input: &str) -> Result<Vec<usize>, Error> 
         });
     }
     Ok(found)
+}
+
+/// The heap sampler's marker events of `record --heap`, or an error
+/// naming the events the recording has.
+fn heap_events(info: &RecordingInfo, input: &str) -> Result<(usize, usize), Error> {
+    crate::heap::heap_events(info).ok_or_else(|| Error::NoSuchEvent {
+        input: input.to_owned(),
+        wanted: format!(
+            "the heap sampler's markers of `record --heap` ({}, {})",
+            crate::heap::ALLOC_EVENT,
+            crate::heap::FREE_EVENT
+        ),
+        available: sampling_event_names(info),
+    })
 }
 
 /// The recording's sampling events, listed.

@@ -6,7 +6,7 @@
 use hashbrown::HashMap;
 use std::sync::Mutex;
 
-use super::{IngestCounts, Loss, Profile, ReadOptions, cached};
+use super::{HeapEvents, IngestCounts, Loss, Profile, ReadOptions, cached};
 use crate::binary::{SearchPaths, Store};
 use crate::cache::Kind;
 use crate::error::Error;
@@ -27,6 +27,10 @@ pub(super) struct Reading<'a> {
     /// With `--alloc`: the allocator probe events, each sample weighted by
     /// the bytes it asks for. Empty otherwise.
     pub(super) alloc_events: Vec<usize>,
+    /// With `--heap`: the alloc and free marker events.
+    pub(super) heap_events: Option<(usize, usize)>,
+    /// With `--heap`, once read: the sampled allocations and frees.
+    pub(super) heap: Option<HeapEvents>,
 }
 
 /// A store of the recording's binaries, none found yet.
@@ -104,13 +108,15 @@ pub(super) fn finish_load(
         counts: restored.counts,
         input_end,
         cache: cache.clone(),
-        unit: if reading.alloc_events.is_empty() {
+        unit: if reading.alloc_events.is_empty() && reading.heap_events.is_none() {
             "samples"
         } else {
             "bytes"
         },
         command: None,
         stack_use: restored.stack_use,
+        heap: reading.heap,
+        heap_view: None,
     }
 }
 
@@ -149,6 +155,7 @@ pub(super) fn read_records(
                 .then(|| recording.info.events[index].period)
         })
         .collect();
+    let mut heap = reading.heap_events.map(|_| HeapEvents::default());
     let mut processes = Processes::default();
     let mut unwinders = Unwinders::default();
     let mut stacks = StackTable::default();
@@ -170,8 +177,19 @@ pub(super) fn read_records(
     );
     let input_end = recording.for_each_record(|record| match record {
         Record::Sample(sample) => {
+            let mut marked = None;
             let weight = match alloc_periods.get(sample.event_index) {
                 Some(Some(period)) => crate::alloc::requested_bytes(&sample, *period),
+                _ if heap.is_some() => {
+                    let Some(heap) = heap.as_mut() else { return };
+                    match read_marker(heap, reading.heap_events, &sample) {
+                        Some(alloc) => {
+                            marked = Some(alloc);
+                            alloc.weight
+                        }
+                        None => return,
+                    }
+                }
                 _ if sample.event_index == event_index => 1,
                 _ => {
                     counts.other_event_samples += 1;
@@ -201,7 +219,15 @@ pub(super) fn read_records(
                     }));
                 }
             }
+            if marked.is_some() {
+                trim_sampler_frames(&store, &mut frames);
+            }
             stacks.add_sample(sample.time, thread, &frames, walk, weight);
+            if let (Some(heap), Some(marked), Some(timed)) =
+                (heap.as_mut(), marked, stacks.timeline.last())
+            {
+                heap.on_alloc(sample.time, sample.pid, marked, timed.key);
+            }
             if let Some(naming) = &mut naming_ahead {
                 naming.offer(&stacks.frames, &store);
             }
@@ -290,6 +316,7 @@ pub(super) fn read_records(
         stack_use: Some(unwinders.stack_use),
         unfinished: None,
     };
+    let reading = Reading { heap, ..reading };
     Ok(finish_load(
         reading,
         recording.info,
@@ -299,4 +326,44 @@ pub(super) fn read_records(
         kernel_symbols,
         named_ahead,
     ))
+}
+
+/// Takes the heap sampler's own frames off the leaf end of an alloc
+/// marker's stack, but for the outermost, the wrapper the compiler called
+/// (`malloc`, `calloc`…): the stack then reads as a `record --alloc` one,
+/// with the allocator as its leaf.
+fn trim_sampler_frames(store: &Store, leaf_first: &mut Vec<crate::unwind::FrameKey>) {
+    let in_sampler = |frame: &crate::unwind::FrameKey| {
+        store
+            .get(frame.dso)
+            .recorded_path
+            .ends_with(crate::heap::LIBRARY)
+    };
+    let sampler_frames = leaf_first
+        .iter()
+        .take_while(|frame| in_sampler(frame))
+        .count();
+    if sampler_frames > 1 {
+        leaf_first.drain(..sampler_frames - 1);
+    }
+}
+
+/// With `--heap`: a free marker's sample goes into `heap` (`None`); an
+/// alloc marker's is returned, to be counted with its stack; a sample of
+/// any other event, or one whose payload is short, is `None`.
+fn read_marker(
+    heap: &mut HeapEvents,
+    events: Option<(usize, usize)>,
+    sample: &perfdata::Sample<'_>,
+) -> Option<crate::heap::MarkedAlloc> {
+    let (alloc, free) = events?;
+    if sample.event_index == free {
+        if let Some(ptr) = crate::heap::freed_ptr(sample) {
+            heap.on_free(sample.time, sample.pid, ptr);
+        }
+        return None;
+    }
+    (sample.event_index == alloc)
+        .then(|| crate::heap::MarkedAlloc::of(sample))
+        .flatten()
 }

@@ -68,12 +68,15 @@ const WATCH_INTERVAL: Duration = Duration::from_millis(10);
 /// [`TERM_GRACE`] later), and the Ctrl-C this wrapper gets. With
 /// `perf_args`, `perf PERF_ARGS` records the command alone
 /// ([`attach`](super::attach)); when perf cannot, the command does not run.
+/// `env` is set in the command's environment (not this wrapper's, nor
+/// perf's): `record --heap`'s `LD_PRELOAD`.
 pub(crate) fn measure(
     command: &[OsString],
     into: &Path,
     timing_into: Option<&Path>,
     timeout: Option<Duration>,
     perf_args: &[OsString],
+    env: &[(OsString, OsString)],
 ) -> std::io::Result<i32> {
     let (program, args) = command
         .split_first()
@@ -92,6 +95,7 @@ pub(crate) fn measure(
         Command::new(program)
     };
     spawn.args(args).stderr(Stdio::piped());
+    spawn.envs(env.iter().map(|(name, value)| (name, value)));
     if timeout.is_some() {
         spawn.process_group(0);
     }
@@ -287,8 +291,15 @@ mod tests {
             .iter()
             .map(OsString::from)
             .collect();
-        let code =
-            measure(&command, &into, None, Some(Duration::from_millis(100)), &[]).expect("sh runs");
+        let code = measure(
+            &command,
+            &into,
+            None,
+            Some(Duration::from_millis(100)),
+            &[],
+            &[],
+        )
+        .expect("sh runs");
         let measured = read_measured(&into).expect("the result is written");
         let _ = std::fs::remove_file(&into);
         assert!(measured.timed_out);

@@ -13,6 +13,7 @@ mod actions;
 mod artifacts;
 mod attach;
 mod checks;
+mod heap;
 pub(crate) mod measure;
 mod options;
 mod probes;
@@ -142,6 +143,9 @@ pub(crate) fn record_with_timeout(
         .alloc_min_bytes
         .map(|_| probes::AllocProbes::add())
         .transpose()?;
+    let heap_probes = (options.heap_rate)
+        .map(|_| heap::HeapProbes::add())
+        .transpose()?;
     prepare_dir(dir, options.force)?;
 
     let command: Vec<String> = command_run
@@ -212,13 +216,18 @@ pub(crate) fn record_with_timeout(
             .flatten()
             .map(OsString::from),
     );
-    match options.alloc_min_bytes {
-        Some(min_bytes) => perf_args.extend(
+    match (options.alloc_min_bytes, &heap_probes) {
+        (Some(min_bytes), _) => perf_args.extend(
             probes::AllocProbes::record_args(min_bytes)
                 .into_iter()
                 .map(OsString::from),
         ),
-        None => perf_args.extend([
+        (None, Some(_)) => perf_args.extend(
+            heap::HeapProbes::record_args(&event, options.rate.frequency_hz)
+                .into_iter()
+                .map(OsString::from),
+        ),
+        (None, None) => perf_args.extend([
             "-F".into(),
             options.rate.frequency_hz.to_string().into(),
             "-e".into(),
@@ -261,6 +270,14 @@ pub(crate) fn record_with_timeout(
         option.push(arg);
         wrapper_args.push(option);
     }
+    if let (Some(probes), Some(rate)) = (&heap_probes, options.heap_rate) {
+        wrapper_args.extend([
+            "--preload".into(),
+            probes.library.clone().into(),
+            "--heap-rate".into(),
+            rate.to_string().into(),
+        ]);
+    }
     wrapper_args.push("--".into());
     wrapper_args.extend(command_run.iter().cloned());
 
@@ -291,6 +308,7 @@ pub(crate) fn record_with_timeout(
         status::wait_with_status(&mut running, &perf_data, status_line).map_err(wrapper_failed)?;
     let wall = started.elapsed().as_secs_f64();
     drop(alloc_probes);
+    drop(heap_probes);
     run.wall_seconds = Some(wall);
     run.interrupted = interrupted.load(Ordering::SeqCst);
     let mut command_wall_seconds = None;

@@ -56,6 +56,10 @@ pub(crate) struct RecordOptions {
     /// uprobes asking for at least this many bytes. Default is none: CPU
     /// time.
     pub alloc_min_bytes: Option<u64>,
+    /// Also sample the live heap (`--heap`): the heap sampler preloaded
+    /// into the compile with this rate (mean bytes between samples).
+    /// Default is none.
+    pub heap_rate: Option<u64>,
     /// Record the command this many times, into `run-1` … `run-N` of the
     /// output directory. Default is once, into the directory itself.
     pub repeat: Option<u32>,

@@ -7,6 +7,7 @@ pub(crate) mod breakdown;
 pub(crate) mod collapse;
 pub(crate) mod diff;
 pub(crate) mod executables;
+pub(crate) mod heap;
 pub(crate) mod memory;
 pub(crate) mod repeat;
 pub(crate) mod rules;

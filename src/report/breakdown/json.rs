@@ -84,6 +84,7 @@ impl Breakdown<'_> {
                 .and_then(|(_, anon_peak)| anon_peak)
                 .map(Into::into),
             first_touch: None,
+            heap_peak: None,
             run: self.run.clone(),
             notices: self.notices.clone(),
             timer_only: self.timers.as_ref().map(|timers| {
@@ -221,6 +222,10 @@ pub(crate) struct ReportJson {
     /// the memory first touched, by category and pass.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_touch: Option<crate::report::memory::MemoryJson>,
+    /// With `--heap` (`record --heap`): the live heap at the RSS peak (or
+    /// `--at`), by pass, against the RSS growth, and what is live at the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heap_peak: Option<crate::report::heap::HeapPeakJson>,
     /// With any other `--by` (and the places outside passes with `--by
     /// pass`): one entry per row.
     #[serde(skip_serializing_if = "Vec::is_empty")]
