@@ -2,8 +2,9 @@
 //! with `compile-perf record --actions` keep the action profiler's
 //! intervals (and the log's IR units) compact in `actions.bin`;
 //! `report --by pattern` and `--by unit` place every sample by its time on
-//! its own thread's actions. The clock offset found must put at least 95%
-//! of the main thread's samples in a pass inside an interval of that pass.
+//! its own thread's actions, and the HTML page has their tables. The clock
+//! offset found must put at least 95% of the main thread's samples in a
+//! pass inside an interval of that pass.
 
 mod common;
 
@@ -142,6 +143,19 @@ fn actions_rank_dispatches_and_patterns_on_many_dispatches() {
         .filter(|(key, _, _)| key.starts_with("func.func @") && key.contains("_dispatch_"))
         .count();
     assert!(functions >= 8, "the dispatches' functions are rows too");
+
+    // record's HTML page has the tables of patterns and units.
+    let page = std::fs::read_to_string(run_dir.join("report.html")).unwrap();
+    for section in [
+        "<h2 id=\"patterns\">Rewrite patterns</h2>",
+        "<h2 id=\"units\">IR units</h2>",
+    ] {
+        assert!(page.contains(section), "report.html has {section}");
+    }
+    assert!(
+        page.contains("hal.executable @main_dispatch_0"),
+        "report.html names the executables"
+    );
 
     let patterns = report_by(&run_dir, "pattern");
     check_report(&patterns, "many-dispatches --by pattern");

@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 use super::unknown_category;
+use crate::attribute::actions::ActionJoin;
 use crate::attribute::findings::findings;
 use crate::attribute::rss::RssJoin;
 use crate::attribute::{Attribution, Classes, timeline, unwind_stats};
@@ -194,6 +195,8 @@ pub(super) struct PageRun<'a> {
     pub(super) notices: &'a [String],
     /// The RSS joined with the passes, when `memory.json` is there.
     pub(super) rss: Option<&'a RssJoin>,
+    /// MLIR's actions on perf's clock, when the run recorded them.
+    pub(super) actions: Option<&'a ActionJoin>,
 }
 
 /// The HTML report: what `run` holds (the run's `run.json` facts and the
@@ -227,6 +230,7 @@ pub(super) fn html_report(
         artifacts: run
             .facts
             .map_or_else(Vec::new, |facts| facts.artifacts.clone()),
+        actions: run.actions,
     };
     html::render(&page, profile, classes, filter)
 }

@@ -17,6 +17,9 @@ pub(crate) mod executables;
 pub(crate) mod export;
 pub(crate) mod flamegraph;
 pub(crate) mod format;
+mod joins;
+
+use joins::{actions_for, page_actions, rss_join, timer_join};
 pub(crate) mod man;
 pub(crate) mod measure;
 pub(crate) mod push;
@@ -33,23 +36,17 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
-use crate::attribute::actions::{ActionJoin, join_actions};
-use crate::attribute::rss::RssJoin;
-use crate::attribute::timers::TimerJoin;
-use crate::attribute::{Attribution, Classes, Grouping, categories_cached};
-use crate::binary::DsoId;
+use crate::attribute::{Attribution, categories_cached};
 use crate::error::{EXIT_TRUNCATED, Error};
 use crate::output::{Output, write_output};
 use crate::profile::{Profile, ReadOptions, SampleFilter};
-use crate::report::breakdown::{Breakdown, grouping_name};
+use crate::report::breakdown::Breakdown;
 use crate::report::heap::HeapPeakJson;
 use crate::report::memory::{self, MemoryJson};
 use crate::report::run_facts::{notes_lost_samples, notices};
 use crate::report::summary::{self, Summary};
 use crate::report::table::{Colors, TextFormat};
-use crate::rss::MEMORY_FILE;
-use crate::run_dir::{RunDir, RunFile, RunJson};
-use crate::symbolize::SymbolId;
+use crate::run_dir::{RunDir, RunJson};
 use category_rules::RuleTable;
 use perfdata::{Input, InputEnd};
 
@@ -338,135 +335,6 @@ fn memory_section(
         peak_rss,
         attribution,
     )))
-}
-
-/// The compiler's RSS over time (`memory.json` of the run directory)
-/// joined with the passes of the samples `filter` keeps; and a notice when
-/// there is a `memory.json` that cannot be joined.
-fn rss_join(
-    run_dir: &RunDir,
-    profile: &Profile,
-    classes: &Classes<'_>,
-    filter: &SampleFilter,
-) -> (Option<RssJoin>, Option<String>) {
-    let series = match &run_dir.rss {
-        RunFile::Absent => return (None, None),
-        RunFile::Unreadable(notice) => return (None, Some(notice.clone())),
-        RunFile::Read(series) => series,
-    };
-    let monotonic = profile
-        .info
-        .events
-        .iter()
-        // `--alloc` counts several events, named `a+b+c`.
-        .find(|event| profile.event.split('+').any(|name| name == event.name))
-        .is_some_and(|event| event.monotonic_clock);
-    if !monotonic {
-        return (
-            None,
-            Some(format!(
-                "{MEMORY_FILE} is not joined with the passes: the recording's timestamps are not \
-                 on CLOCK_MONOTONIC (record with perf record -k CLOCK_MONOTONIC)"
-            )),
-        );
-    }
-    match crate::attribute::rss::join(profile, classes, filter, series) {
-        Some(join) => (Some(join), None),
-        None => (
-            None,
-            Some(format!(
-                "{MEMORY_FILE}: the recording has no samples of the process it follows"
-            )),
-        ),
-    }
-}
-
-/// MLIR's pass timers (`mlir-timing.json` of a run directory of `record
-/// --mlir-timing`) joined with the passes on the stacks; and a notice when
-/// there is such a file that cannot be read.
-fn timer_join(
-    run_dir: &RunDir,
-    profile: &Profile,
-    classes: &Classes<'_>,
-) -> (Option<TimerJoin>, Option<String>) {
-    match &run_dir.timers {
-        RunFile::Absent => (None, None),
-        RunFile::Unreadable(notice) => (None, Some(notice.clone())),
-        RunFile::Read(timers) => (
-            Some(crate::attribute::timers::join(
-                classes.passes.names(),
-                &declared_pass_names(profile, classes),
-                timers,
-            )),
-            None,
-        ),
-    }
-}
-
-/// With `--by pattern|unit`, the actions of the run on perf's clock, which
-/// `command` needs; `None` for the other groupings.
-fn actions_for(
-    grouping: Grouping,
-    run_dir: &RunDir,
-    profile: &Profile,
-    classes: &Classes<'_>,
-    command: &str,
-) -> Result<Option<ActionJoin>, Error> {
-    match grouping {
-        Grouping::Pattern | Grouping::Unit => action_join(
-            run_dir,
-            profile,
-            classes,
-            &format!("{command} --by {}", grouping_name(grouping)),
-        )
-        .map(Some),
-        _ => Ok(None),
-    }
-}
-
-/// MLIR's actions of the run (`actions.bin` of `record --actions`) on
-/// perf's clock, for `what` (`report --by pattern`), which needs them.
-fn action_join(
-    run_dir: &RunDir,
-    profile: &Profile,
-    classes: &Classes<'_>,
-    what: &str,
-) -> Result<ActionJoin, Error> {
-    let no_actions = |reason: String| Error::NoActions {
-        what: what.to_owned(),
-        reason,
-    };
-    match run_dir.actions() {
-        RunFile::Read(actions) => Ok(join_actions(
-            profile,
-            classes,
-            actions,
-            &declared_pass_names(profile, classes),
-        )),
-        RunFile::Unreadable(notice) => Err(no_actions(format!(
-            "{notice}; record the compile again with `record --actions`"
-        ))),
-        RunFile::Absent => Err(no_actions(
-            "the recording's run directory has no actions.bin; record the compile with              `compile-perf record --actions -- iree-compile …`"
-                .to_owned(),
-        )),
-    }
-}
-
-/// `(class, timer name)` of the pass classes the binaries with pass frames
-/// declare (see `symbolize::declared_pass_names`).
-fn declared_pass_names(profile: &Profile, classes: &Classes<'_>) -> Vec<(String, String)> {
-    let mut dsos: Vec<DsoId> = (0..profile.symbols.symbols.len())
-        .map(SymbolId::new)
-        .filter(|&symbol| classes.passes.pass_of(symbol).is_some())
-        .map(|symbol| profile.symbols.get(symbol).dso)
-        .collect();
-    dsos.sort_unstable();
-    dsos.dedup();
-    dsos.into_iter()
-        .filter_map(|dso| profile.store.get(dso).image.clone())
-        .flat_map(|image| crate::symbolize::declared_pass_names(&image))
-        .collect()
 }
 
 /// Prints the summary and the notices, and turns how the input ended into

@@ -22,8 +22,8 @@ use super::draw::{
 };
 use super::series::{SeriesReading, read_series};
 use super::{
-    Config, Run, finish, load_recording, load_rules, memory_section, own_recording, rss_join,
-    stdout_colors, write_report,
+    Config, Run, finish, load_recording, load_rules, memory_section, own_recording, page_actions,
+    rss_join, stdout_colors, write_report,
 };
 use crate::actions::ActionsMode;
 use crate::attribute::{Attribution, Classes, Grouping};
@@ -428,6 +428,10 @@ fn report_recording(
             Err(error) => return Err(error),
         }
     }
+    let (actions, actions_notice) = page_actions(&run_dir, &profile, &classes);
+    if let Some(notice) = actions_notice {
+        recorded.run.notes.push(notice);
+    }
     let page = html_report(
         &profile,
         &classes,
@@ -437,6 +441,7 @@ fn report_recording(
             facts: run.as_ref(),
             notices: &run_notices,
             rss: rss.as_ref(),
+            actions: actions.as_ref(),
         },
         svgs,
     );

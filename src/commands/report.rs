@@ -18,7 +18,7 @@ use super::format::{Format, Formats};
 use super::series::{SeriesReading, read_series};
 use super::{
     ColorChoice, Config, Reading, Run, actions_for, finish, leave_to_exit, load_rules,
-    memory_section, rss_join, rules_and_profile, timer_join, write_report_with_heap,
+    memory_section, page_actions, rss_join, rules_and_profile, timer_join, write_report_with_heap,
 };
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
@@ -142,8 +142,10 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
         if let Some(notice) = rss_notice.as_ref().filter(|_| !config.quiet) {
             eprintln!("compile-perf: notice: {notice}");
         }
+        let (actions, actions_notice) = page_actions(&run_dir, &profile, &classes);
         let mut page_notices = notices(&profile, run);
         page_notices.extend(rss_notice);
+        page_notices.extend(actions_notice);
         let page = html_report(
             &profile,
             &classes,
@@ -153,6 +155,7 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
                 facts: run,
                 notices: &page_notices,
                 rss: rss.as_ref(),
+                actions: actions.as_ref(),
             },
             flamegraphs,
         );

@@ -12,6 +12,7 @@ use crate::actions::{
     ACTIONS_FILE, ActionsFacts, ActionsMode, LOG_FLAG, PROFILE_FLAG, name_units, parse_trace,
 };
 use crate::mlir_timing::iree_compile_command;
+use crate::run_dir::RunJson;
 
 /// The profiler's file, in the run directory until it is kept compact.
 const PROFILE_FILE: &str = "actions-profile.json";
@@ -50,10 +51,22 @@ pub(crate) fn with_action_flags(
     Ok(added)
 }
 
+/// [`keep_actions`] for `run`: its `actions` and `outputs` on success, a
+/// note on failure.
+pub(crate) fn keep_actions_of_run(dir: &Path, mode: ActionsMode, run: &mut RunJson) {
+    match keep_actions(dir, mode) {
+        Ok(facts) => {
+            run.outputs.push(ACTIONS_FILE.to_owned());
+            run.actions = Some(facts);
+        }
+        Err(note) => run.notes.push(note),
+    }
+}
+
 /// Reads what the compiler wrote into `dir`, writes `actions.bin` and
 /// removes the raw files. The facts on success; the note to keep in
 /// `run.json` when nothing could be kept.
-pub(crate) fn keep_actions(dir: &Path, mode: ActionsMode) -> Result<ActionsFacts, String> {
+fn keep_actions(dir: &Path, mode: ActionsMode) -> Result<ActionsFacts, String> {
     let profile_path = dir.join(PROFILE_FILE);
     let log_path = dir.join(LOG_FILE);
     let raw_bytes = [&profile_path, &log_path]

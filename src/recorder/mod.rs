@@ -29,7 +29,6 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::actions::ACTIONS_FILE;
 pub(crate) use crate::error::RecordError;
 use crate::mlir_timing::{TIMING_FILE, Timers, with_timing_flags};
 use crate::rss::{MEMORY_FILE, RssSeries};
@@ -372,13 +371,7 @@ pub(crate) fn record_with_timeout(
         }
     }
     if let Some(mode) = options.actions {
-        match actions::keep_actions(dir, mode) {
-            Ok(facts) => {
-                run.outputs.push(ACTIONS_FILE.to_owned());
-                run.actions = Some(facts);
-            }
-            Err(note) => run.notes.push(note),
-        }
+        actions::keep_actions_of_run(dir, mode, &mut run);
     }
     if run.interrupted {
         run.notes.push(format!(

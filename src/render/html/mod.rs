@@ -1,7 +1,8 @@
 //! The HTML report: one self-contained page (no network, no files beside
 //! it) with a table of contents, the run's facts, the category table, the
-//! timeline, the pass table (the rows of `report`), the artifacts and the
-//! flamegraphs. It works from an e-mail attachment or a CI artifact.
+//! timeline, the pass table (the rows of `report`), with MLIR's actions the
+//! tables of rewrite patterns and IR units (`rows.rs` makes the rows), the
+//! artifacts and the flamegraphs. It works from an e-mail attachment or a CI artifact.
 //!
 //! Each flamegraph is its SVG, script and all, in an `<iframe srcdoc>` of
 //! its own, so that its search and zoom work and the pages' scripts and ids
@@ -16,9 +17,14 @@ use std::fmt::Write as _;
 use super::flamegraph::Svg;
 use super::xml_escape;
 use crate::artifact::{Artifact, outputs};
-use crate::attribute::{Attribution, Classes, Detail, Grouping, RowKey, RowTotals, group, percent};
+mod rows;
+
+use crate::attribute::actions::ActionJoin;
+use crate::attribute::{
+    ActionRows, Attribution, Classes, Grouping, group, group_by_actions, percent,
+};
 use crate::profile::{Profile, SampleFilter};
-use crate::short_name;
+use rows::{Row, sorted_rows};
 
 /// Symbols or categories listed beside each row.
 const TOP_DETAILS: usize = 3;
@@ -32,7 +38,7 @@ const FOLD_OVER_ROWS: usize = 30;
 const FOLDED_ROWS: usize = 25;
 
 /// What the page shows, besides the rows it makes itself.
-pub(crate) struct HtmlPage {
+pub(crate) struct HtmlPage<'a> {
     /// The profiled command.
     pub command: String,
     /// The run's facts, as (label, value): compiler version, wall time,
@@ -46,16 +52,9 @@ pub(crate) struct HtmlPage {
     pub attribution: Attribution,
     /// The compile's outputs, as `run.json` lists them.
     pub artifacts: Vec<Artifact>,
-}
-
-/// One table row.
-struct Row {
-    swatch: Option<String>,
-    name: String,
-    self_samples: u64,
-    inclusive_samples: u64,
-    /// The top symbols or categories, as (shown, whole).
-    top: Vec<(String, String)>,
+    /// MLIR's actions on perf's clock, when the run recorded them: the
+    /// page then has the tables of patterns and IR units.
+    pub actions: Option<&'a ActionJoin>,
 }
 
 /// The page for the samples `filter` keeps.
@@ -65,7 +64,13 @@ pub(crate) fn render(
     classes: &Classes<'_>,
     filter: &SampleFilter,
 ) -> String {
-    let rows = |grouping| grouped_rows(profile, classes, grouping, page.attribution, filter);
+    let rows = |grouping| {
+        let grouped = group(profile, classes, grouping, page.attribution, filter);
+        (
+            grouped.samples,
+            sorted_rows(profile, classes, &grouped, None),
+        )
+    };
     let categories = rows(Grouping::Category);
     let passes = rows(Grouping::Pass);
     let samples = categories.0;
@@ -108,6 +113,39 @@ pub(crate) fn render(
         html.push_str("</div>\n");
     }
     write_table(&mut html, "passes", "Passes", "pass", &passes.1, samples);
+    if let Some(join) = page.actions {
+        let action_rows = |rows| {
+            let grouped = group_by_actions(profile, classes, page.attribution, join, rows, filter);
+            (
+                grouped.samples,
+                sorted_rows(profile, classes, &grouped, Some(join)),
+            )
+        };
+        let agreement = join.agreement;
+        let _ = writeln!(
+            html,
+            "<p class=\"actions\">MLIR's actions (<code>record --actions</code>): {} intervals on {} \
+             threads, on perf's clock; {:.1}% of the main thread's samples in a pass fall in an \
+             interval of that pass ({} of {}).</p>",
+            join.actions.intervals(),
+            join.actions.threads.len(),
+            agreement.percent(),
+            agreement.agreeing,
+            agreement.samples
+        );
+        for (rows, id, heading, what) in [
+            (
+                ActionRows::Pattern,
+                "patterns",
+                "Rewrite patterns",
+                "pattern",
+            ),
+            (ActionRows::Unit, "units", "IR units", "unit"),
+        ] {
+            let (samples, rows) = action_rows(rows);
+            write_table(&mut html, id, heading, what, &rows, samples);
+        }
+    }
     write_artifacts(&mut html, &page.artifacts);
     for (index, (caption, svg)) in page.flamegraphs.iter().enumerate() {
         let document = svg_document(&svg.bytes);
@@ -132,6 +170,10 @@ fn write_contents(html: &mut String, page: &HtmlPage) {
         sections.push(("timeline".to_owned(), "Timeline".to_owned()));
     }
     sections.push(("passes".to_owned(), "Passes".to_owned()));
+    if page.actions.is_some() {
+        sections.push(("patterns".to_owned(), "Rewrite patterns".to_owned()));
+        sections.push(("units".to_owned(), "IR units".to_owned()));
+    }
     if outputs(&page.artifacts).next().is_some() {
         sections.push(("artifacts".to_owned(), "Artifacts".to_owned()));
     }
@@ -149,78 +191,8 @@ fn write_contents(html: &mut String, page: &HtmlPage) {
     html.push_str("</ul></nav>\n");
 }
 
-/// The rows of one grouping, sorted as `report` sorts them (self, then
-/// inclusive samples), with the samples they share out.
-fn grouped_rows(
-    profile: &Profile,
-    classes: &Classes<'_>,
-    grouping: Grouping,
-    attribution: Attribution,
-    filter: &SampleFilter,
-) -> (u64, Vec<Row>) {
-    let grouped = group(profile, classes, grouping, attribution, filter);
-    let mut keyed: Vec<(&RowKey, &RowTotals)> = grouped.rows.iter().collect();
-    keyed.sort_by(|(ka, a), (kb, b)| {
-        (b.self_samples, b.inclusive_samples, ka).cmp(&(a.self_samples, a.inclusive_samples, kb))
-    });
-    let table = classes.table;
-    let rows = keyed
-        .into_iter()
-        .map(|(key, totals)| {
-            let (swatch, name) = match *key {
-                RowKey::Category(id) => {
-                    let category = table.category(id);
-                    (Some(category.color.clone()), category.name.clone())
-                }
-                RowKey::Pass(id) => (None, classes.passes.name(id).to_owned()),
-                RowKey::OutsidePass(place) => (None, place.name().to_owned()),
-                _ => (None, String::new()),
-            };
-            let mut details: Vec<(&Detail, &u64)> = totals.details.iter().collect();
-            let of_categories = details
-                .iter()
-                .all(|(detail, _)| matches!(detail, Detail::Category(_)));
-            let mut counts = Vec::new();
-            details.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
-            let names: Vec<&str> = details
-                .into_iter()
-                .take(TOP_DETAILS)
-                .map(|(detail, count)| {
-                    counts.push(*count);
-                    match *detail {
-                        Detail::Symbol(symbol) => profile.symbols.get(symbol).name.as_str(),
-                        Detail::Category(category) => table.category(category).name.as_str(),
-                    }
-                })
-                .collect();
-            // Functions are shown short, as in the text report, with the
-            // full name as the tooltip; categories by the whole name that
-            // `--category` takes.
-            let shown = if of_categories {
-                names.iter().map(|name| (*name).to_owned()).collect()
-            } else {
-                short_name::distinct(&names, NAME_CHARS)
-            };
-            let top = shown
-                .into_iter()
-                .zip(&names)
-                .zip(&counts)
-                .map(|((shown, name), count)| (format!("{shown} ({count})"), (*name).to_owned()))
-                .collect();
-            Row {
-                swatch,
-                name,
-                self_samples: totals.self_samples,
-                inclusive_samples: totals.inclusive_samples,
-                top,
-            }
-        })
-        .collect();
-    (grouped.samples, rows)
-}
-
 fn write_table(html: &mut String, id: &str, heading: &str, what: &str, rows: &[Row], samples: u64) {
-    let top = if what == "pass" {
+    let top = if matches!(what, "pass" | "pattern" | "unit") {
         "top categories"
     } else {
         "top functions"
@@ -452,6 +424,7 @@ mod tests {
             timeline: Some("<svg></svg>".to_owned()),
             attribution: Attribution::Leaf,
             artifacts: Vec::new(),
+            actions: None,
         };
         let mut html = String::new();
         write_contents(&mut html, &page);
