@@ -90,3 +90,8 @@ pub(crate) const EXECUTABLE_REPEAT: u16 = 3;
 /// The directory of compile-perf's caches, under `$XDG_CACHE_HOME` (or
 /// `~/.cache`).
 pub(crate) const CACHE_DIR_NAME: &str = "compile-perf";
+
+/// The history store's file under `$XDG_DATA_HOME` (or `~/.local/share`).
+pub(crate) const HISTORY_FILE: &str = "compile-perf/history.db";
+/// How many recent runs of a series `history show|check` compare with.
+pub(crate) const HISTORY_LAST: usize = 30;

@@ -29,6 +29,7 @@ pub mod error;
 mod executables;
 mod export;
 mod fold;
+mod history;
 mod index;
 mod mlir_timing;
 mod output;

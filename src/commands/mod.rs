@@ -17,6 +17,7 @@ pub(crate) mod executables;
 pub(crate) mod export;
 pub(crate) mod flamegraph;
 pub(crate) mod format;
+pub(crate) mod history;
 pub(crate) mod man;
 pub(crate) mod measure;
 pub(crate) mod push;
