@@ -50,12 +50,28 @@ impl Location {
         }
     }
 
-    /// The file or the URL, for messages.
+    /// The file or the URL, for messages: a password in the URL (which is
+    /// refused) is not repeated.
     pub(crate) fn name(&self) -> String {
         match self {
             Location::Sqlite(path) => path.display().to_string(),
-            Location::Postgres(url) => url.clone(),
+            Location::Postgres(url) => without_password(url),
         }
+    }
+}
+
+/// `url` with the password of its user information, if any, as `***`.
+fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    match rest[..authority_end].rsplit_once('@') {
+        Some((user_info, host)) if user_info.contains(':') => {
+            let user = user_info.split(':').next().unwrap_or_default();
+            format!("{scheme}://{user}:***@{host}{}", &rest[authority_end..])
+        }
+        _ => url.to_owned(),
     }
 }
 
@@ -313,6 +329,70 @@ fn parse_json<T: serde::de::DeserializeOwned + Default>(text: Option<String>) ->
 
 fn to_json(value: &impl serde::Serialize) -> String {
     serde_json::to_string(value).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_in_a_url_is_not_repeated_in_messages() {
+        let location =
+            Location::resolve(Some("postgres://ci:secret@db.example:5432/h?x=1")).unwrap();
+        assert_eq!(location.name(), "postgres://ci:***@db.example:5432/h?x=1");
+        let plain = Location::resolve(Some("postgresql://ci@%2Ftmp%2Fpg/postgres")).unwrap();
+        assert_eq!(plain.name(), "postgresql://ci@%2Ftmp%2Fpg/postgres");
+        assert_eq!(
+            Location::resolve(Some("runs/h.db")).unwrap(),
+            Location::Sqlite(PathBuf::from("runs/h.db"))
+        );
+    }
+
+    #[test]
+    fn a_run_is_stored_whole_once_and_read_back_in_order() {
+        let dir = std::env::temp_dir().join(format!("cp-history-unit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let location = Location::Sqlite(dir.join("sub").join("h.db"));
+        let run = |identity: &str, start: &str| StoredRun {
+            identity: identity.to_owned(),
+            series: "model=a".to_owned(),
+            start_time: start.to_owned(),
+            labels: BTreeMap::from([("ci".to_owned(), "yes".to_owned())]),
+            flags: vec!["iree-compile".to_owned()],
+            metrics: vec![
+                Metric {
+                    name: "category:ir".to_owned(),
+                    value: 12.5,
+                    samples: Some(125),
+                    total: Some(1000),
+                },
+                Metric {
+                    name: "wall_seconds".to_owned(),
+                    value: 3.25,
+                    samples: None,
+                    total: None,
+                },
+            ],
+            ..StoredRun::default()
+        };
+        let mut store = Store::open(&location).unwrap();
+        assert!(store.add(&run("b", "2026-01-02T00:00:00Z")).unwrap());
+        assert!(store.add(&run("a", "2026-01-01T00:00:00Z")).unwrap());
+        assert!(!store.add(&run("a", "2026-01-01T00:00:00Z")).unwrap());
+        drop(store);
+        let mut again = Store::open(&location).unwrap();
+        let runs = again.runs(Some("model=a")).unwrap();
+        assert_eq!(
+            runs,
+            vec![
+                run("a", "2026-01-01T00:00:00Z"),
+                run("b", "2026-01-02T00:00:00Z")
+            ]
+        );
+        assert!(again.runs(Some("model=b")).unwrap().is_empty());
+        assert_eq!(again.runs(None).unwrap().len(), 2);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 /// The kill -9 test's hook ([`PAUSE_ENV`]).
