@@ -21,7 +21,6 @@ use std::time::Instant;
 use common::history::{Store, postgres, sqlite, unique_key};
 use common::iree::{iree_live_prerequisites, live_lock, record_args, workload, workload_at_scale};
 use common::{TempDir, compile_perf};
-use serde_json::Value;
 
 /// One workload's runs: unchanged, and changed with the metrics that move.
 struct Workload {

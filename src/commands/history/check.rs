@@ -6,8 +6,7 @@
 use serde::Serialize;
 
 use super::super::Config;
-use super::judge::{Judged, is_share, judge};
-use super::show::shown_value;
+use super::judge::{Judged, JudgedJson, is_share, judge, shown_delta, shown_value};
 use crate::error::{EXIT_REGRESSION, Error};
 use crate::history::StoredRun;
 use crate::output::write_output;
@@ -29,34 +28,6 @@ struct RunCheckJson {
     history_runs: usize,
     flagged: bool,
     metrics: Vec<JudgedJson>,
-}
-
-/// One judged metric, as `check` and `show` write it in JSON.
-#[derive(Serialize)]
-pub(super) struct JudgedJson {
-    pub metric: String,
-    pub value: f64,
-    pub previous: Option<f64>,
-    pub median: Option<f64>,
-    pub delta_previous: Option<f64>,
-    pub delta_median: Option<f64>,
-    pub flagged: bool,
-    pub test: String,
-}
-
-impl From<&Judged> for JudgedJson {
-    fn from(judged: &Judged) -> JudgedJson {
-        JudgedJson {
-            metric: judged.metric.clone(),
-            value: judged.value,
-            previous: judged.previous,
-            median: judged.median,
-            delta_previous: judged.delta_previous,
-            delta_median: judged.delta_median,
-            flagged: judged.flagged,
-            test: judged.test.clone(),
-        }
-    }
 }
 
 /// Judges each of `runs` against the last `last` of `history` (oldest
@@ -172,14 +143,5 @@ fn table(judged: &[Judged]) -> Table {
             })
             .collect(),
         rows,
-    }
-}
-
-/// A change: per cent for a measure, percentage points for a share.
-pub(super) fn shown_delta(share: bool, delta: Option<f64>) -> String {
-    match (share, delta) {
-        (_, None) => String::new(),
-        (true, Some(delta)) => format!("{delta:+.2} pp"),
-        (false, Some(delta)) => format!("{delta:+.1} %"),
     }
 }

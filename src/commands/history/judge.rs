@@ -15,7 +15,9 @@
 use crate::attribute::significance::{self, Count, RowRuns};
 use crate::history::{Metric, StoredRun};
 
-use super::facts::{BYTES, CATEGORY, PASS};
+use serde::Serialize;
+
+use super::facts::{BYTES, CATEGORY, CPU, PASS, RSS, WALL};
 
 /// Adjacent changes needed for the IQR fence.
 pub(crate) const MIN_CHANGES: usize = 5;
@@ -250,6 +252,54 @@ fn shares(
             });
     }
     judged
+}
+
+/// One judged metric, as `check` and `show` write it in JSON.
+#[derive(Serialize)]
+pub(crate) struct JudgedJson {
+    pub metric: String,
+    pub value: f64,
+    pub previous: Option<f64>,
+    pub median: Option<f64>,
+    pub delta_previous: Option<f64>,
+    pub delta_median: Option<f64>,
+    pub flagged: bool,
+    pub test: String,
+}
+
+impl From<&Judged> for JudgedJson {
+    fn from(judged: &Judged) -> JudgedJson {
+        JudgedJson {
+            metric: judged.metric.clone(),
+            value: judged.value,
+            previous: judged.previous,
+            median: judged.median,
+            delta_previous: judged.delta_previous,
+            delta_median: judged.delta_median,
+            flagged: judged.flagged,
+            test: judged.test.clone(),
+        }
+    }
+}
+
+/// A change: per cent for a measure, percentage points for a share.
+pub(crate) fn shown_delta(share: bool, delta: Option<f64>) -> String {
+    match (share, delta) {
+        (_, None) => String::new(),
+        (true, Some(delta)) => format!("{delta:+.2} pp"),
+        (false, Some(delta)) => format!("{delta:+.1} %"),
+    }
+}
+
+/// A metric's value with its unit.
+pub(crate) fn shown_value(metric: &str, value: f64) -> String {
+    match metric {
+        WALL | CPU => format!("{value:.2} s"),
+        RSS => format!("{:.1} MiB", value / f64::from(1 << 20)),
+        _ if metric.starts_with(BYTES) => format!("{value:.0} B"),
+        _ if is_share(metric) => format!("{value:.2} %"),
+        _ => format!("{value}"),
+    }
 }
 
 #[cfg(test)]

@@ -11,9 +11,8 @@ use serde::Serialize;
 
 use super::super::Config;
 use super::super::format::Format;
-use super::check::{JudgedJson, shown_delta};
 use super::facts::{BYTES, CATEGORY, CPU, PASS, RSS, WALL};
-use super::judge::{Judged, is_share, judge};
+use super::judge::{Judged, JudgedJson, is_share, judge, shown_delta, shown_value};
 use crate::defaults::DIFF_THRESHOLD_PP;
 use crate::error::Error;
 use crate::history::StoredRun;
@@ -250,16 +249,5 @@ fn table(points: &BTreeMap<&str, Vec<Point<'_>>>, all: bool) -> Table {
             })
             .collect(),
         rows: rows.into_iter().map(|(_, cells)| cells).collect(),
-    }
-}
-
-/// A metric's value with its unit.
-pub(super) fn shown_value(metric: &str, value: f64) -> String {
-    match metric {
-        WALL | CPU => format!("{value:.2} s"),
-        RSS => format!("{:.1} MiB", value / f64::from(1 << 20)),
-        _ if metric.starts_with(BYTES) => format!("{value:.0} B"),
-        _ if is_share(metric) => format!("{value:.2} %"),
-        _ => format!("{value}"),
     }
 }
