@@ -32,7 +32,11 @@ fn the_iqr_fence_is_q3_plus_three_iqr_of_adjacent_relative_changes() {
     let (fence, changes) = iqr_fence(&values).unwrap();
     assert_eq!(changes, 6);
     assert!((fence - 0.625).abs() < 1e-9, "{fence}");
-    assert_eq!(iqr_fence(&values[..5]), None, "four changes are too few");
+    assert_eq!(iqr_fence(&values[..3]), None, "two changes are too few");
+    assert!(
+        iqr_fence(&values[..4]).is_some(),
+        "three changes make a fence"
+    );
 }
 
 #[test]
@@ -51,14 +55,14 @@ fn a_wall_time_beyond_the_fence_is_flagged_and_one_within_is_not() {
 fn with_little_history_the_fallback_fence_is_used_and_said() {
     let history = walls(&[10.0, 10.5, 9.8]);
     let old: Vec<&StoredRun> = history.iter().collect();
-    let within = judge(&old, &run("new", &[("wall_seconds", 10.9, None)]), 1.0);
+    let within = judge(&old, &run("new", &[("wall_seconds", 11.9, None)]), 1.0);
     assert!(!within[0].flagged);
     assert!(
         within[0].test.contains("fallback fence"),
         "{}",
         within[0].test
     );
-    let beyond = judge(&old, &run("new", &[("wall_seconds", 12.0, None)]), 1.0);
+    let beyond = judge(&old, &run("new", &[("wall_seconds", 12.5, None)]), 1.0);
     assert!(beyond[0].flagged);
 }
 
