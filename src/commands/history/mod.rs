@@ -116,7 +116,7 @@ struct CheckArgs {
     #[arg(long, value_name = "N", default_value_t = defaults::HISTORY_LAST)]
     last: usize,
     /// The smallest change of a share, in percentage points, that is flagged.
-    #[arg(long, value_name = "PP", default_value_t = defaults::DIFF_THRESHOLD_PP,
+    #[arg(long, value_name = "PP", default_value_t = defaults::HISTORY_THRESHOLD_PP,
           value_parser = parse_points, help_heading = heading::GATE)]
     threshold: f64,
     /// Output format.

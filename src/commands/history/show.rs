@@ -13,7 +13,7 @@ use super::super::Config;
 use super::super::format::Format;
 use super::facts::{BYTES, CATEGORY, CPU, PASS, RSS, WALL};
 use super::judge::{Judged, JudgedJson, is_share, judge, shown_delta, shown_value};
-use crate::defaults::DIFF_THRESHOLD_PP;
+use crate::defaults::HISTORY_THRESHOLD_PP;
 use crate::error::Error;
 use crate::history::StoredRun;
 use crate::output::write_output;
@@ -78,7 +78,7 @@ fn points(runs: &[StoredRun], last: usize) -> BTreeMap<&str, Vec<Point<'_>>> {
             let points = (first..runs.len())
                 .map(|at| {
                     let history = &runs[at.saturating_sub(last)..at];
-                    let mut judged = judge(history, runs[at], DIFF_THRESHOLD_PP);
+                    let mut judged = judge(history, runs[at], HISTORY_THRESHOLD_PP);
                     if judged.is_empty() {
                         judged = plain(runs[at]);
                     }

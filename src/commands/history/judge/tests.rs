@@ -32,10 +32,10 @@ fn the_iqr_fence_is_q3_plus_three_iqr_of_adjacent_relative_changes() {
     let (fence, changes) = iqr_fence(&values).unwrap();
     assert_eq!(changes, 6);
     assert!((fence - 0.625).abs() < 1e-9, "{fence}");
-    assert_eq!(iqr_fence(&values[..3]), None, "two changes are too few");
+    assert_eq!(iqr_fence(&values[..5]), None, "four changes are too few");
     assert!(
-        iqr_fence(&values[..4]).is_some(),
-        "three changes make a fence"
+        iqr_fence(&values[..6]).is_some(),
+        "five changes make a fence"
     );
 }
 
@@ -62,7 +62,7 @@ fn with_little_history_the_fallback_fence_is_used_and_said() {
         "{}",
         within[0].test
     );
-    let beyond = judge(&old, &run("new", &[("wall_seconds", 12.5, None)]), 1.0);
+    let beyond = judge(&old, &run("new", &[("wall_seconds", 14.0, None)]), 1.0);
     assert!(beyond[0].flagged);
 }
 
