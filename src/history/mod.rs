@@ -331,6 +331,18 @@ fn to_json(value: &impl serde::Serialize) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
+/// The kill -9 test's hook ([`PAUSE_ENV`]).
+fn pause_for_test() {
+    let Some(seconds) = std::env::var(PAUSE_ENV)
+        .ok()
+        .and_then(|value| value.parse::<f64>().ok())
+    else {
+        return;
+    };
+    eprintln!("compile-perf: history: paused inside the transaction ({PAUSE_ENV})");
+    std::thread::sleep(std::time::Duration::from_secs_f64(seconds));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -393,16 +405,4 @@ mod tests {
         assert_eq!(again.runs(None).unwrap().len(), 2);
         let _ = std::fs::remove_dir_all(&dir);
     }
-}
-
-/// The kill -9 test's hook ([`PAUSE_ENV`]).
-fn pause_for_test() {
-    let Some(seconds) = std::env::var(PAUSE_ENV)
-        .ok()
-        .and_then(|value| value.parse::<f64>().ok())
-    else {
-        return;
-    };
-    eprintln!("compile-perf: history: paused inside the transaction ({PAUSE_ENV})");
-    std::thread::sleep(std::time::Duration::from_secs_f64(seconds));
 }

@@ -251,7 +251,7 @@ fn shares(
         judged
             .test
             .push_str(match (verdict.significant, verdict.beyond_noise) {
-                (true, _) => &"; beyond noise (Holm) and at least the minimum effect"[..],
+                (true, _) => "; beyond noise (Holm) and at least the minimum effect",
                 (false, true) => "; beyond noise but under the minimum effect",
                 (false, false) => "; within noise",
             });

@@ -205,8 +205,11 @@ fn rank(metric: &str) -> (u8, &str) {
     (first, metric)
 }
 
+/// A table row's place: its series, its metric's rank, its run's start.
+type RowOrder<'a> = (&'a str, (u8, &'a str), &'a str);
+
 fn table(points: &BTreeMap<&str, Vec<Point<'_>>>, all: bool) -> Table {
-    let mut rows: Vec<((&str, (u8, &str), &str), Vec<Cell>)> = Vec::new();
+    let mut rows: Vec<(RowOrder<'_>, Vec<Cell>)> = Vec::new();
     for (series, points) in points {
         for point in points {
             let run = point.run;

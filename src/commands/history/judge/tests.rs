@@ -1,6 +1,9 @@
 use super::*;
 
-fn run(identity: &str, metrics: &[(&str, f64, Option<(i64, i64)>)]) -> StoredRun {
+/// A metric: its name, value, and (samples, total) for a share.
+type Given = (&'static str, f64, Option<(i64, i64)>);
+
+fn run(identity: &str, metrics: &[Given]) -> StoredRun {
     StoredRun {
         identity: identity.to_owned(),
         metrics: metrics
@@ -71,7 +74,7 @@ fn without_history_nothing_is_judged() {
     assert!(judge(&[], &run("new", &[("wall_seconds", 1.0, None)]), 1.0).is_empty());
 }
 
-fn shares(lexer: i64, total: i64) -> Vec<(&'static str, f64, Option<(i64, i64)>)> {
+fn shares(lexer: i64, total: i64) -> Vec<Given> {
     vec![
         ("category:lexer", 0.0, Some((lexer, total))),
         ("category:ir", 0.0, Some((total - lexer, total))),
