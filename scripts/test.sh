@@ -62,7 +62,8 @@ fi
 bash scripts/setup.sh
 
 # 1c. The live tests build small C++ programs (g++), check symbol aliases with nm, and
-# need glibc's symbol table; AFL++ (scripts/fuzz.sh) builds with make.
+# need glibc's symbol table; AFL++ (scripts/fuzz.sh) builds with make; the history
+# tests start a throwaway PostgreSQL cluster (scripts/postgres.sh, Debian's postgresql).
 pkgs=()
 command -v g++ >/dev/null || pkgs+=(g++)
 command -v nm >/dev/null || pkgs+=(binutils)
@@ -71,6 +72,7 @@ dpkg-query -W -f '${Status}' libc6-dbg 2>/dev/null | grep -q 'ok installed' || p
 command -v go >/dev/null || pkgs+=(golang-go)
 command -v chromium >/dev/null || pkgs+=(chromium)
 command -v npm >/dev/null || pkgs+=(npm)
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || pkgs+=(postgresql)
 if ((${#pkgs[@]})); then
   log "installing ${pkgs[*]}"
   apt_install "${pkgs[@]}"

@@ -93,3 +93,13 @@ pub(crate) const EXECUTABLE_REPEAT: u16 = 3;
 /// The directory of compile-perf's caches, under `$XDG_CACHE_HOME` (or
 /// `~/.cache`).
 pub(crate) const CACHE_DIR_NAME: &str = "compile-perf";
+
+/// The history store's file under `$XDG_DATA_HOME` (or `~/.local/share`).
+pub(crate) const HISTORY_FILE: &str = "compile-perf/history.db";
+/// How many recent runs of a series `history show|check` compare with.
+pub(crate) const HISTORY_LAST: usize = 30;
+/// The smallest move of a share, in percentage points, that `history check`
+/// flags: twice `diff`'s, since one run's own spread cannot be known (an
+/// unchanged run's FuseGlobalsPass stood 1.7 pp above four others, p = 4e-8;
+/// docs/history.md).
+pub(crate) const HISTORY_THRESHOLD_PP: f64 = 2.0;

@@ -77,6 +77,15 @@ pub(crate) const EXIT_NO_EXECUTABLES: u8 = 40;
 /// `executables` ranked the executables, but one or more failed, timed out
 /// or could not be recorded or read.
 pub(crate) const EXIT_EXECUTABLES_FAILED: u8 = 41;
+/// `history`: the store cannot be opened, read or written (a corrupt file,
+/// an unreachable server, a password inside the URL).
+pub(crate) const EXIT_HISTORY_STORE: u8 = 50;
+/// `history`: the store was made by a newer compile-perf (its schema version
+/// is higher than this one knows).
+pub(crate) const EXIT_HISTORY_NEWER: u8 = 51;
+/// `history add|check`: a run directory that cannot be stored (no
+/// `run.json` of one run, or no recording).
+pub(crate) const EXIT_HISTORY_RUN: u8 = 52;
 /// `record` and `executables` stopped by Ctrl-C (128 + SIGINT, as a shell
 /// reports it).
 pub(crate) const EXIT_INTERRUPTED: u8 = 130;
@@ -184,6 +193,9 @@ pub enum Error {
         /// How the full compile ended.
         outcome: String,
     },
+    /// The history store failed.
+    #[error("{0}")]
+    History(#[from] HistoryError),
     /// Writing the output failed.
     #[error("cannot write {target}: {source}")]
     Output {
@@ -210,6 +222,7 @@ impl Error {
             Error::Record(error) => error.exit_code(),
             Error::Push { .. } => EXIT_PUSH_FAILED,
             Error::NoExecutables { .. } => EXIT_NO_EXECUTABLES,
+            Error::History(error) => error.exit_code(),
         }
     }
 
@@ -339,6 +352,50 @@ impl RecordError {
             RecordError::ProbeFailed { .. } => EXIT_PROBE_FAILED,
             RecordError::HeapSampler { .. } => EXIT_HEAP_SAMPLER,
             RecordError::CompilerFlags { .. } => EXIT_USAGE,
+        }
+    }
+}
+
+/// Why the history store cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    /// The store cannot be opened, read or written.
+    #[error("history store {store}: {reason}")]
+    Store {
+        /// The file or the URL (without credentials).
+        store: String,
+        /// What failed, as the database said it.
+        reason: String,
+    },
+    /// The store's schema is newer than this compile-perf knows.
+    #[error(
+        "history store {store} has schema version {found}, newer than this compile-perf's {known}: it was written by a newer compile-perf; upgrade compile-perf (nothing was changed)"
+    )]
+    NewerSchema {
+        /// The file or the URL.
+        store: String,
+        /// The version in the store.
+        found: i64,
+        /// The newest version this build knows.
+        known: i64,
+    },
+    /// A run directory that cannot be stored.
+    #[error("{dir}: {reason}")]
+    Run {
+        /// The run directory.
+        dir: PathBuf,
+        /// Why it cannot be stored.
+        reason: String,
+    },
+}
+
+impl HistoryError {
+    /// The process exit code; see docs/troubleshooting.md.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            HistoryError::Store { .. } => EXIT_HISTORY_STORE,
+            HistoryError::NewerSchema { .. } => EXIT_HISTORY_NEWER,
+            HistoryError::Run { .. } => EXIT_HISTORY_RUN,
         }
     }
 }

@@ -31,6 +31,7 @@ mod executables;
 mod export;
 mod fold;
 mod heap;
+mod history;
 mod index;
 mod mlir_timing;
 mod output;

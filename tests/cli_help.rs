@@ -32,6 +32,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
     ("export", &["Samples", "Reading", "Output", "Categories"]),
     ("push", &["Samples", "Reading", "Output", "Categories"]),
     ("executables", &["Output", "perf", "Categories"]),
+    ("history", &[]),
     ("rules", &["Categories", "Output"]),
     ("cache", &[]),
     ("completions", &[]),

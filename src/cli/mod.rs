@@ -22,6 +22,7 @@ use crate::commands::diff::{self, DiffArgs};
 use crate::commands::executables::{self, ExecutablesArgs};
 use crate::commands::export::{self, ExportArgs};
 use crate::commands::flamegraph::{self, FlamegraphArgs};
+use crate::commands::history::{self, HistoryArgs};
 use crate::commands::man;
 use crate::commands::measure::MeasureArgs;
 use crate::commands::push::{self, PushArgs};
@@ -82,6 +83,7 @@ impl Cli {
             Command::Export(args) => args.into_config(),
             Command::Push(args) => args.into_config(),
             Command::Executables(args) => args.into_config(),
+            Command::History(args) => args.into_config(),
             Command::Rules(args) => args.into_config(),
             Command::Cache(action) => action.into_config(),
             Command::Completions(args) => args.into_config(Cli::command()),
@@ -127,6 +129,10 @@ enum Command {
     /// a timeout, and rank them by compile time.
     #[command(after_help = styled(executables::EXAMPLES))]
     Executables(ExecutablesArgs),
+    /// Keep runs in a store (SQLite, or PostgreSQL for a team), show their
+    /// trends, and judge a run against them (`add`, `show`, `check`).
+    #[command(after_help = styled(history::EXAMPLES))]
+    History(HistoryArgs),
     /// Print the effective category rule table.
     #[command(after_help = styled(rules::EXAMPLES))]
     Rules(RulesArgs),

@@ -35,6 +35,8 @@ pub(crate) mod heading {
     pub(crate) const PERF: &str = "perf";
     /// `diff`'s verdict: what is flagged, and when the exit code is 30.
     pub(crate) const GATE: &str = "CI gate";
+    /// `history`'s store and the series of runs compared.
+    pub(crate) const STORE: &str = "Store";
 }
 
 /// Options shared by every command that reads a recording.

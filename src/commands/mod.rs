@@ -17,6 +17,7 @@ pub(crate) mod executables;
 pub(crate) mod export;
 pub(crate) mod flamegraph;
 pub(crate) mod format;
+pub(crate) mod history;
 mod joins;
 
 use joins::{actions_for, page_actions, rss_join, timer_join};

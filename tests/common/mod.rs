@@ -12,6 +12,7 @@
 
 pub(crate) mod damaged;
 pub(crate) mod exports;
+pub(crate) mod history;
 pub(crate) mod ingest;
 pub(crate) mod iree;
 pub(crate) mod perf_report;

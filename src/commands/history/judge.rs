@@ -1,0 +1,311 @@
+//! A run judged against the recent runs of its series, metric by metric:
+//!
+//! - measures (wall, CPU, peak RSS, bytes): a rustc-perf-style IQR fence.
+//!   The relative changes between adjacent runs of the history, in absolute
+//!   value, give Q3 + 3·IQR; the run is flagged when it differs from the
+//!   history's median by more than that (never less than the measure's
+//!   floor). With fewer than [`MIN_CHANGES`] changes the quartiles mean
+//!   little, and a fixed fallback fence is used instead; the output says
+//!   which;
+//! - shares (a category's self samples, a pass's inclusive samples): the
+//!   quasi-binomial test of `diff` (`attribute::significance`), the run
+//!   against the history's runs pooled, all rows corrected together with
+//!   Holm's method, and flagged only when also at least the minimum effect.
+
+use crate::attribute::significance::{self, Count, RowRuns};
+use crate::history::{Metric, StoredRun};
+
+use serde::Serialize;
+
+use super::facts::{BYTES, CATEGORY, CPU, PASS, RSS, WALL};
+
+/// Adjacent changes needed for the IQR fence.
+pub(crate) const MIN_CHANGES: usize = 5;
+
+/// A measure's fences, as fractions: the floor under the IQR fence, and
+/// the fallback without enough history.
+fn fences(metric: &str) -> (f64, f64) {
+    if metric == BYTES || metric.starts_with(&format!("{BYTES}:")) {
+        // Outputs are deterministic: any change of more than 0.1 % is real.
+        (0.001, 0.001)
+    } else if metric == RSS {
+        // Peak RSS moved by less than 1 % between unchanged runs.
+        (0.03, 0.10)
+    } else {
+        // Wall and CPU time on a shared 2-core machine at load 6: unchanged
+        // runs moved by up to 33 % from the median of the others
+        // (docs/history.md).
+        (0.10, 0.35)
+    }
+}
+
+/// What one metric of a run looks like against its history.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Judged {
+    pub metric: String,
+    pub value: f64,
+    /// The previous run's value.
+    pub previous: Option<f64>,
+    /// The median of the history.
+    pub median: Option<f64>,
+    /// Against the previous run and the median: per cent for measures,
+    /// percentage points for shares.
+    pub delta_previous: Option<f64>,
+    pub delta_median: Option<f64>,
+    pub flagged: bool,
+    /// The test used and what it found.
+    pub test: String,
+}
+
+/// True for a share (category or pass) metric.
+pub(crate) fn is_share(metric: &str) -> bool {
+    metric.starts_with(CATEGORY) || metric.starts_with(PASS)
+}
+
+/// Judges every metric of `run` and of `history` (oldest first, the run
+/// itself not in it) against the history. Without history, nothing.
+pub(crate) fn judge(history: &[&StoredRun], run: &StoredRun, threshold_pp: f64) -> Vec<Judged> {
+    if history.is_empty() {
+        return Vec::new();
+    }
+    let mut names: Vec<&str> = run
+        .metrics
+        .iter()
+        .chain(history.iter().flat_map(|old| &old.metrics))
+        .map(|metric| metric.name.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut judged: Vec<Judged> = names
+        .iter()
+        .filter(|name| !is_share(name))
+        .filter_map(|name| measure(history, run, name))
+        .collect();
+    judged.extend(shares(history, run, &names, threshold_pp));
+    judged
+}
+
+fn value_of(run: &StoredRun, name: &str) -> Option<f64> {
+    find(run, name).map(|metric| metric.value)
+}
+
+fn find<'a>(run: &'a StoredRun, name: &str) -> Option<&'a Metric> {
+    run.metrics.iter().find(|metric| metric.name == name)
+}
+
+/// The median of `values` (not empty).
+pub(crate) fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let middle = sorted.len() / 2;
+    match sorted.len() % 2 {
+        1 => sorted[middle],
+        _ => (sorted[middle - 1] + sorted[middle]) / 2.0,
+    }
+}
+
+/// The `q` quantile of sorted `values`, interpolated between ranks.
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let rank = q * (sorted.len() - 1) as f64;
+    let (low, high) = (rank.floor() as usize, rank.ceil() as usize);
+    sorted[low] + (sorted[high] - sorted[low]) * (rank - low as f64)
+}
+
+/// The IQR fence of `values` (oldest first), as a fraction, and the number
+/// of adjacent changes it comes from; `None` with fewer than
+/// [`MIN_CHANGES`].
+pub(crate) fn iqr_fence(values: &[f64]) -> Option<(f64, usize)> {
+    let mut changes: Vec<f64> = values
+        .windows(2)
+        .filter(|pair| pair[0] != 0.0)
+        .map(|pair| ((pair[1] - pair[0]) / pair[0]).abs())
+        .collect();
+    if changes.len() < MIN_CHANGES {
+        return None;
+    }
+    changes.sort_by(f64::total_cmp);
+    let (q1, q3) = (quantile(&changes, 0.25), quantile(&changes, 0.75));
+    Some((q3 + 3.0 * (q3 - q1), changes.len()))
+}
+
+fn measure(history: &[&StoredRun], run: &StoredRun, name: &str) -> Option<Judged> {
+    let value = value_of(run, name)?;
+    let values: Vec<f64> = history
+        .iter()
+        .filter_map(|old| value_of(old, name))
+        .collect();
+    let previous = *values.last()?;
+    let median = median(&values);
+    let relative = |base: f64| (base != 0.0).then(|| (value - base) / base * 100.0);
+    let (floor, fallback) = fences(name);
+    let (fence, how) = match iqr_fence(&values) {
+        Some((fence, changes)) if fence >= floor => (
+            fence,
+            format!("IQR fence: Q3 + 3·IQR of {changes} adjacent changes"),
+        ),
+        Some((_, changes)) => (
+            floor,
+            format!("IQR fence ({changes} adjacent changes) raised to the floor"),
+        ),
+        None => (
+            fallback,
+            format!(
+                "fallback fence: {} earlier runs, fewer than {} changes for an IQR fence",
+                values.len(),
+                MIN_CHANGES
+            ),
+        ),
+    };
+    let delta_median = relative(median);
+    let flagged = delta_median.is_some_and(|delta| delta.abs() > fence * 100.0);
+    Some(Judged {
+        metric: name.to_owned(),
+        value,
+        previous: Some(previous),
+        median: Some(median),
+        delta_previous: relative(previous),
+        delta_median,
+        flagged,
+        test: format!(
+            "{how} = ±{:.1} %; {} the median by {:+.1} %",
+            fence * 100.0,
+            if flagged { "beyond it:" } else { "within it:" },
+            delta_median.unwrap_or(0.0)
+        ),
+    })
+}
+
+/// The samples a run has of one kind of share (a category's or a pass's
+/// `total`), when it has any share of that kind.
+fn kind_total(run: &StoredRun, prefix: &str) -> Option<u64> {
+    run.metrics
+        .iter()
+        .find(|metric| metric.name.starts_with(prefix))
+        .and_then(|metric| metric.total)
+        .map(|total| total.max(0) as u64)
+}
+
+fn count(run: &StoredRun, name: &str, prefix: &str) -> Option<Count> {
+    let samples = kind_total(run, prefix)?;
+    let hits = find(run, name)
+        .and_then(|metric| metric.samples)
+        .unwrap_or(0)
+        .max(0) as u64;
+    Some(Count { hits, samples })
+}
+
+fn shares(
+    history: &[&StoredRun],
+    run: &StoredRun,
+    names: &[&str],
+    threshold_pp: f64,
+) -> Vec<Judged> {
+    let mut judged = Vec::new();
+    let mut tests = Vec::new();
+    for prefix in [CATEGORY, PASS] {
+        let rows: Vec<(&str, Vec<Count>, Vec<Count>)> = names
+            .iter()
+            .filter(|name| name.starts_with(prefix))
+            .filter_map(|&name| {
+                let new = vec![count(run, name, prefix)?];
+                let base: Vec<Count> = history
+                    .iter()
+                    .filter_map(|old| count(old, name, prefix))
+                    .collect();
+                (!base.is_empty()).then_some((name, base, new))
+            })
+            .collect();
+        let row_runs: Vec<RowRuns<'_>> = rows
+            .iter()
+            .map(|(_, base, new)| RowRuns { base, new })
+            .collect();
+        let noise = significance::pooled_noise(&row_runs);
+        for ((name, base, _), row) in rows.iter().zip(&row_runs) {
+            let test = significance::test_row(row, &noise);
+            let share = |count: &Count| count.hits as f64 / count.samples.max(1) as f64 * 100.0;
+            let values: Vec<f64> = base.iter().map(share).collect();
+            let value = share(&row.new[0]);
+            let previous = *values.last().unwrap_or(&value);
+            judged.push(Judged {
+                metric: (*name).to_owned(),
+                value,
+                previous: Some(previous),
+                median: Some(median(&values)),
+                delta_previous: Some(value - previous),
+                delta_median: Some(value - median(&values)),
+                flagged: false,
+                test: format!(
+                    "quasi-binomial against {} pooled runs (φ = {:.2}): {:+.2} pp, p = {:.2e}",
+                    base.len(),
+                    noise.dispersion,
+                    test.delta_pp,
+                    test.p_value
+                ),
+            });
+            tests.push(test);
+        }
+    }
+    let verdicts = significance::judge(&tests, threshold_pp, threshold_pp);
+    for (judged, verdict) in judged.iter_mut().zip(verdicts) {
+        judged.flagged = verdict.significant;
+        judged
+            .test
+            .push_str(match (verdict.significant, verdict.beyond_noise) {
+                (true, _) => "; beyond noise (Holm) and at least the minimum effect",
+                (false, true) => "; beyond noise but under the minimum effect",
+                (false, false) => "; within noise",
+            });
+    }
+    judged
+}
+
+/// One judged metric, as `check` and `show` write it in JSON.
+#[derive(Serialize)]
+pub(crate) struct JudgedJson {
+    pub metric: String,
+    pub value: f64,
+    pub previous: Option<f64>,
+    pub median: Option<f64>,
+    pub delta_previous: Option<f64>,
+    pub delta_median: Option<f64>,
+    pub flagged: bool,
+    pub test: String,
+}
+
+impl From<&Judged> for JudgedJson {
+    fn from(judged: &Judged) -> JudgedJson {
+        JudgedJson {
+            metric: judged.metric.clone(),
+            value: judged.value,
+            previous: judged.previous,
+            median: judged.median,
+            delta_previous: judged.delta_previous,
+            delta_median: judged.delta_median,
+            flagged: judged.flagged,
+            test: judged.test.clone(),
+        }
+    }
+}
+
+/// A change: per cent for a measure, percentage points for a share.
+pub(crate) fn shown_delta(share: bool, delta: Option<f64>) -> String {
+    match (share, delta) {
+        (_, None) => String::new(),
+        (true, Some(delta)) => format!("{delta:+.2} pp"),
+        (false, Some(delta)) => format!("{delta:+.1} %"),
+    }
+}
+
+/// A metric's value with its unit.
+pub(crate) fn shown_value(metric: &str, value: f64) -> String {
+    match metric {
+        WALL | CPU => format!("{value:.2} s"),
+        RSS => format!("{:.1} MiB", value / f64::from(1 << 20)),
+        _ if metric.starts_with(BYTES) => format!("{value:.0} B"),
+        _ if is_share(metric) => format!("{value:.2} %"),
+        _ => format!("{value}"),
+    }
+}
+
+#[cfg(test)]
+mod tests;
