@@ -3,9 +3,9 @@
 #
 # On the same compile (default: scripts/workloads.py many-dispatches --scale small), it runs
 # `compile-perf record` --runs times in each of three modes, interleaved (the
-# order rotates each round): without actions, with `--actions=times` (the action
-# profiler alone) and with `--actions` (the profiler and the action log, which
-# names the IR units). For each it takes the compile's wall time under perf
+# order rotates each round): without actions, with `--actions` (mode times: the
+# action profiler alone) and with `--actions=units` (the profiler and the action
+# log, which names the IR units, on one thread). For each it takes the compile's wall time under perf
 # (command_wall_seconds of run.json) and, for the modes with actions, the bytes
 # the compiler wrote and the bytes of actions.bin kept (run.json `actions`). It
 # prints a Markdown table of medians and each mode's time over the plain record's.
@@ -66,7 +66,7 @@ flags_of() {
   case "$1" in
     plain) ;;
     times) echo --actions=times ;;
-    units) echo --actions ;;
+    units) echo --actions=units ;;
   esac
 }
 for round in $(seq "$runs"); do
@@ -99,7 +99,7 @@ median = lambda xs: statistics.median(xs)
 plain = median([r[0] for r in by["plain"]])
 print(f"| record | median compile wall (s), {sys.argv[2]} runs | over plain | actions | written by the compiler | kept (actions.bin) |")
 print("|---|---|---|---|---|---|")
-for mode, label in (("plain", "record"), ("times", "record --actions=times"), ("units", "record --actions")):
+for mode, label in (("plain", "record"), ("times", "record --actions"), ("units", "record --actions=units")):
     runs = by[mode]
     wall = median([r[0] for r in runs])
     raw = median([r[1] for r in runs]) / 1e6

@@ -2,9 +2,12 @@
 """unit-ranking.py: how well `report --by unit` ranks a compile's executables.
 
 Compares the executables' inclusive samples in `compile-perf report RUN --by unit`
-(a run of `record --actions`) with their wall times in EXECUTABLES/executables.json
-(`compile-perf executables` of the same compile, each compiled alone), by Spearman's
-rank correlation, and prints both orders.
+(a run of `record --actions=units`) with what EXECUTABLES/executables.json says of
+them (`compile-perf executables` of the same compile, each compiled alone): their
+wall times, and their samples in TranslateExecutablesPass (the MLIR code generation
+that the full compile does per executable; the full compile links the executables
+before LLVM's code generation, which it then does for all at once). Prints Spearman's
+rank correlation of each, and the orders.
 
 Usage: scripts/unit-ranking.py RUN_DIR EXECUTABLES_DIR
 Environment: COMPILE_PERF (default target/release/compile-perf).
@@ -51,16 +54,18 @@ def main():
     samples = {row["key"].split("@", 1)[1]: row["inclusive_samples"]
                for row in report["rows"] if row["key"].startswith("hal.executable @")}
     with open(os.path.join(executables_dir, "executables.json")) as file:
-        walls = {e["name"]: e["wall_seconds"] for e in json.load(file)["executables"]}
-    names = sorted(set(samples) & set(walls))
+        alone = {e["name"]: e for e in json.load(file)["executables"]}
+    names = sorted(set(samples) & set(alone))
     if len(names) < 3:
-        sys.exit(f"only {len(names)} executables in both: {sorted(samples)} / {sorted(walls)}")
-    rho = spearman([samples[n] for n in names], [walls[n] for n in names])
-    print("| executable | inclusive samples (--by unit) | wall s (executables) |")
-    print("|---|---|---|")
+        sys.exit(f"only {len(names)} executables in both: {sorted(samples)} / {sorted(alone)}")
+    print("| executable | inclusive samples (--by unit) | wall s (executables) | translate samples (executables) |")
+    print("|---|---|---|---|")
     for name in sorted(names, key=lambda n: -samples[n]):
-        print(f"| {name} | {samples[name]} | {walls[name]:.3f} |")
-    print(f"\nSpearman's rho over {len(names)} executables: {rho:.3f}")
+        print(f"| {name} | {samples[name]} | {alone[name]['wall_seconds']:.3f} | {alone[name]['translate_samples']} |")
+    print()
+    for field in ("wall_seconds", "translate_samples"):
+        rho = spearman([samples[n] for n in names], [alone[n][field] for n in names])
+        print(f"Spearman's rho against {field}, over {len(names)} executables: {rho:.3f}")
 
 
 if __name__ == "__main__":

@@ -92,8 +92,8 @@ fn actions_rank_dispatches_and_patterns_on_many_dispatches() {
     // actions; at the default, several hundred.
     let input = workload_at_scale(&dir, "many-dispatches", "small");
     let run_dir = dir.join("run");
-    compile_perf(record_args(&run_dir, &["--actions"], &input, &[]))
-        .expect_code(0, "record --actions");
+    compile_perf(record_args(&run_dir, &["--actions=units"], &input, &[]))
+        .expect_code(0, "record --actions=units");
     let run: Value =
         serde_json::from_slice(&std::fs::read(run_dir.join("run.json")).unwrap()).unwrap();
     let facts = &run["actions"];
@@ -171,7 +171,7 @@ fn actions_rank_dispatches_and_patterns_on_many_dispatches() {
 }
 
 #[test]
-fn const_eval_patterns_ran_under_their_passes_and_times_mode_has_no_units() {
+fn const_eval_patterns_ran_under_their_passes_and_the_default_mode_has_no_units() {
     let _serial = live_lock();
     if !iree_live_prerequisites() {
         return;
@@ -179,8 +179,8 @@ fn const_eval_patterns_ran_under_their_passes_and_times_mode_has_no_units() {
     let dir = TempDir::new("actions-const-eval");
     let input = workload_at_scale(&dir, "const-eval", "small");
     let run_dir = dir.join("run");
-    compile_perf(record_args(&run_dir, &["--actions=times"], &input, &[]))
-        .expect_code(0, "record --actions=times");
+    compile_perf(record_args(&run_dir, &["--actions"], &input, &[]))
+        .expect_code(0, "record --actions (times)");
     let patterns = report_by(&run_dir, "pattern");
     check_report(&patterns, "const-eval --by pattern");
     let named = named_rows(&patterns);
@@ -200,7 +200,7 @@ fn const_eval_patterns_ran_under_their_passes_and_times_mode_has_no_units() {
     assert!(driver["self_samples"].as_u64().unwrap() > 0);
     assert_eq!(
         patterns["actions"]["units_named"], false,
-        "--actions=times names no units"
+        "--actions (times) names no units"
     );
     // Without the log, a pass run's unit is its op.
     let units = report_by(&run_dir, "unit");

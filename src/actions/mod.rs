@@ -30,12 +30,12 @@ pub(crate) const LOG_FLAG: &str = "--log-actions-to";
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum ActionsMode {
-    /// The profile and the log: times, and the IR unit of each pass run
-    /// (for `report --by unit`).
+    /// The profile alone: times of passes and patterns; a unit is its op.
     #[default]
-    Units,
-    /// The profile alone: times of passes and patterns, no units (cheaper).
     Times,
+    /// The profile and the log, on one thread: also the IR unit of each
+    /// pass run (for `report --by unit`).
+    Units,
 }
 
 /// What an action is.

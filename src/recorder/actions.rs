@@ -19,12 +19,15 @@ const PROFILE_FILE: &str = "actions-profile.json";
 /// The action log's file, likewise.
 const LOG_FILE: &str = "actions.log";
 
-/// What the action log needs besides its own flag: MLIR verifies each op
-/// before printing it, and the log prints the IR unit of every action;
-/// without this flag the log made many-dispatches' compile 12× slower here,
-/// with it 2.8× (the IR the compile writes is verified by its passes all
-/// the same).
-const LOG_PRINTING_FLAG: &str = "--mlir-print-assume-verified";
+/// What the action log needs besides its own flag:
+/// - MLIR verifies each op before printing it, and the log prints the IR
+///   unit of every action: without `--mlir-print-assume-verified` the log
+///   made many-dispatches' compile 12× slower here, with it 2.8× (the IR
+///   is verified by the pass manager all the same);
+/// - the log is not safe for threads (iree-compile 3.13): threads cut each
+///   other's lines, and with both action flags the compile died here with
+///   "free(): invalid next size", so the compile runs on one thread.
+const LOG_FLAGS: [&str; 2] = ["--mlir-print-assume-verified", "--mlir-disable-threading"];
 
 /// `command` with the action flags of `mode` added after the program,
 /// writing into `dir`; an error when the program is not iree-compile or the
@@ -54,11 +57,15 @@ pub(crate) fn with_action_flags(
         arg.push(dir.join(file));
         added.push(arg);
     }
-    let assumes_verified = args
-        .iter()
-        .any(|arg| arg.to_string_lossy().starts_with(LOG_PRINTING_FLAG));
-    if mode == ActionsMode::Units && !assumes_verified {
-        added.push(LOG_PRINTING_FLAG.into());
+    if mode == ActionsMode::Units {
+        for flag in LOG_FLAGS {
+            if !args
+                .iter()
+                .any(|arg| arg.to_string_lossy().starts_with(flag))
+            {
+                added.push(flag.into());
+            }
+        }
     }
     added.extend(args.iter().cloned());
     Ok(added)
@@ -131,8 +138,11 @@ mod tests {
         let added = with_action_flags(&command, Path::new("/r"), ActionsMode::Units).unwrap();
         assert_eq!(added[1], "--profile-actions-to=/r/actions-profile.json");
         assert_eq!(added[2], "--log-actions-to=/r/actions.log");
-        assert_eq!(added[3], "--mlir-print-assume-verified");
-        assert_eq!(&added[4..], &command[1..]);
+        assert_eq!(
+            added[3..5],
+            ["--mlir-print-assume-verified", "--mlir-disable-threading"]
+        );
+        assert_eq!(&added[5..], &command[1..]);
         let times = with_action_flags(&command, Path::new("/r"), ActionsMode::Times).unwrap();
         assert_eq!(times.len(), command.len() + 1);
         let mut given = command.clone();

@@ -67,7 +67,7 @@ pub(crate) struct RecordOptions {
     /// pass timers as `mlir-timing.json`. Default is off.
     pub mlir_timing: bool,
     /// Turn on iree-compile's action profiler (and with
-    /// [`ActionsMode::Units`] its action log) and keep what they write as
+    /// [`ActionsMode::Units`] its action log, on one thread) and keep what they write as
     /// `actions.bin`. Default is off.
     pub actions: Option<ActionsMode>,
     /// No live status line. Default is one, on a terminal.
