@@ -89,18 +89,10 @@ impl HeapProbes {
 
 impl Drop for HeapProbes {
     fn drop(&mut self) {
-        if self.added.is_empty() {
-            return;
-        }
-        let mut command = Command::new("perf");
-        command.args(["probe", "-q"]);
-        for event in &self.added {
-            command.args(["-d", event]);
-        }
         // A probe left behind is used by the next `record --heap` (the
         // library's path is the same; a rebuilt library at that path keeps
         // its marker symbols).
-        let _ = command.output();
+        super::probes::delete_probes(&self.added);
     }
 }
 

@@ -83,16 +83,21 @@ impl AllocProbes {
 
 impl Drop for AllocProbes {
     fn drop(&mut self) {
-        if self.added.is_empty() {
-            return;
-        }
-        let mut command = Command::new("perf");
-        command.args(["probe", "-q"]);
-        for event in &self.added {
-            command.args(["-d", event]);
-        }
         // A probe left behind costs nothing until recorded; the next
         // `record --alloc` uses it.
-        let _ = command.output();
+        delete_probes(&self.added);
     }
+}
+
+/// Deletes the uprobes `events` (`perf probe -d`), as well as it can.
+pub(super) fn delete_probes(events: &[&str]) {
+    if events.is_empty() {
+        return;
+    }
+    let mut command = Command::new("perf");
+    command.args(["probe", "-q"]);
+    for event in events {
+        command.args(["-d", event]);
+    }
+    let _ = command.output();
 }

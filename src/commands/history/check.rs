@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::super::Config;
-use super::judge::{Judged, JudgedJson, is_share, judge, shown_delta, shown_value};
+use super::judge::{Judged, is_share, judge, shown_delta, shown_value};
 use crate::error::{EXIT_REGRESSION, Error};
 use crate::history::StoredRun;
 use crate::output::write_output;
@@ -27,7 +27,7 @@ struct RunCheckJson {
     identity: String,
     history_runs: usize,
     flagged: bool,
-    metrics: Vec<JudgedJson>,
+    metrics: Vec<Judged>,
 }
 
 /// Judges each of `runs` against the last `last` of `history` (oldest
@@ -66,7 +66,7 @@ pub(super) fn check(
                         identity: run.identity.clone(),
                         history_runs: *count,
                         flagged: judged.iter().any(|j| j.flagged),
-                        metrics: judged.iter().map(JudgedJson::from).collect(),
+                        metrics: judged.clone(),
                     })
                     .collect(),
             };

@@ -39,8 +39,9 @@ fn fences(metric: &str) -> (f64, f64) {
     }
 }
 
-/// What one metric of a run looks like against its history.
-#[derive(Clone, Debug, PartialEq)]
+/// What one metric of a run looks like against its history (as `check`
+/// and `show` write it in JSON, too).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct Judged {
     pub metric: String,
     pub value: f64,
@@ -257,34 +258,6 @@ fn shares(
             });
     }
     judged
-}
-
-/// One judged metric, as `check` and `show` write it in JSON.
-#[derive(Serialize)]
-pub(crate) struct JudgedJson {
-    pub metric: String,
-    pub value: f64,
-    pub previous: Option<f64>,
-    pub median: Option<f64>,
-    pub delta_previous: Option<f64>,
-    pub delta_median: Option<f64>,
-    pub flagged: bool,
-    pub test: String,
-}
-
-impl From<&Judged> for JudgedJson {
-    fn from(judged: &Judged) -> JudgedJson {
-        JudgedJson {
-            metric: judged.metric.clone(),
-            value: judged.value,
-            previous: judged.previous,
-            median: judged.median,
-            delta_previous: judged.delta_previous,
-            delta_median: judged.delta_median,
-            flagged: judged.flagged,
-            test: judged.test.clone(),
-        }
-    }
 }
 
 /// A change: per cent for a measure, percentage points for a share.

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::super::Config;
 use super::super::format::Format;
 use super::facts::{BYTES, CATEGORY, CPU, PASS, RSS, WALL};
-use super::judge::{Judged, JudgedJson, is_share, judge, shown_delta, shown_value};
+use super::judge::{Judged, is_share, judge, shown_delta, shown_value};
 use crate::defaults::HISTORY_THRESHOLD_PP;
 use crate::error::Error;
 use crate::history::StoredRun;
@@ -54,7 +54,7 @@ struct PointJson<'a> {
     start_time: &'a str,
     commit: Option<&'a str>,
     #[serde(flatten)]
-    judged: JudgedJson,
+    judged: Judged,
 }
 
 /// One run of a trend: the run, and its metrics judged against the runs
@@ -171,7 +171,7 @@ fn show_json<'a>(
                         identity: &point.run.identity,
                         start_time: &point.run.start_time,
                         commit: point.run.commit.as_deref(),
-                        judged: judged.into(),
+                        judged: judged.clone(),
                     });
             }
         }
