@@ -210,4 +210,29 @@ fn const_eval_patterns_ran_under_their_passes_and_the_default_mode_has_no_units(
             .any(|(key, _, _)| key == "func.func"),
         "units are ops without the log"
     );
+
+    // diff matches patterns across runs by name.
+    let again = dir.join("again");
+    compile_perf(record_args(&again, &["--actions"], &input, &[]))
+        .expect_code(0, "record --actions, again");
+    let diff = compile_perf([
+        OsString::from("diff"),
+        run_dir.into(),
+        again.into(),
+        "--by".into(),
+        "pattern".into(),
+        "--format".into(),
+        "json".into(),
+        "-q".into(),
+    ]);
+    diff.expect_code(0, "diff --by pattern");
+    let diff = diff.json();
+    assert_eq!(diff["by"], "pattern");
+    let rows = diff["rows"].as_array().expect("diff rows");
+    let top = named.first().map(|(key, _, _)| key.as_str()).unwrap();
+    assert!(
+        rows.iter()
+            .any(|row| row["key"] == top && row["base_self_percent"].as_f64().unwrap() > 0.0),
+        "the top pattern {top} is a row of the diff, matched by name"
+    );
 }
