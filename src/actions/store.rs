@@ -4,8 +4,6 @@
 //! kinds, names, ops, units, parents as distances back), written with
 //! postcard's variable-length integers and compressed with zstd.
 
-use std::path::Path;
-
 use serde::{Deserialize, Serialize};
 
 use super::{ActionKind, Actions, Interval, ThreadActions};
@@ -94,9 +92,8 @@ pub(crate) fn write(actions: &Actions) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Reads `actions.bin` at `path`; the error says what is wrong with it.
-pub(crate) fn read(path: &Path) -> Result<Actions, String> {
-    let bytes = std::fs::read(path).map_err(|error| format!("cannot be read: {error}"))?;
+/// Reads the bytes of `actions.bin`; the error says what is wrong with them.
+pub(crate) fn read(bytes: &[u8]) -> Result<Actions, String> {
     let packed = bytes
         .strip_prefix(MAGIC.as_slice())
         .ok_or("is not an actions file of this compile-perf")?;
@@ -183,15 +180,12 @@ mod tests {
 {"name": "pass-execution", "ph": "E", "tid": 7, "ts": 150}]"#;
         let actions = parse_trace(profile.as_bytes()).unwrap().actions;
         let bytes = write(&actions).unwrap();
-        let dir = std::env::temp_dir().join(format!("cp-actions-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(ACTIONS_FILE);
-        std::fs::write(&path, &bytes).unwrap();
-        assert_eq!(read(&path).unwrap(), actions);
-        std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
-        assert!(read(&path).unwrap_err().starts_with("is damaged"));
-        std::fs::write(&path, b"{}").unwrap();
-        assert!(read(&path).unwrap_err().contains("not an actions file"));
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(read(&bytes).unwrap(), actions);
+        assert!(
+            read(&bytes[..bytes.len() - 3])
+                .unwrap_err()
+                .starts_with("is damaged")
+        );
+        assert!(read(b"{}").unwrap_err().contains("not an actions file"));
     }
 }

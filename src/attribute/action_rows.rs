@@ -10,9 +10,32 @@ use super::action_place::{ActionRows, OutsideAction};
 use super::actions::ActionJoin;
 use super::classes::{Attribution, Classes, facts};
 use super::row_key::RowKey;
-use super::rows::{Detail, Grouped};
-use crate::actions::{ActionKind, Interval};
+use super::rows::{Detail, Grouped, Grouping, group};
+use crate::actions::{ActionKind, Interval, NameIndex};
 use crate::profile::{Profile, SampleFilter};
+
+/// Groups the samples `filter` keeps into rows of `grouping`: of patterns
+/// and units by the run's `actions` when given, else as [`group`] does.
+pub(crate) fn group_rows(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    grouping: Grouping,
+    attribution: Attribution,
+    filter: &SampleFilter,
+    actions: Option<&ActionJoin>,
+) -> Grouped {
+    let rows = match grouping {
+        Grouping::Pattern => Some(ActionRows::Pattern),
+        Grouping::Unit => Some(ActionRows::Unit),
+        _ => None,
+    };
+    match (rows, actions) {
+        (Some(rows), Some(join)) => {
+            group_by_actions(profile, classes, attribution, join, rows, filter)
+        }
+        _ => group(profile, classes, grouping, attribution, filter),
+    }
+}
 
 /// Groups the samples `filter` keeps by the actions their threads were in.
 pub(crate) fn group_by_actions(
@@ -84,6 +107,15 @@ fn outside(rows: ActionRows, chain: &[&Interval], had_actions: bool) -> OutsideA
         (ActionRows::Pattern, Some(driver), true) => OutsideAction::Driver(driver.name),
         (_, _, true) => OutsideAction::Outside(rows),
     }
+}
+
+/// An action's name (a pattern, unit or pass), when the run's actions are
+/// there.
+pub(crate) fn action_name(actions: Option<&ActionJoin>, name: NameIndex) -> String {
+    actions.map_or_else(
+        || format!("(action {name})"),
+        |join| join.actions.name(name).to_owned(),
+    )
 }
 
 /// The row an interval makes for `rows`, if it makes one: a pattern's name;

@@ -8,8 +8,7 @@ use std::path::PathBuf;
 use hashbrown::HashMap;
 
 use super::actions::ActionJoin;
-use super::{ActionRows, Attribution, Classes, Grouping, RowKey, group, group_by_actions};
-use crate::actions::NameIndex;
+use super::{Attribution, Classes, Grouping, RowKey, action_name, group_rows};
 use crate::process::ProcessId;
 use crate::profile::{Profile, SampleFilter};
 
@@ -56,25 +55,7 @@ pub(crate) fn run_rows(
     filter: &SampleFilter,
     actions: Option<&ActionJoin>,
 ) -> RunRows {
-    let grouped = match (grouping, actions) {
-        (Grouping::Pattern, Some(join)) => group_by_actions(
-            profile,
-            classes,
-            attribution,
-            join,
-            ActionRows::Pattern,
-            filter,
-        ),
-        (Grouping::Unit, Some(join)) => group_by_actions(
-            profile,
-            classes,
-            attribution,
-            join,
-            ActionRows::Unit,
-            filter,
-        ),
-        _ => group(profile, classes, grouping, attribution, filter),
-    };
+    let grouped = group_rows(profile, classes, grouping, attribution, filter, actions);
     let mut rows: HashMap<String, RowCounts> = HashMap::new();
     for (key, totals) in &grouped.rows {
         if grouping == Grouping::Symbol && totals.self_samples == 0 {
@@ -153,14 +134,6 @@ fn row_identity(
             (name.clone(), name, None)
         }
     }
-}
-
-/// An action's name, when the run's actions are there.
-fn action_name(actions: Option<&ActionJoin>, name: NameIndex) -> String {
-    actions.map_or_else(
-        || format!("(action {name})"),
-        |join| join.actions.name(name).to_owned(),
-    )
 }
 
 /// A process by its name, and its executable's file name where that

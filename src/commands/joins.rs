@@ -3,6 +3,7 @@
 //! (`mlir-timing.json`) and MLIR's actions (`actions.bin`), each with the
 //! notice or error to give when the file cannot be used.
 
+use crate::actions::Actions;
 use crate::attribute::actions::{ActionJoin, join_actions};
 use crate::attribute::rss::RssJoin;
 use crate::attribute::timers::TimerJoin;
@@ -116,15 +117,7 @@ pub(super) fn page_actions(
         return (None, None);
     }
     match run_dir.actions() {
-        RunFile::Read(actions) => (
-            Some(join_actions(
-                profile,
-                classes,
-                actions,
-                &declared_pass_names(profile, classes),
-            )),
-            None,
-        ),
+        RunFile::Read(actions) => (Some(joined(profile, classes, actions)), None),
         RunFile::Unreadable(notice) => (None, Some(notice)),
         RunFile::Absent => (None, None),
     }
@@ -143,20 +136,26 @@ pub(super) fn action_join(
         reason,
     };
     match run_dir.actions() {
-        RunFile::Read(actions) => Ok(join_actions(
-            profile,
-            classes,
-            actions,
-            &declared_pass_names(profile, classes),
-        )),
+        RunFile::Read(actions) => Ok(joined(profile, classes, actions)),
         RunFile::Unreadable(notice) => Err(no_actions(format!(
             "{notice}; record the compile again with `record --actions`"
         ))),
         RunFile::Absent => Err(no_actions(
-            "the recording's run directory has no actions.bin; record the compile with              `compile-perf record --actions -- iree-compile …`"
+            "the recording's run directory has no actions.bin; record the compile with \
+             `compile-perf record --actions -- iree-compile …`"
                 .to_owned(),
         )),
     }
+}
+
+/// `actions` put on perf's clock, their passes named as the stacks' are.
+fn joined(profile: &Profile, classes: &Classes<'_>, actions: Actions) -> ActionJoin {
+    join_actions(
+        profile,
+        classes,
+        actions,
+        &declared_pass_names(profile, classes),
+    )
 }
 
 /// `(class, timer name)` of the pass classes the binaries with pass frames

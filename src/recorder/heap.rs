@@ -62,28 +62,7 @@ impl HeapProbes {
                 self.library.display()
             ),
         };
-        let output = Command::new("perf")
-            .arg("probe")
-            .arg("-x")
-            .arg(&self.library)
-            .args(["-a", definition])
-            .output()
-            .map_err(|error| failed(error.to_string()))?;
-        if output.status.success() {
-            return Ok(true);
-        }
-        let message = String::from_utf8_lossy(&output.stderr);
-        if message.contains("already exists") {
-            return Ok(false);
-        }
-        let detail: Vec<&str> = (message.lines().map(str::trim))
-            .filter(|line| !line.is_empty())
-            .collect();
-        Err(failed(if detail.is_empty() {
-            format!("perf probe ended with {}", output.status)
-        } else {
-            detail.join("; ")
-        }))
+        super::probes::add_probe(&self.library, definition).map_err(failed)
     }
 }
 

@@ -1,6 +1,7 @@
 //! The uprobes of `record --alloc`: added to libc with `perf probe` before
 //! the recording and removed after it, also when recording fails.
 
+use std::path::Path;
 use std::process::Command;
 
 use crate::alloc::{AllocProbe, LIBC, PROBES};
@@ -56,29 +57,39 @@ impl AllocProbes {
             library: LIBC.to_owned(),
             detail,
         };
-        let output = Command::new("perf")
-            .args(["probe", "-x", LIBC, "-a", probe.definition])
-            .output()
-            .map_err(|error| failed(error.to_string()))?;
-        if output.status.success() {
-            return Ok(true);
-        }
-        let message = String::from_utf8_lossy(&output.stderr);
-        if message.contains("already exists") {
-            return Ok(false);
-        }
-        let detail = message
-            .lines()
-            .map(str::trim)
-            .filter(|line| !line.is_empty())
-            .collect::<Vec<_>>()
-            .join("; ");
-        Err(failed(if detail.is_empty() {
-            format!("perf probe ended with {}", output.status)
-        } else {
-            detail
-        }))
+        add_probe(Path::new(LIBC), probe.definition).map_err(failed)
     }
+}
+
+/// Adds the uprobe `definition` to `binary` (`perf probe -x BINARY -a
+/// DEFINITION`): true when added, false when it exists already; else what
+/// perf said.
+pub(super) fn add_probe(binary: &Path, definition: &str) -> Result<bool, String> {
+    let output = Command::new("perf")
+        .arg("probe")
+        .arg("-x")
+        .arg(binary)
+        .args(["-a", definition])
+        .output()
+        .map_err(|error| error.to_string())?;
+    if output.status.success() {
+        return Ok(true);
+    }
+    let message = String::from_utf8_lossy(&output.stderr);
+    if message.contains("already exists") {
+        return Ok(false);
+    }
+    let detail = message
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    Err(if detail.is_empty() {
+        format!("perf probe ended with {}", output.status)
+    } else {
+        detail
+    })
 }
 
 impl Drop for AllocProbes {

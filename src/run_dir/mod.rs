@@ -82,16 +82,9 @@ impl RunDir {
     /// `actions.bin` of `record --actions`: MLIR's actions, read when asked
     /// for (a large compile's are megabytes).
     pub(crate) fn actions(&self) -> RunFile<Actions> {
-        let Some(dir) = &self.dir else {
-            return RunFile::Absent;
-        };
-        let path = dir.join(ACTIONS_FILE);
-        if !path.exists() {
-            return RunFile::Absent;
-        }
-        match crate::actions::read(&path) {
-            Ok(actions) => RunFile::Read(actions),
-            Err(what) => RunFile::Unreadable(format!("{} {what}", path.display())),
+        match &self.dir {
+            Some(dir) => read_file(dir, ACTIONS_FILE, crate::actions::read),
+            None => RunFile::Absent,
         }
     }
 }

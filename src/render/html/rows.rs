@@ -3,7 +3,7 @@
 
 use super::{NAME_CHARS, TOP_DETAILS};
 use crate::attribute::actions::ActionJoin;
-use crate::attribute::{Classes, Detail, Grouped, RowKey, RowTotals};
+use crate::attribute::{Classes, Detail, Grouped, RowKey, RowTotals, action_name};
 use crate::profile::Profile;
 use crate::short_name;
 
@@ -25,12 +25,7 @@ pub(super) fn sorted_rows(
     grouped: &Grouped,
     actions: Option<&ActionJoin>,
 ) -> Vec<Row> {
-    let action_name = |name| {
-        actions.map_or_else(
-            || format!("(action {name})"),
-            |join| join.actions.name(name).to_owned(),
-        )
-    };
+    let name_of = |name| action_name(actions, name);
     let mut keyed: Vec<(&RowKey, &RowTotals)> = grouped.rows.iter().collect();
     keyed.sort_by(|(ka, a), (kb, b)| {
         (b.self_samples, b.inclusive_samples, ka).cmp(&(a.self_samples, a.inclusive_samples, kb))
@@ -46,8 +41,8 @@ pub(super) fn sorted_rows(
                 }
                 RowKey::Pass(id) => (None, classes.passes.name(id).to_owned()),
                 RowKey::OutsidePass(place) => (None, place.name().to_owned()),
-                RowKey::Action(name) => (None, action_name(name)),
-                RowKey::OutsideAction(place) => (None, place.name(action_name)),
+                RowKey::Action(name) => (None, name_of(name)),
+                RowKey::OutsideAction(place) => (None, place.name(name_of)),
                 _ => (None, String::new()),
             };
             let mut details: Vec<(&Detail, &u64)> = totals.details.iter().collect();

@@ -8,17 +8,17 @@ pub(crate) mod findings;
 mod json;
 mod text;
 
-use crate::attribute::findings::{Findings, findings};
-use crate::attribute::rss::{MemoryPeak, RssJoin};
-use crate::attribute::runs::seconds_per_sample;
-use crate::attribute::timers::{PassTimer, TimerJoin};
 use std::sync::Arc;
 
 use crate::actions::NameIndex;
 use crate::attribute::actions::ActionJoin;
+use crate::attribute::findings::{Findings, findings};
+use crate::attribute::rss::{MemoryPeak, RssJoin};
+use crate::attribute::runs::seconds_per_sample;
+use crate::attribute::timers::{PassTimer, TimerJoin};
 use crate::attribute::{
-    ActionRows, Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, UnwindStats,
-    Utilization, group_by_actions, timeline, unwind_stats,
+    Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, UnwindStats, Utilization,
+    action_name, group_rows, timeline, unwind_stats,
 };
 use crate::profile::{Profile, SampleFilter};
 use crate::run_dir::RunJson;
@@ -70,28 +70,14 @@ pub(crate) fn breakdown<'a>(
     classes: &'a Classes<'a>,
     options: BreakdownOptions,
 ) -> Breakdown<'a> {
-    let action_rows = match options.grouping {
-        Grouping::Pattern => Some(ActionRows::Pattern),
-        Grouping::Unit => Some(ActionRows::Unit),
-        _ => None,
-    };
-    let grouped = match (action_rows, &options.actions) {
-        (Some(rows), Some(join)) => group_by_actions(
-            profile,
-            classes,
-            options.attribution,
-            join,
-            rows,
-            &options.filter,
-        ),
-        _ => crate::attribute::group(
-            profile,
-            classes,
-            options.grouping,
-            options.attribution,
-            &options.filter,
-        ),
-    };
+    let grouped = group_rows(
+        profile,
+        classes,
+        options.grouping,
+        options.attribution,
+        &options.filter,
+        options.actions.as_deref(),
+    );
     let mut order: Vec<RowKey> = grouped
         .rows
         .iter()
@@ -218,10 +204,7 @@ impl Breakdown<'_> {
 
     /// An action's name (a pattern, unit or pass).
     fn action_name(&self, name: NameIndex) -> String {
-        match &self.options.actions {
-            Some(join) => join.actions.name(name).to_owned(),
-            None => format!("(action {name})"),
-        }
+        action_name(self.options.actions.as_deref(), name)
     }
 
     fn detail_name(&self, detail: Detail) -> String {
