@@ -13,6 +13,7 @@ use hashbrown::HashMap;
 use rayon::prelude::*;
 
 use crate::profile::{Profile, SampleFilter};
+use crate::stacks::SampleKey;
 use crate::symbolize::SymbolId;
 
 /// The frame that marks a stack that stops early.
@@ -21,6 +22,7 @@ pub(crate) const TRUNCATED_FRAME: &str = "[truncated]";
 /// Samples whose stacks name the same functions, merged.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct FoldedStack<'a> {
+    /// The root frame: the thread's name, or what [`fold_under`] put there.
     pub thread: &'a str,
     pub truncated: bool,
     /// Functions from the root to the leaf (inlined ones included).
@@ -44,6 +46,42 @@ pub(crate) fn fold<'a>(profile: &'a Profile, filter: &SampleFilter) -> Vec<(Fold
             leaf: profile.leaf_function(key.stack),
         };
         *merged.entry(stack).or_insert(0) += count;
+    }
+    merged.into_iter().collect()
+}
+
+/// The stacks of the samples `filter` keeps, merged as [`fold`] merges
+/// them, but each under the root frame `root_of` names for it (by its
+/// index in the profile's timeline) instead of its thread's name: sample
+/// by sample, for roots that depend on when a sample was taken (the
+/// rewrite pattern its thread was applying).
+pub(crate) fn fold_under<'a>(
+    profile: &'a Profile,
+    filter: &SampleFilter,
+    root_of: impl Fn(usize) -> &'a str,
+) -> Vec<(FoldedStack<'a>, u64)> {
+    let mut stacks: HashMap<SampleKey, FoldedStack<'a>> = HashMap::new();
+    let mut merged: HashMap<FoldedStack<'a>, u64> = HashMap::new();
+    for (at, sample) in profile.stacks.timeline.iter().enumerate() {
+        if !profile.keeps(filter, &sample.key) {
+            continue;
+        }
+        let stack = stacks.entry(sample.key).or_insert_with(|| {
+            let mut symbols = Vec::new();
+            profile.symbols_leaf_first(sample.key.stack, &mut symbols);
+            symbols.reverse();
+            FoldedStack {
+                thread: "",
+                truncated: !profile.reaches_root(&sample.key),
+                symbols,
+                leaf: profile.leaf_function(sample.key.stack),
+            }
+        });
+        let rooted = FoldedStack {
+            thread: root_of(at),
+            ..stack.clone()
+        };
+        *merged.entry(rooted).or_insert(0) += 1;
     }
     merged.into_iter().collect()
 }

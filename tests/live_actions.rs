@@ -8,10 +8,12 @@
 
 mod common;
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::Path;
 
 use common::iree::{iree_live_prerequisites, live_lock, record_args, workload_at_scale};
+use common::viewers::{have_go, pprof, raw_sample_total};
 use common::{TempDir, compile_perf};
 use serde_json::Value;
 
@@ -79,6 +81,93 @@ fn check_report(json: &Value, label: &str) {
         .map(|row| row["self_samples"].as_u64().unwrap())
         .sum();
     assert_eq!(rows, samples, "{label}: every sample is in one row");
+}
+
+/// `flamegraph RUN --by BY`: each stack is rooted at the row the report
+/// counts its sample in, so the folded stacks' counts under each root are
+/// the report's self samples of that row.
+fn check_flamegraph(dir: &TempDir, run_dir: &Path, by: &str, report: &Value) {
+    let (svg, folded) = (
+        dir.join(format!("by-{by}.svg")),
+        dir.join(format!("by-{by}.folded")),
+    );
+    compile_perf([
+        OsString::from("flamegraph"),
+        run_dir.into(),
+        "--by".into(),
+        by.into(),
+        "-o".into(),
+        svg.clone().into(),
+        "--folded-out".into(),
+        folded.clone().into(),
+        "-q".into(),
+    ])
+    .expect_code(0, &format!("flamegraph --by {by}"));
+    let mut roots: HashMap<String, u64> = HashMap::new();
+    for line in std::fs::read_to_string(&folded).unwrap().lines() {
+        let (stack, count) = line
+            .rsplit_once(' ')
+            .expect("a folded line ends in a count");
+        let root = stack.split(';').next().unwrap();
+        *roots.entry(root.to_owned()).or_default() += count.parse::<u64>().unwrap();
+    }
+    let rows: HashMap<String, u64> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            (
+                row["key"].as_str().unwrap().to_owned(),
+                row["self_samples"].as_u64().unwrap(),
+            )
+        })
+        .filter(|(_, samples)| *samples > 0)
+        .collect();
+    assert_eq!(
+        roots, rows,
+        "flamegraph --by {by}: the samples under each root are the report's self samples"
+    );
+    let title = if by == "pattern" {
+        "by rewrite pattern"
+    } else {
+        "by IR unit"
+    };
+    assert!(
+        std::fs::read_to_string(&svg).unwrap().contains(title),
+        "the picture's title says {title}"
+    );
+    println!(
+        "flamegraph --by {by}: {} roots, as the report's rows",
+        roots.len()
+    );
+}
+
+/// pprof's `LABEL` label (`pattern` or `unit`) holds the report's rows:
+/// the samples `-tagfocus` keeps for the largest named row are its self
+/// samples.
+fn check_pprof_label(pprof_file: &Path, label: &str, report: &Value) {
+    let (key, samples, _) = named_rows(report)
+        .into_iter()
+        .filter(|(key, _, _)| !key.contains(','))
+        .max_by_key(|(_, samples, _)| *samples)
+        .expect("a named row");
+    let escaped: String = key
+        .chars()
+        .flat_map(|char| {
+            let special = "\\.+*?()|[]{}^$".contains(char);
+            special.then_some('\\').into_iter().chain([char])
+        })
+        .collect();
+    let focused = pprof(
+        &["-raw", &format!("-tagfocus={label}=^{escaped}$")],
+        pprof_file,
+    );
+    assert_eq!(
+        raw_sample_total(&focused),
+        samples,
+        "pprof's {label} label {key} holds the report's self samples"
+    );
+    println!("pprof label {label}={key}: {samples} samples, as the report");
 }
 
 #[test]
@@ -159,6 +248,23 @@ fn actions_rank_dispatches_and_patterns_on_many_dispatches() {
 
     let patterns = report_by(&run_dir, "pattern");
     check_report(&patterns, "many-dispatches --by pattern");
+    check_flamegraph(&dir, &run_dir, "pattern", &patterns);
+    check_flamegraph(&dir, &run_dir, "unit", &units);
+    if have_go() {
+        let pprof_file = dir.join("cpu.pb.gz");
+        compile_perf([
+            OsString::from("export"),
+            run_dir.clone().into(),
+            "--format".into(),
+            "pprof".into(),
+            "-o".into(),
+            pprof_file.clone().into(),
+            "-q".into(),
+        ])
+        .expect_code(0, "export --format pprof");
+        check_pprof_label(&pprof_file, "pattern", &patterns);
+        check_pprof_label(&pprof_file, "unit", &units);
+    }
     let named = named_rows(&patterns);
     assert!(named.len() >= 5, "patterns are named: {named:?}");
     assert!(

@@ -6,9 +6,11 @@
 use crate::actions::NameIndex;
 
 /// What the rows of actions are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
 pub(crate) enum ActionRows {
+    /// The rewrite pattern being applied.
     Pattern,
+    /// The IR unit a pass was running on.
     Unit,
 }
 

@@ -64,20 +64,13 @@ pub(crate) fn group_by_actions(
             .entry(*key)
             .or_insert_with(|| facts(profile, classes, attribution, key).self_category);
         let tid = profile.processes.thread(key.thread).tid;
-        let chain: Vec<&Interval> = match (join.thread(tid), join.action_time_us(sample.time)) {
-            (Some(thread), Some(time_us)) => thread.chain(thread.innermost_at(time_us)).collect(),
-            _ => Vec::new(),
-        };
-        let had_actions = join.thread(tid).is_some();
+        let chain = chain_at(join, tid, sample.time);
         let keys = chain
             .iter()
             .filter_map(|interval| row_of(join, rows, interval));
         inclusive.clear();
         inclusive.extend(keys);
-        let self_key = chain
-            .iter()
-            .find_map(|interval| row_of(join, rows, interval))
-            .unwrap_or_else(|| RowKey::OutsideAction(outside(rows, &chain, had_actions)));
+        let self_key = self_row_of(join, rows, &chain, join.thread(tid).is_some());
         inclusive.insert(self_key);
         let pass = chain
             .iter()
@@ -93,6 +86,46 @@ pub(crate) fn group_by_actions(
         }
     }
     grouped
+}
+
+/// The row of `rows`' kind a sample of thread `tid` at perf's `time`
+/// counts in as self (as [`group_by_actions`] counts it).
+pub(crate) fn self_row(join: &ActionJoin, rows: ActionRows, tid: i32, time: u64) -> RowKey {
+    let chain = chain_at(join, tid, time);
+    self_row_of(join, rows, &chain, join.thread(tid).is_some())
+}
+
+/// The actions thread `tid` was in at perf's `time`, innermost first;
+/// none when the thread had no actions or the profiler had not started.
+fn chain_at(join: &ActionJoin, tid: i32, time: u64) -> Vec<&Interval> {
+    match (join.thread(tid), join.action_time_us(time)) {
+        (Some(thread), Some(time_us)) => thread.chain(thread.innermost_at(time_us)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The innermost action of `rows`' kind in `chain`, else the place outside
+/// them.
+fn self_row_of(
+    join: &ActionJoin,
+    rows: ActionRows,
+    chain: &[&Interval],
+    had_actions: bool,
+) -> RowKey {
+    chain
+        .iter()
+        .find_map(|interval| row_of(join, rows, interval))
+        .unwrap_or_else(|| RowKey::OutsideAction(outside(rows, chain, had_actions)))
+}
+
+/// The name of a row of actions: a pattern's, a unit's or a pass's, or
+/// the place outside them in parentheses; `None` for other rows.
+pub(crate) fn row_name(join: &ActionJoin, key: RowKey) -> Option<String> {
+    match key {
+        RowKey::OutsideAction(place) => Some(place.name(|name| join.actions.name(name).to_owned())),
+        RowKey::Action(name) => Some(join.actions.name(name).to_owned()),
+        _ => None,
+    }
 }
 
 /// Where a sample in no action of `rows`' kind is: for patterns, in the

@@ -7,16 +7,22 @@
 use std::path::PathBuf;
 
 use super::unknown_category;
+use hashbrown::HashMap;
+
 use crate::attribute::actions::ActionJoin;
 use crate::attribute::findings::findings;
 use crate::attribute::rss::RssJoin;
-use crate::attribute::{Attribution, Classes, timeline, unwind_stats};
+use crate::attribute::{
+    ActionRows, Attribution, Classes, RowKey, row_name, self_row, timeline, unwind_stats,
+};
 use crate::defaults;
 use crate::error::Error;
+use crate::fold::fold_under;
 use crate::output::{Output, write_output};
 use crate::profile::{Profile, SampleFilter};
 use crate::render::flamegraph::{
-    Drawable, MaxDepth, Picture, PictureOptions, Svg, passes_picture, picture, picture_of,
+    Drawable, MaxDepth, Picture, PictureOptions, Svg, passes_picture, picture, picture_from,
+    picture_of,
 };
 use crate::render::html::{self, HtmlPage};
 use crate::render::timeline_svg;
@@ -70,6 +76,64 @@ pub(super) fn flamegraph_picture(
     classes: &Classes<'_>,
     prepared: Option<Drawable<'_>>,
 ) -> Result<Picture, Error> {
+    let options = picture_options(request, filter, classes, None)?;
+    match prepared {
+        _ if options.passes_only => passes_picture(profile, classes, &options),
+        Some(drawable) if drawable.suits(&options) => {
+            picture_of(profile, classes, &options, drawable)
+        }
+        _ => picture(profile, classes, &options),
+    }
+    .ok_or_else(nothing_to_draw)
+}
+
+/// What `request` draws with each stack under the row of MLIR's actions
+/// (`rows`: the rewrite pattern or IR unit) its thread was in when the
+/// sample was taken, instead of under its thread.
+pub(super) fn flamegraph_by_actions(
+    request: &FlamegraphRequest,
+    filter: &SampleFilter,
+    profile: &Profile,
+    classes: &Classes<'_>,
+    join: &ActionJoin,
+    rows: ActionRows,
+) -> Result<Picture, Error> {
+    let roots = match rows {
+        ActionRows::Pattern => "rewrite pattern",
+        ActionRows::Unit => "IR unit",
+    };
+    let options = picture_options(request, filter, classes, Some(roots))?;
+    let mut names: HashMap<RowKey, String> = HashMap::new();
+    let keys: Vec<RowKey> = profile
+        .stacks
+        .timeline
+        .iter()
+        .map(|sample| {
+            let tid = profile.processes.thread(sample.key.thread).tid;
+            let key = self_row(join, rows, tid, sample.time);
+            names
+                .entry(key)
+                .or_insert_with(|| row_name(join, key).expect("a row of actions has a name"));
+            key
+        })
+        .collect();
+    let stacks = fold_under(profile, filter, |at| names[&keys[at]].as_str());
+    picture_from(profile, classes, &options, stacks).ok_or_else(nothing_to_draw)
+}
+
+fn nothing_to_draw() -> Error {
+    Error::NothingToDraw {
+        reason: "no samples to draw (check --category, --pid, --process and --compiler)".to_owned(),
+    }
+}
+
+/// The picture options of `request`: its category and pass found by name.
+fn picture_options(
+    request: &FlamegraphRequest,
+    filter: &SampleFilter,
+    classes: &Classes<'_>,
+    roots: Option<&'static str>,
+) -> Result<PictureOptions, Error> {
     let rules = classes.table;
     let category = request
         .category
@@ -96,7 +160,7 @@ pub(super) fn flamegraph_picture(
                 })
         })
         .transpose()?;
-    let options = PictureOptions {
+    Ok(PictureOptions {
         category,
         pass,
         inverted: request.inverted,
@@ -106,16 +170,7 @@ pub(super) fn flamegraph_picture(
         keep_folded: request.folded_out.is_some(),
         filter: filter.clone(),
         run_facts: request.run_facts.clone(),
-    };
-    match prepared {
-        _ if options.passes_only => passes_picture(profile, classes, &options),
-        Some(drawable) if drawable.suits(&options) => {
-            picture_of(profile, classes, &options, drawable)
-        }
-        _ => picture(profile, classes, &options),
-    }
-    .ok_or_else(|| Error::NothingToDraw {
-        reason: "no samples to draw (check --category, --pid, --process and --compiler)".to_owned(),
+        roots,
     })
 }
 

@@ -8,7 +8,7 @@ use clap::Args;
 
 use super::args::{InputArgs, RulesFileArg, heading};
 use super::format::{Format, Formats};
-use super::{Config, Reading, Run, finish, rules_and_profile};
+use super::{Config, Reading, Run, finish, page_actions, rules_and_profile};
 use crate::attribute::Classes;
 use crate::error::Error;
 use crate::export::pprof::PprofFacts;
@@ -73,7 +73,11 @@ fn run(config: &Config, reading: &Reading, format: Format) -> Result<u8, Error> 
     let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
     let filter = &reading.filter;
     let classes = Classes::new(&profile, &rules);
-    let samples = Samples::new(&profile, &classes, filter);
+    let (actions, actions_notice) = page_actions(&run_dir, &profile, &classes);
+    if let Some(notice) = actions_notice.filter(|_| !config.quiet) {
+        eprintln!("compile-perf: notice: {notice}");
+    }
+    let samples = Samples::new(&profile, &classes, filter, actions.as_ref());
     if samples.total == 0 {
         return Err(Error::NothingToDraw {
             reason: "no samples to export (check --pid, --process and --compiler)".to_owned(),

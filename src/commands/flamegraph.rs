@@ -8,12 +8,13 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::args::{InputArgs, RulesFileArg, heading};
-use super::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
+use super::draw::{FlamegraphRequest, flamegraph_by_actions, flamegraph_picture, save_flamegraph};
 use super::series::{set_line, set_runs};
 use super::{
-    Config, Reading, Run, finish, leave_to_exit, load_recording, load_rules, rules_and_profile,
+    Config, Reading, Run, actions_for, finish, leave_to_exit, load_recording, load_rules,
+    rules_and_profile,
 };
-use crate::attribute::Classes;
+use crate::attribute::{ActionRows, Classes, Grouping};
 use crate::defaults;
 use crate::error::Error;
 use crate::profile::ReadOptions;
@@ -55,6 +56,11 @@ pub(crate) struct FlamegraphArgs {
     /// frames and every other function are left out.
     #[arg(long, conflicts_with_all = ["category", "pass", "inverted"])]
     passes_only: bool,
+    /// Root each stack at the rewrite pattern (or IR unit) its thread was in
+    /// when the sample was taken, from MLIR's actions (`record --actions`),
+    /// instead of at its thread.
+    #[arg(long, value_enum, value_name = "ROWS", conflicts_with = "passes_only")]
+    by: Option<ActionRows>,
     /// Leave out frames narrower than this percentage of the picture's width
     /// (inferno's test: 0.1 leaves out frames under 1/1000 of the samples).
     #[arg(long, value_name = "PERCENT", default_value_t = defaults::MIN_WIDTH_PERCENT)]
@@ -80,6 +86,7 @@ impl FlamegraphArgs {
             pass: self.pass,
             inverted: self.inverted,
             passes_only: self.passes_only,
+            by: self.by,
             min_width: self.min_width,
             max_depth: self.max_depth,
             folded_out: self.folded_out,
@@ -97,6 +104,8 @@ struct Flamegraph {
     inverted: bool,
     /// Only pass frames and the places outside passes.
     passes_only: bool,
+    /// Roots of MLIR's actions instead of threads.
+    by: Option<ActionRows>,
     /// Default is [`defaults::MIN_WIDTH_PERCENT`].
     min_width: f64,
     /// How deep stacks are drawn. Default is [`MaxDepth::Auto`].
@@ -132,6 +141,14 @@ impl Flamegraph {
     }
 }
 
+/// The report rows that `--by` roots the picture at.
+fn grouping(rows: ActionRows) -> Grouping {
+    match rows {
+        ActionRows::Pattern => Grouping::Pattern,
+        ActionRows::Unit => Grouping::Unit,
+    }
+}
+
 /// Draws the flamegraph `options` ask for.
 fn run(config: &Config, reading: &Reading, options: &Flamegraph) -> Result<u8, Error> {
     if let Input::Path(dir) = &reading.input {
@@ -143,6 +160,7 @@ fn run(config: &Config, reading: &Reading, options: &Flamegraph) -> Result<u8, E
     let run = run_dir.run.as_ref();
     let request = options.request(config, run.map(RunJson::short_line));
     let drawn_whole = options.category.is_none()
+        && options.by.is_none()
         && options.pass.is_none()
         && !options.inverted
         && !options.passes_only;
@@ -161,7 +179,14 @@ fn run(config: &Config, reading: &Reading, options: &Flamegraph) -> Result<u8, E
             })
         },
     );
-    let picture = flamegraph_picture(&request, &reading.filter, &profile, &classes, prepared)?;
+    let picture = match options.by {
+        Some(rows) => {
+            let join = actions_for(grouping(rows), &run_dir, &profile, &classes, "flamegraph")?
+                .expect("--by pattern and --by unit need the run's actions");
+            flamegraph_by_actions(&request, &reading.filter, &profile, &classes, &join, rows)?
+        }
+        None => flamegraph_picture(&request, &reading.filter, &profile, &classes, prepared)?,
+    };
     save_flamegraph(&request, picture)?;
     let code = finish(config, &profile, run);
     leave_to_exit(classes);
@@ -200,13 +225,14 @@ fn run_set(
         let input = Input::Path(run.recording.clone());
         let profile = load_recording(&input, &reading.read, &run.dir)?;
         let classes = Classes::new(&profile, &rules);
-        pictures.push(flamegraph_picture(
-            &request,
-            &reading.filter,
-            &profile,
-            &classes,
-            None,
-        )?);
+        pictures.push(match options.by {
+            Some(rows) => {
+                let join = actions_for(grouping(rows), &run.dir, &profile, &classes, "flamegraph")?
+                    .expect("--by pattern and --by unit need the run's actions");
+                flamegraph_by_actions(&request, &reading.filter, &profile, &classes, &join, rows)?
+            }
+            None => flamegraph_picture(&request, &reading.filter, &profile, &classes, None)?,
+        });
         code = code.max(finish(config, &profile, run.dir.run.as_ref())?);
         leave_to_exit(classes);
         leave_to_exit(profile);

@@ -12,7 +12,7 @@ use clap::Args;
 
 use super::args::{InputArgs, RulesFileArg};
 use super::format::{Format, Formats};
-use super::{Config, Reading, Run, finish, rules_and_profile};
+use super::{Config, Reading, Run, finish, page_actions, rules_and_profile};
 use crate::attribute::Classes;
 use crate::error::Error;
 use crate::export::pprof::PprofFacts;
@@ -113,7 +113,11 @@ fn run(config: &Config, reading: &Reading, options: &Push) -> Result<u8, Error> 
         // Pprof: the parser admits no other format.
         _ => {
             let classes = Classes::new(&profile, &rules);
-            let samples = Samples::new(&profile, &classes, filter);
+            let (actions, actions_notice) = page_actions(&run_dir, &profile, &classes);
+            if let Some(notice) = actions_notice.filter(|_| !config.quiet) {
+                eprintln!("compile-perf: notice: {notice}");
+            }
+            let samples = Samples::new(&profile, &classes, filter, actions.as_ref());
             let facts = PprofFacts {
                 start_unix_nanos: run.and_then(RunJson::start_unix_nanos),
             };

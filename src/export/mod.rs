@@ -14,8 +14,11 @@ pub(crate) mod speedscope;
 
 use hashbrown::HashMap;
 
+use crate::attribute::actions::ActionJoin;
 use crate::attribute::runs::seconds_per_sample;
-use crate::attribute::{Attribution, Classes, PassId, RowKey, facts};
+use crate::attribute::{
+    ActionRows, Attribution, Classes, PassId, RowKey, facts, row_name, self_row,
+};
 use crate::process::{ProcessId, ThreadId};
 use crate::profile::{Profile, SampleFilter};
 use crate::stacks::SampleKey;
@@ -35,6 +38,17 @@ pub(crate) struct Labelled {
     pub passes: Vec<PassId>,
     /// True when the stack did not reach its thread root.
     pub truncated: bool,
+    /// The rewrite pattern and the IR unit its thread was in, when the run
+    /// recorded MLIR's actions (`record --actions`).
+    pub actions: Option<ActionPlaces>,
+}
+
+/// Where a sample was in MLIR's actions: the rows of `report --by pattern`
+/// and `--by unit` it counts in as self.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct ActionPlaces {
+    pub pattern: RowKey,
+    pub unit: RowKey,
 }
 
 /// The samples a filter keeps, labelled, in the order perf took them.
@@ -47,16 +61,20 @@ pub(crate) struct Samples<'a> {
     pub timed: Vec<(u64, usize)>,
     /// The samples kept.
     pub total: u64,
+    /// MLIR's actions on perf's clock, which name [`ActionPlaces`].
+    pub actions: Option<&'a ActionJoin>,
 }
 
 impl<'a> Samples<'a> {
-    /// Labels the samples of `profile` that `filter` keeps.
+    /// Labels the samples of `profile` that `filter` keeps, with the
+    /// pattern and unit of `actions` when given.
     pub(crate) fn new(
         profile: &'a Profile,
         classes: &'a Classes<'a>,
         filter: &SampleFilter,
+        actions: Option<&'a ActionJoin>,
     ) -> Samples<'a> {
-        let mut index: HashMap<SampleKey, usize> = HashMap::new();
+        let mut index: HashMap<(SampleKey, Option<ActionPlaces>), usize> = HashMap::new();
         let mut stacks: Vec<Labelled> = Vec::new();
         let mut timed = Vec::new();
         let mut kept_process: HashMap<ProcessId, bool> = HashMap::new();
@@ -68,7 +86,14 @@ impl<'a> Samples<'a> {
             if !kept {
                 continue;
             }
-            let at = *index.entry(sample.key).or_insert_with(|| {
+            let places = actions.map(|join| {
+                let tid = profile.processes.thread(sample.key.thread).tid;
+                ActionPlaces {
+                    pattern: self_row(join, ActionRows::Pattern, tid, sample.time),
+                    unit: self_row(join, ActionRows::Unit, tid, sample.time),
+                }
+            });
+            let at = *index.entry((sample.key, places)).or_insert_with(|| {
                 let facts = facts(profile, classes, Attribution::Leaf, &sample.key);
                 stacks.push(Labelled {
                     key: sample.key,
@@ -77,6 +102,7 @@ impl<'a> Samples<'a> {
                     place: facts.place,
                     passes: facts.passes,
                     truncated: !profile.reaches_root(&sample.key),
+                    actions: places,
                 });
                 stacks.len() - 1
             });
@@ -90,7 +116,14 @@ impl<'a> Samples<'a> {
             stacks,
             timed,
             total,
+            actions,
         }
+    }
+
+    /// The name of a row of actions (a pattern, a unit, or the place outside
+    /// them).
+    pub(crate) fn action_row_name(&self, key: RowKey) -> Option<String> {
+        self.actions.and_then(|join| row_name(join, key))
     }
 
     /// The name of a pass or of a place outside every pass.

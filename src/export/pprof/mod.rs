@@ -4,7 +4,9 @@
 //! `category` (the leaf function's, by the name reports show) and
 //! `category_id` (the id `--category` and rules files use), `pass` (the
 //! innermost pass, or the place outside passes), `thread` and `process`
-//! (and the numbers `pid` and `tid`). Functions carry their demangled names
+//! (and the numbers `pid` and `tid`); when the run recorded MLIR's actions
+//! (`record --actions`), also `pattern` and `unit`, the rows of `report
+//! --by pattern` and `--by unit` the sample counts in. Functions carry their demangled names
 //! (the symbol table's raw name as the system name); mappings carry the
 //! binary's path and build id and say `has_functions`, so pprof does not
 //! try to symbolize again, and the range of addresses their locations are
@@ -312,6 +314,8 @@ struct LabelKeys {
     process: i64,
     pid: i64,
     tid: i64,
+    pattern: i64,
+    unit: i64,
 }
 
 impl LabelKeys {
@@ -325,6 +329,8 @@ impl LabelKeys {
             process: key("process"),
             pid: key("pid"),
             tid: key("tid"),
+            pattern: key("pattern"),
+            unit: key("unit"),
         }
     }
 
@@ -344,7 +350,7 @@ impl LabelKeys {
             num: i64::from(value),
             num_unit: 0,
         };
-        vec![
+        let mut labels = vec![
             text(
                 self.category,
                 &samples.classes.table.category(stack.category).name,
@@ -355,6 +361,14 @@ impl LabelKeys {
             text(self.process, process),
             number(self.pid, pid),
             number(self.tid, tid),
-        ]
+        ];
+        if let Some(places) = stack.actions {
+            for (key, row) in [(self.pattern, places.pattern), (self.unit, places.unit)] {
+                if let Some(name) = samples.action_row_name(row) {
+                    labels.push(text(key, &name));
+                }
+            }
+        }
+        labels
     }
 }

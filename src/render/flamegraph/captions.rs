@@ -15,6 +15,9 @@ use category_rules::RuleTable;
 /// and what the picture was cut to.
 pub(super) fn title(profile: &Profile, options: &PictureOptions, classes: &Classes<'_>) -> String {
     let mut command = short_command(&profile.profiled_command(), TITLE_CHARS);
+    if let Some(roots) = options.roots {
+        command = format!("{command} — by {roots}");
+    }
     if let Some(pass) = options.pass {
         command = format!("{command} — pass {}", classes.passes.name(pass));
     }

@@ -60,6 +60,9 @@ pub(crate) struct PictureOptions {
     pub filter: SampleFilter,
     /// The run's facts (from `run.json`), shown under the title.
     pub run_facts: Option<String>,
+    /// What the roots are when they are not threads (`rewrite patterns`),
+    /// named in the title.
+    pub roots: Option<&'static str>,
 }
 
 /// The SVG, and the folded stacks drawn (`stack count` lines, in byte
@@ -217,8 +220,20 @@ pub(crate) fn picture(
     classes: &Classes<'_>,
     options: &PictureOptions,
 ) -> Option<Picture> {
+    picture_from(profile, classes, options, fold(profile, &options.filter))
+}
+
+/// The flamegraph of `stacks` (the folded samples `options.filter` keeps,
+/// under the roots they were folded under), ready to draw; `None` when no
+/// stack is left.
+pub(crate) fn picture_from<'a>(
+    profile: &'a Profile,
+    classes: &Classes<'_>,
+    options: &PictureOptions,
+    stacks: Vec<(FoldedStack<'a>, u64)>,
+) -> Option<Picture> {
     let categories = &classes.categories;
-    let mut stacks: Vec<_> = fold(profile, &options.filter)
+    let mut stacks: Vec<_> = stacks
         .into_iter()
         .filter(|(stack, _)| match options.category {
             None => true,
