@@ -10,7 +10,10 @@
 //! - shares (a category's self samples, a pass's inclusive samples): the
 //!   quasi-binomial test of `diff` (`attribute::significance`), the run
 //!   against the history's runs pooled, all rows corrected together with
-//!   Holm's method, and flagged only when also at least the minimum effect.
+//!   Holm's method, and flagged only when also at least the minimum effect
+//!   and outside the history's own spread of that share (its range, widened
+//!   by the range on each side): one row can vary from run to run more than
+//!   the dispersion pooled over all rows says.
 
 use crate::attribute::significance::{self, Count, RowRuns};
 use crate::history::{Metric, StoredRun};
@@ -203,6 +206,7 @@ fn shares(
 ) -> Vec<Judged> {
     let mut judged = Vec::new();
     let mut tests = Vec::new();
+    let mut spreads = Vec::new();
     for prefix in [CATEGORY, PASS] {
         let rows: Vec<(&str, Vec<Count>, Vec<Count>)> = names
             .iter()
@@ -227,6 +231,7 @@ fn shares(
             let values: Vec<f64> = base.iter().map(share).collect();
             let value = share(&row.new[0]);
             let previous = *values.last().unwrap_or(&value);
+            spreads.push(beyond_spread(&values, value));
             judged.push(Judged {
                 metric: (*name).to_owned(),
                 value,
@@ -247,17 +252,33 @@ fn shares(
         }
     }
     let verdicts = significance::judge(&tests, threshold_pp, threshold_pp);
-    for (judged, verdict) in judged.iter_mut().zip(verdicts) {
-        judged.flagged = verdict.significant;
-        judged
-            .test
-            .push_str(match (verdict.significant, verdict.beyond_noise) {
-                (true, _) => "; beyond noise (Holm) and at least the minimum effect",
-                (false, true) => "; beyond noise but under the minimum effect",
-                (false, false) => "; within noise",
-            });
+    for ((judged, verdict), beyond_spread) in judged.iter_mut().zip(verdicts).zip(spreads) {
+        judged.flagged = verdict.significant && beyond_spread;
+        judged.test.push_str(
+            match (verdict.significant, verdict.beyond_noise, beyond_spread) {
+                (true, _, true) => {
+                    "; beyond noise (Holm), at least the minimum effect and outside the history's \
+                     spread"
+                }
+                (true, _, false) => {
+                    "; beyond noise (Holm) and at least the minimum effect, but within the \
+                     history's own spread of this share"
+                }
+                (false, true, _) => "; beyond noise but under the minimum effect",
+                (false, false, _) => "; within noise",
+            },
+        );
     }
     judged
+}
+
+/// True when `value` is outside the range of `history` (a share's values,
+/// not empty) widened by that range on each side.
+fn beyond_spread(history: &[f64], value: f64) -> bool {
+    let low = history.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = history.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let range = high - low;
+    value < low - range || value > high + range
 }
 
 /// A change: per cent for a measure, percentage points for a share.

@@ -97,3 +97,30 @@ fn a_share_that_moved_is_flagged_by_the_quasi_binomial_test_and_noise_is_not() {
     let same = judge(&old, &run("new", &shares(303, 1000)), 1.0);
     assert!(same.iter().all(|j| !j.flagged), "{same:?}");
 }
+
+#[test]
+fn a_share_within_the_historys_own_spread_is_not_flagged() {
+    // One row that moves between runs far more than the binomial noise of
+    // 10,000 samples: 20 %, 23 %, 20 %, 23 %. A run at 26 % is beyond the
+    // pooled noise, but within the range widened by the range (17–26 %).
+    let history: Vec<StoredRun> = [2000, 2300, 2000, 2300]
+        .iter()
+        .enumerate()
+        .map(|(at, &lexer)| run(&format!("r{at}"), &shares(lexer, 10_000)))
+        .collect();
+    let old: Vec<&StoredRun> = history.iter().collect();
+    let judged = judge(&old, &run("new", &shares(2600, 10_000)), 1.0);
+    let lexer = judged
+        .iter()
+        .find(|j| j.metric == "category:lexer")
+        .unwrap();
+    assert!(!lexer.flagged, "{lexer:?}");
+    assert!(
+        lexer.test.contains("within the history's own spread"),
+        "{}",
+        lexer.test
+    );
+    let moved = judge(&old, &run("new", &shares(3000, 10_000)), 1.0);
+    let lexer = moved.iter().find(|j| j.metric == "category:lexer").unwrap();
+    assert!(lexer.flagged, "{lexer:?}");
+}
