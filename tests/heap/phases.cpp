@@ -32,7 +32,9 @@ __attribute__((noinline)) void leak_phase() {
 }
 
 // 200 MB held: 100 MB in 256 KB pieces (operator new) and 100 MB in
-// 4000-byte pieces (malloc), held for 400 ms, then freed.
+// 4000-byte pieces (malloc), held for 1.5 s, then freed: long enough
+// for the RSS sampler to see the plateau on a loaded machine (held for
+// 400 ms at load 8, the peak RSS sample fell in the ramp, at 84% of it).
 __attribute__((noinline)) void hold_phase() {
     std::vector<char*> big;
     std::vector<void*> small;
@@ -48,7 +50,7 @@ __attribute__((noinline)) void hold_phase() {
         touch(ptr, 4000);
         small.push_back(ptr);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     for (char* ptr : big) delete[] ptr;
     for (void* ptr : small) std::free(ptr);
 }
