@@ -42,7 +42,7 @@ use crate::error::{EXIT_TRUNCATED, Error};
 use crate::output::{Output, write_output};
 use crate::profile::{Profile, ReadOptions, SampleFilter};
 use crate::report::breakdown::Breakdown;
-use crate::report::heap::HeapPeakJson;
+use crate::attribute::heap::HeapPeak;
 use crate::report::memory::{self, MemoryJson};
 use crate::report::run_facts::{notes_lost_samples, notices};
 use crate::report::summary::{self, Summary};
@@ -279,7 +279,7 @@ fn write_report_with_heap(
     output: &Output,
     breakdown: &Breakdown<'_>,
     memory: Option<MemoryJson>,
-    heap: Option<HeapPeakJson>,
+    heap: Option<HeapPeak>,
     format: Option<TextFormat>,
     colors: Colors,
 ) -> Result<(), Error> {

@@ -30,7 +30,7 @@ use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
 use crate::error::{EXIT_INTERRUPTED, Error};
 use crate::output::{Output, write_output};
-use crate::profile::SampleFilter;
+use crate::profile::{HeapInstant, ReadOptions, SampleFilter};
 use crate::recorder::{
     CallGraph, RateRequest, RecordOptions, Recorded, prepare_series, record, write_run_json,
 };
@@ -434,6 +434,30 @@ fn report_recording(
     if let Some(notice) = actions_notice {
         recorded.run.notes.push(notice);
     }
+    // With `record --heap`, the page's heap section reads the recording
+    // again, as `report --heap` does.
+    let heap_profile = match crate::heap::heap_events(&profile.info) {
+        Some(_) => {
+            let heap_read = ReadOptions {
+                heap: Some(HeapInstant::Peak),
+                ..read.clone()
+            };
+            match load_recording(&input, &heap_read, &run_dir) {
+                Ok(heap_profile) => Some(heap_profile),
+                Err(error) => {
+                    recorded
+                        .run
+                        .notes
+                        .push(format!("the live heap cannot be read: {error}"));
+                    None
+                }
+            }
+        }
+        None => None,
+    };
+    let heap_classes = heap_profile
+        .as_ref()
+        .map(|heap_profile| Classes::new(heap_profile, rules));
     let page = html_report(
         &profile,
         &classes,
@@ -444,6 +468,7 @@ fn report_recording(
             notices: &run_notices,
             rss: rss.as_ref(),
             actions: actions.as_ref(),
+            heap: heap_profile.as_ref().zip(heap_classes.as_ref()),
         },
         svgs,
     );
