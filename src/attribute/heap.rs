@@ -12,8 +12,8 @@ use serde::Serialize;
 
 use super::classes::{Attribution, Classes, facts};
 use super::pass::OutsidePass;
-use super::row_key::RowKey;
 use super::round2;
+use super::row_key::RowKey;
 use crate::profile::{HeapAlloc, InstantKind, Profile};
 use crate::stacks::SampleKey;
 

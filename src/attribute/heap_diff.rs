@@ -194,7 +194,13 @@ mod tests {
         assert!(grown.beyond_error);
         assert_eq!(grown.delta_percent, Some(11.0));
         let names: Vec<(&str, u64, u64)> = (grown.by_pass.iter())
-            .map(|change| (change.name.as_str(), change.base_live_bytes, change.new_live_bytes))
+            .map(|change| {
+                (
+                    change.name.as_str(),
+                    change.base_live_bytes,
+                    change.new_live_bytes,
+                )
+            })
             .collect();
         assert_eq!(names, [("A", 60, 71), ("B", 40, 0), ("C", 0, 40)]);
         assert_eq!(grown.by_category[0].delta_bytes, 11);

@@ -273,9 +273,12 @@ impl Passes {
 
     /// True when the pass manager is on a stack given leaf first.
     pub(crate) fn managed(&self, leaf_first: &[SymbolId]) -> bool {
-        leaf_first
-            .iter()
-            .any(|symbol| matches!(self.roles[symbol.index()], Role::Adaptor | Role::Initializer))
+        leaf_first.iter().any(|symbol| {
+            matches!(
+                self.roles[symbol.index()],
+                Role::Adaptor | Role::Initializer
+            )
+        })
     }
 
     /// The phase of a stack's passes: the innermost pass with a known phase.

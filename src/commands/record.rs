@@ -22,15 +22,15 @@ use super::draw::{
 };
 use super::series::{SeriesReading, read_series};
 use super::{
-    Config, Run, finish, load_recording, load_rules, memory_section, own_recording, page_actions,
-    rss_join, stdout_colors, write_report,
+    Config, Run, finish, heap_reading, load_recording, load_rules, memory_section, own_recording,
+    page_actions, rss_join, stdout_colors, write_report,
 };
 use crate::actions::ActionsMode;
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
 use crate::error::{EXIT_INTERRUPTED, Error};
 use crate::output::{Output, write_output};
-use crate::profile::{HeapInstant, ReadOptions, SampleFilter};
+use crate::profile::SampleFilter;
 use crate::recorder::{
     CallGraph, RateRequest, RecordOptions, Recorded, prepare_series, record, write_run_json,
 };
@@ -434,24 +434,12 @@ fn report_recording(
     if let Some(notice) = actions_notice {
         recorded.run.notes.push(notice);
     }
-    // With `record --heap`, the page's heap section reads the recording
-    // again, as `report --heap` does.
-    let heap_profile = match crate::heap::heap_events(&profile.info) {
-        Some(_) => {
-            let heap_read = ReadOptions {
-                heap: Some(HeapInstant::Peak),
-                ..read.clone()
-            };
-            match load_recording(&input, &heap_read, &run_dir) {
-                Ok(heap_profile) => Some(heap_profile),
-                Err(error) => {
-                    recorded
-                        .run
-                        .notes
-                        .push(format!("the live heap cannot be read: {error}"));
-                    None
-                }
-            }
+    let heap_profile = match heap_reading(&input, &read, &run_dir, &profile) {
+        Some(Ok(heap_profile)) => Some(heap_profile),
+        Some(Err(error)) => {
+            let note = format!("the live heap cannot be read: {error}");
+            recorded.run.notes.push(note);
+            None
         }
         None => None,
     };

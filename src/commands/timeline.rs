@@ -137,7 +137,8 @@ fn draw(
     };
     write_output(&config.output, |out| match options.format {
         Format::Json => {
-            let mut document = timeline_json::to_json(&timeline, &rules, command, rss.as_ref(), heap.as_ref());
+            let mut document =
+                timeline_json::to_json(&timeline, &rules, command, rss.as_ref(), heap.as_ref());
             document.run_of_set = chosen.clone();
             serde_json::to_writer_pretty(&mut *out, &document)?;
             writeln!(out)

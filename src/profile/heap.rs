@@ -234,7 +234,12 @@ mod tests {
         for point in &series {
             let live = events.live_at(point.time, |_| true);
             assert_eq!(point.bytes, live.bytes, "at {}", point.time);
-            assert_eq!(point.standard_error(), live.standard_error(), "at {}", point.time);
+            assert_eq!(
+                point.standard_error(),
+                live.standard_error(),
+                "at {}",
+                point.time
+            );
         }
     }
 }

@@ -146,7 +146,10 @@ mod tests {
             2.0,
         );
         assert!(svg.contains(r#"class="heap-error""#), "{svg}");
-        assert!(svg.contains(r#"class="heap" points="0.0,0.0 10.0,0.0 10.0,314572800.0""#), "{svg}");
+        assert!(
+            svg.contains(r#"class="heap" points="0.0,0.0 10.0,0.0 10.0,314572800.0""#),
+            "{svg}"
+        );
         assert!(
             svg.contains("live heap at the RSS peak: 0.0 MiB ± 0.0 MiB at 1.00 s"),
             "{svg}"

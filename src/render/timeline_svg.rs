@@ -11,8 +11,8 @@ use std::fmt::Write;
 
 use hashbrown::HashMap;
 
-use super::{TITLE_CHARS, short_command, xml_escape};
 use super::timeline_heap;
+use super::{TITLE_CHARS, short_command, xml_escape};
 use crate::attribute::heap::HeapLine;
 use crate::attribute::rss::RssJoin;
 use crate::attribute::{Phase, Timeline};
@@ -327,7 +327,10 @@ fn draw_memory(
         );
     }
     let legend = match (rss.is_some(), heap.is_some()) {
-        (true, true) => format!("RSS (dashed), anonymous (dotted), {}", timeline_heap::LEGEND),
+        (true, true) => format!(
+            "RSS (dashed), anonymous (dotted), {}",
+            timeline_heap::LEGEND
+        ),
         (true, false) => "RSS (dashed), anonymous (dotted)".to_owned(),
         _ => timeline_heap::LEGEND.to_owned(),
     };

@@ -140,7 +140,9 @@ pub(crate) fn write_diff_text(diff: &HeapPeakDiff, out: &mut dyn Write) -> io::R
     let percent = diff
         .delta_percent
         .map_or(String::new(), |percent| format!(" ({percent:+.1}%)"));
-    let z = diff.z.map_or("no sampling error".to_owned(), |z| format!("z = {z:.2}"));
+    let z = diff
+        .z
+        .map_or("no sampling error".to_owned(), |z| format!("z = {z:.2}"));
     let verdict = if diff.beyond_error {
         "beyond the sampling error"
     } else {
@@ -153,7 +155,11 @@ pub(crate) fn write_diff_text(diff: &HeapPeakDiff, out: &mut dyn Write) -> io::R
         mib(diff.standard_error_bytes),
         diff.test
     )?;
-    writeln!(out, "heap: by pass (base → new): {}", changes_line(&diff.by_pass))?;
+    writeln!(
+        out,
+        "heap: by pass (base → new): {}",
+        changes_line(&diff.by_pass)
+    )?;
     writeln!(
         out,
         "heap: by category (base → new): {}",
@@ -175,8 +181,16 @@ mod tests {
 
     #[test]
     fn diff_lines_state_both_sides_the_change_its_test_and_the_passes() {
-        let base = [example_peak(100 << 20, 3 << 20, &[("A", 60 << 20), ("B", 40 << 20)])];
-        let new = [example_peak(120 << 20, 4 << 20, &[("A", 80 << 20), ("B", 40 << 20)])];
+        let base = [example_peak(
+            100 << 20,
+            3 << 20,
+            &[("A", 60 << 20), ("B", 40 << 20)],
+        )];
+        let new = [example_peak(
+            120 << 20,
+            4 << 20,
+            &[("A", 80 << 20), ("B", 40 << 20)],
+        )];
         let compared = compare(&base, &new).unwrap();
         let mut out = Vec::new();
         write_diff_text(&compared, &mut out).unwrap();

@@ -45,8 +45,14 @@ fn pass_classes_lose_namespaces_and_template_arguments() {
             "mlir::iree_compiler::IREE::Flow::(anonymous namespace)::CanonicalizePass::initialize(mlir::MLIRContext*)",
             Some("CanonicalizePass"),
         ),
-        ("mlir::OpPassManager::initialize(mlir::MLIRContext*, unsigned int)", None),
-        ("(anonymous namespace)::Canonicalizer::runOnOperation()", None),
+        (
+            "mlir::OpPassManager::initialize(mlir::MLIRContext*, unsigned int)",
+            None,
+        ),
+        (
+            "(anonymous namespace)::Canonicalizer::runOnOperation()",
+            None,
+        ),
     ];
     for (function, class) in inits {
         assert_eq!(init_class(function), class, "{function}");
@@ -113,7 +119,11 @@ fn a_pass_initialized_by_the_pipeline_adaptor_s_pipeline_is_that_pass() {
         phases: vec![None; 3],
     };
     let stack = |root_first: &[usize]| -> Vec<SymbolId> {
-        root_first.iter().rev().map(|&at| SymbolId::new(at)).collect()
+        root_first
+            .iter()
+            .rev()
+            .map(|&at| SymbolId::new(at))
+            .collect()
     };
     let ids = |ids: &[usize]| ids.iter().map(|&at| PassId::new(at)).collect::<Vec<_>>();
     let (mut on_stack, mut nesting) = (Vec::new(), Vec::new());

@@ -96,7 +96,13 @@ fn facts(heap: &HeapPeak) -> Vec<(&'static str, String)> {
 }
 
 /// One table of names and their live bytes, with their share of `total`.
-fn write_bytes_table(html: &mut String, caption: &str, what: &str, rows: &[NamedBytes], total: u64) {
+fn write_bytes_table(
+    html: &mut String,
+    caption: &str,
+    what: &str,
+    rows: &[NamedBytes],
+    total: u64,
+) {
     let _ = writeln!(
         html,
         "<table class=\"heap\">\n<caption>{}</caption>\n<thead><tr><th>{}</th>\
@@ -133,7 +139,13 @@ pub(super) fn write_heap(html: &mut String, heap: &HeapPeak) {
             live_bytes: place.live_bytes,
         })
         .collect();
-    write_bytes_table(html, "Live bytes by pass", "pass", &by_pass, heap.live_bytes);
+    write_bytes_table(
+        html,
+        "Live bytes by pass",
+        "pass",
+        &by_pass,
+        heap.live_bytes,
+    );
     write_bytes_table(
         html,
         "Live bytes by category (caller attribution)",
@@ -160,7 +172,10 @@ mod tests {
         let mut heap = example_peak(
             100 << 20,
             3 << 20,
-            &[("ConstEval<Pass>", 75 << 20), ("(parsing the input)", 25 << 20)],
+            &[
+                ("ConstEval<Pass>", 75 << 20),
+                ("(parsing the input)", 25 << 20),
+            ],
         );
         heap.rss_bytes = Some(400 << 20);
         heap.rss_growth_bytes = Some(200 << 20);
