@@ -4,7 +4,11 @@
 //! A pass frame is `<Pass>::runOnOperation()` (or IREE's pipeline adaptor's
 //! `runOnOperationSync/Async()`) called under the pass manager
 //! (`mlir::detail::OpToOpPassAdaptor`). Nested pipelines give nested pass
-//! frames; the innermost is the sample's own pass. Samples outside every pass
+//! frames; the innermost is the sample's own pass. A pass's
+//! `initialize(MLIRContext*)` (where it builds its pattern sets), called by
+//! the pass manager's `OpPassManager::initialize` when it starts a
+//! pipeline (as IREE's pipeline adaptor does for each clone of its
+//! pipelines), is that pass too. Samples outside every pass
 //! fall into explicit places (parsing the input, serialization and output,
 //! the Python launcher, startup and teardown, the pass manager,
 //! thread-pool tasks, other), decided
@@ -28,6 +32,12 @@ const RUN_METHODS: [&str; 3] = [
 ];
 /// Frames of the pass manager running passes and nested pipelines.
 const ADAPTOR: &str = "mlir::detail::OpToOpPassAdaptor::";
+/// The pass manager initializing a pipeline's passes: it calls each one's
+/// [`INIT_METHOD`].
+const PIPELINE_INIT: &str = "mlir::OpPassManager::initialize(";
+/// A pass's initialization (its pattern sets built), called by
+/// [`PIPELINE_INIT`].
+const INIT_METHOD: &str = "::initialize(mlir::MLIRContext*)";
 /// The frame from which LLVM's thread pool runs a queued task.
 const TASK_RUNNER: &str = "llvm::StdThreadPool::processTasks(";
 
@@ -104,7 +114,12 @@ impl Phase {
 enum Role {
     Plain,
     Adaptor,
+    /// The pass manager initializing a pipeline's passes.
+    Initializer,
     Pass(PassId),
+    /// A pass's `initialize(MLIRContext*)`: the pass, when the pass
+    /// manager's initialization calls it.
+    PassInit(PassId),
     /// Runs thread-pool tasks: what is above it is a task, what is below a
     /// thread that may only be waiting for something else.
     TaskRunner,
@@ -134,15 +149,22 @@ impl Passes {
                 if symbol.name.starts_with(TASK_RUNNER) {
                     return Role::TaskRunner;
                 }
-                let Some(class) = pass_class(&symbol.name) else {
-                    return Role::Plain;
+                if symbol.name.starts_with(PIPELINE_INIT) {
+                    return Role::Initializer;
+                }
+                let (class, role): (_, fn(PassId) -> Role) = match pass_class(&symbol.name) {
+                    Some(class) => (class, Role::Pass),
+                    None => match init_class(&symbol.name) {
+                        Some(class) => (class, Role::PassInit),
+                        None => return Role::Plain,
+                    },
                 };
                 let id = *ids.entry(class.to_owned()).or_insert_with(|| {
                     names.push(class.to_owned());
                     phases.push(phase_of(&symbol.name));
                     PassId::new(names.len() - 1)
                 });
-                Role::Pass(id)
+                role(id)
             })
             .collect();
         Passes {
@@ -183,14 +205,23 @@ impl Passes {
     }
 
     /// The passes on a stack given leaf first, outermost first, each once.
-    /// A pass frame counts only under a pass-manager frame.
+    /// A pass frame counts only under a pass-manager frame; a pass's
+    /// `initialize(MLIRContext*)` only under the pass manager's
+    /// initialization of its pipeline (the first such frame after it).
     pub(crate) fn on_stack(&self, leaf_first: &[SymbolId], into: &mut Vec<PassId>) {
         into.clear();
-        let mut managed = false;
+        let (mut managed, mut initializing) = (false, false);
         for symbol in leaf_first.iter().rev() {
             match self.roles[symbol.index()] {
                 Role::Adaptor => managed = true,
+                Role::Initializer => (managed, initializing) = (true, true),
                 Role::Pass(id) if managed && !into.contains(&id) => into.push(id),
+                Role::PassInit(id) if initializing => {
+                    initializing = false;
+                    if !into.contains(&id) {
+                        into.push(id);
+                    }
+                }
                 _ => {}
             }
         }
@@ -203,7 +234,7 @@ impl Passes {
     /// frame counts only under a pass-manager frame.
     pub(crate) fn nesting(&self, leaf_first: &[SymbolId], into: &mut Vec<PassId>) {
         into.clear();
-        let mut managed = false;
+        let (mut managed, mut initializing) = (false, false);
         let mut since_pass = false;
         for symbol in leaf_first.iter().rev() {
             match self.roles[symbol.index()] {
@@ -211,7 +242,16 @@ impl Passes {
                     managed = true;
                     since_pass = true;
                 }
+                Role::Initializer => {
+                    (managed, initializing) = (true, true);
+                    since_pass = true;
+                }
                 Role::Pass(id) if managed && (since_pass || into.last() != Some(&id)) => {
+                    into.push(id);
+                    since_pass = false;
+                }
+                Role::PassInit(id) if initializing => {
+                    initializing = false;
                     into.push(id);
                     since_pass = false;
                 }
@@ -233,9 +273,12 @@ impl Passes {
 
     /// True when the pass manager is on a stack given leaf first.
     pub(crate) fn managed(&self, leaf_first: &[SymbolId]) -> bool {
-        leaf_first
-            .iter()
-            .any(|symbol| self.roles[symbol.index()] == Role::Adaptor)
+        leaf_first.iter().any(|symbol| {
+            matches!(
+                self.roles[symbol.index()],
+                Role::Adaptor | Role::Initializer
+            )
+        })
     }
 
     /// The phase of a stack's passes: the innermost pass with a known phase.
@@ -297,6 +340,19 @@ fn pass_class(function: &str) -> Option<&str> {
     let qualified = RUN_METHODS
         .iter()
         .find_map(|method| function.strip_suffix(method))?;
+    class_of(qualified)
+}
+
+/// The class of a `…::Class::initialize(mlir::MLIRContext*)` frame, as
+/// [`pass_class`]; `None` for other frames.
+fn init_class(function: &str) -> Option<&str> {
+    class_of(function.strip_suffix(INIT_METHOD)?)
+}
+
+/// The last name of `qualified` (`ns::Class<…>`), without template
+/// arguments; `None` for the pass manager's own adaptor, an empty name or
+/// one that is not an identifier.
+fn class_of(qualified: &str) -> Option<&str> {
     let mut depth = 0i32;
     let mut start = 0;
     let bytes = qualified.as_bytes();
@@ -346,99 +402,4 @@ fn phase_of(function: &str) -> Option<Phase> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pass_classes_lose_namespaces_and_template_arguments() {
-        let cases = [
-            (
-                "mlir::iree_compiler::IREE::Util::(anonymous namespace)::ApplyPatternsPass::runOnOperation()",
-                Some("ApplyPatternsPass"),
-            ),
-            (
-                "(anonymous namespace)::Canonicalizer::runOnOperation()",
-                Some("Canonicalizer"),
-            ),
-            (
-                "mlir::iree_compiler::GenericPass<mlir::func::FuncOp>::runOnOperation()",
-                Some("GenericPass"),
-            ),
-            ("mlir::detail::OpToOpPassAdaptor::runOnOperation()", None),
-            (
-                "mlir::detail::OpToOpPassAdaptor::run(mlir::Pass*, mlir::Operation*, mlir::AnalysisManager, bool, unsigned int)",
-                None,
-            ),
-            ("llvm::FPPassManager::runOnFunction(llvm::Function&)", None),
-            (
-                "mlir::iree_compiler::detail::OpPipelineAdaptorPass::runOnOperationAsync()",
-                Some("OpPipelineAdaptorPass"),
-            ),
-        ];
-        for (function, class) in cases {
-            assert_eq!(pass_class(function), class, "{function}");
-        }
-    }
-
-    #[test]
-    fn nesting_keeps_a_pass_inside_itself_and_one_run_once() {
-        // Symbols 0..5: main, the adaptor, pass 0's runOnOperation and
-        // runOnOperationAsync, pass 1, a leaf.
-        let passes = Passes {
-            roles: vec![
-                Role::Plain,
-                Role::Adaptor,
-                Role::Pass(PassId::new(0)),
-                Role::Pass(PassId::new(0)),
-                Role::Pass(PassId::new(1)),
-                Role::Plain,
-            ],
-            names: vec!["OpPipelineAdaptorPass".to_owned(), "Inner".to_owned()],
-            phases: vec![None, None],
-        };
-        let root_first = [0, 1, 2, 3, 1, 4, 1, 2, 3, 1, 4, 5];
-        let leaf_first: Vec<SymbolId> = root_first
-            .iter()
-            .rev()
-            .map(|&at| SymbolId::new(at))
-            .collect();
-        let (mut nesting, mut on_stack) = (Vec::new(), Vec::new());
-        passes.nesting(&leaf_first, &mut nesting);
-        passes.on_stack(&leaf_first, &mut on_stack);
-        let ids = |ids: &[usize]| ids.iter().map(|&at| PassId::new(at)).collect::<Vec<_>>();
-        assert_eq!(nesting, ids(&[0, 1, 0, 1]));
-        assert_eq!(on_stack, ids(&[0, 1]));
-        // Outside the pass manager a pass frame does not count.
-        passes.nesting(
-            &[SymbolId::new(5), SymbolId::new(2), SymbolId::new(0)],
-            &mut nesting,
-        );
-        assert!(nesting.is_empty());
-    }
-
-    #[test]
-    fn phases_follow_iree_namespaces() {
-        assert_eq!(
-            phase_of(
-                "mlir::iree_compiler::IREE::Stream::(anonymous namespace)::ScheduleExecutionPass::runOnOperation()"
-            ),
-            Some(Phase::Stream)
-        );
-        assert_eq!(
-            phase_of(
-                "mlir::iree_compiler::IREE::HAL::(anonymous namespace)::SerializeTargetExecutablesPass::runOnOperation()"
-            ),
-            Some(Phase::Codegen)
-        );
-        assert_eq!(
-            phase_of(
-                "mlir::iree_compiler::IREE::HAL::(anonymous namespace)::MaterializeResourceCachesPass::runOnOperation()"
-            ),
-            Some(Phase::Hal)
-        );
-        assert_eq!(
-            phase_of("(anonymous namespace)::Canonicalizer::runOnOperation()"),
-            None
-        );
-    }
-}
+mod tests;

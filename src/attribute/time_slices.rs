@@ -65,6 +65,8 @@ pub(crate) struct Utilization {
 /// The samples of a profile over time.
 #[derive(Clone, Debug)]
 pub(crate) struct Timeline {
+    /// perf's time of the first sample kept: second 0 of the slices.
+    pub start_ns: u64,
     pub slice_seconds: f64,
     pub slices: Vec<TimeSlice>,
     pub phases: Vec<PhaseSpan>,
@@ -92,6 +94,7 @@ pub(crate) fn timeline(
         kept.iter().map(|sample| sample.time).max(),
     ) else {
         return Timeline {
+            start_ns: 0,
             slice_seconds: 0.0,
             slices: Vec::new(),
             phases: Vec::new(),
@@ -152,6 +155,7 @@ pub(crate) fn timeline(
         utilization(times, first, span, hz, profile.info.cpus_online)
     });
     Timeline {
+        start_ns: first,
         slice_seconds,
         phases: phase_spans(&slices, slice_seconds),
         slices,

@@ -252,6 +252,11 @@ pub(super) struct PageRun<'a> {
     pub(super) rss: Option<&'a RssJoin>,
     /// MLIR's actions on perf's clock, when the run recorded them.
     pub(super) actions: Option<&'a ActionJoin>,
+    /// The recording read with `--heap` (the same profile for `report
+    /// --heap`, a second reading for `record --heap`) and its classes, when
+    /// the run has a heap recording: the page then has the live-heap
+    /// section and the timeline its line.
+    pub(super) heap: Option<(&'a Profile, &'a Classes<'a>)>,
 }
 
 /// The HTML report: what `run` holds (the run's `run.json` facts and the
@@ -267,8 +272,22 @@ pub(super) fn html_report(
 ) -> String {
     let command = profile.profiled_command();
     let timeline = timeline(profile, classes, filter, defaults::TIMELINE_SLICES);
-    let timeline = (!timeline.slices.is_empty())
-        .then(|| timeline_svg::render(&timeline, classes.table, &command, None, run.rss));
+    let heap_line = run
+        .heap
+        .and_then(|(heap, _)| crate::attribute::heap::heap_line(heap, timeline.start_ns));
+    let heap_peak = run
+        .heap
+        .and_then(|(heap, heap_classes)| crate::attribute::heap::heap_peak(heap, heap_classes));
+    let timeline = (!timeline.slices.is_empty()).then(|| {
+        timeline_svg::render(
+            &timeline,
+            classes.table,
+            &command,
+            None,
+            run.rss,
+            heap_line.as_ref(),
+        )
+    });
     let found = findings(profile, classes, filter);
     let mut facts = run_facts(profile, filter, run.facts, run.notices);
     facts.extend(
@@ -286,6 +305,7 @@ pub(super) fn html_report(
             .facts
             .map_or_else(Vec::new, |facts| facts.artifacts.clone()),
         actions: run.actions,
+        heap: heap_peak.as_ref(),
     };
     html::render(&page, profile, classes, filter)
 }

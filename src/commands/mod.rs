@@ -37,12 +37,12 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
+use crate::attribute::heap::HeapPeak;
 use crate::attribute::{Attribution, categories_cached};
 use crate::error::{EXIT_TRUNCATED, Error};
 use crate::output::{Output, write_output};
 use crate::profile::{Profile, ReadOptions, SampleFilter};
 use crate::report::breakdown::Breakdown;
-use crate::report::heap::HeapPeakJson;
 use crate::report::memory::{self, MemoryJson};
 use crate::report::run_facts::{notes_lost_samples, notices};
 use crate::report::summary::{self, Summary};
@@ -173,6 +173,24 @@ fn load_recording(input: &Input, read: &ReadOptions, run_dir: &RunDir) -> Result
     Ok(profile)
 }
 
+/// With `record --heap`: the recording read again with `--heap` (the live
+/// heap at the RSS peak) for the HTML page's heap section, as `report
+/// --heap` reads it; `None` for a recording without the heap sampler's
+/// markers.
+fn heap_reading(
+    input: &Input,
+    read: &ReadOptions,
+    run_dir: &RunDir,
+    profile: &Profile,
+) -> Option<Result<Profile, Error>> {
+    crate::heap::heap_events(&profile.info)?;
+    let read = ReadOptions {
+        heap: Some(crate::profile::HeapInstant::Peak),
+        ..read.clone()
+    };
+    Some(load_recording(input, &read, run_dir))
+}
+
 /// The rule table and the recording. The rules are read (and, when their
 /// categories are not cached, compiled) on another core while the
 /// recording loads; a bad rules file is the error reported, once the load
@@ -279,7 +297,7 @@ fn write_report_with_heap(
     output: &Output,
     breakdown: &Breakdown<'_>,
     memory: Option<MemoryJson>,
-    heap: Option<HeapPeakJson>,
+    heap: Option<HeapPeak>,
     format: Option<TextFormat>,
     colors: Colors,
 ) -> Result<(), Error> {

@@ -22,8 +22,8 @@ use super::draw::{
 };
 use super::series::{SeriesReading, read_series};
 use super::{
-    Config, Run, finish, load_recording, load_rules, memory_section, own_recording, page_actions,
-    rss_join, stdout_colors, write_report,
+    Config, Run, finish, heap_reading, load_recording, load_rules, memory_section, own_recording,
+    page_actions, rss_join, stdout_colors, write_report,
 };
 use crate::actions::ActionsMode;
 use crate::attribute::{Attribution, Classes, Grouping};
@@ -434,6 +434,18 @@ fn report_recording(
     if let Some(notice) = actions_notice {
         recorded.run.notes.push(notice);
     }
+    let heap_profile = match heap_reading(&input, &read, &run_dir, &profile) {
+        Some(Ok(heap_profile)) => Some(heap_profile),
+        Some(Err(error)) => {
+            let note = format!("the live heap cannot be read: {error}");
+            recorded.run.notes.push(note);
+            None
+        }
+        None => None,
+    };
+    let heap_classes = heap_profile
+        .as_ref()
+        .map(|heap_profile| Classes::new(heap_profile, rules));
     let page = html_report(
         &profile,
         &classes,
@@ -444,6 +456,7 @@ fn report_recording(
             notices: &run_notices,
             rss: rss.as_ref(),
             actions: actions.as_ref(),
+            heap: heap_profile.as_ref().zip(heap_classes.as_ref()),
         },
         svgs,
     );

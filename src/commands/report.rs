@@ -156,6 +156,7 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
                 notices: &page_notices,
                 rss: rss.as_ref(),
                 actions: actions.as_ref(),
+                heap: Some((&profile, &classes)),
             },
             flamegraphs,
         );
@@ -229,7 +230,7 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
             filter,
             options.attribution,
         )?;
-        let heap = crate::report::heap::heap_peak(&profile, &classes);
+        let heap = crate::attribute::heap::heap_peak(&profile, &classes);
         write_report_with_heap(
             &config.output,
             &breakdown,

@@ -25,6 +25,8 @@ use perfdata::Input;
 pub(crate) const EXAMPLES: &str =
     "  Categories over time, with the phases, busy threads and RSS of a run:
     compile-perf timeline runs/example -o timeline.svg
+  The live heap beside the RSS, of a run of `record --heap`:
+    compile-perf timeline runs/example --heap -o timeline.svg
   The buckets as JSON, 200 of them:
     compile-perf timeline perf.data --format json --buckets 200 -o timeline.json";
 
@@ -127,6 +129,7 @@ fn draw(
     if let Some(notice) = rss_notice.filter(|_| !config.quiet) {
         eprintln!("compile-perf: notice: {notice}");
     }
+    let heap = crate::attribute::heap::heap_line(&profile, timeline.start_ns);
     let run = run_dir.run.as_ref();
     let facts = match (&chosen, run.map(RunJson::short_line)) {
         (Some(chosen), Some(facts)) => Some(format!("{chosen}; {facts}")),
@@ -134,14 +137,22 @@ fn draw(
     };
     write_output(&config.output, |out| match options.format {
         Format::Json => {
-            let mut document = timeline_json::to_json(&timeline, &rules, command, rss.as_ref());
+            let mut document =
+                timeline_json::to_json(&timeline, &rules, command, rss.as_ref(), heap.as_ref());
             document.run_of_set = chosen.clone();
             serde_json::to_writer_pretty(&mut *out, &document)?;
             writeln!(out)
         }
         _ => out.write_all(
-            timeline_svg::render(&timeline, &rules, &command, facts.as_deref(), rss.as_ref())
-                .as_bytes(),
+            timeline_svg::render(
+                &timeline,
+                &rules,
+                &command,
+                facts.as_deref(),
+                rss.as_ref(),
+                heap.as_ref(),
+            )
+            .as_bytes(),
         ),
     })?;
     finish(config, &profile, run)

@@ -56,6 +56,24 @@ impl Live {
     }
 }
 
+/// The live heap just after one sampled allocation or free.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct HeapPoint {
+    /// perf's timestamp, in nanoseconds.
+    pub time: u64,
+    /// Estimated live bytes.
+    pub bytes: u64,
+    /// The estimate's variance (bytes²).
+    pub variance: f64,
+}
+
+impl HeapPoint {
+    /// The sampling's standard error of [`HeapPoint::bytes`].
+    pub(crate) fn standard_error(&self) -> u64 {
+        self.variance.max(0.0).sqrt().round() as u64
+    }
+}
+
 impl HeapEvents {
     /// A sampled allocation, at `time`.
     pub(crate) fn on_alloc(&mut self, time: u64, pid: i32, marked: MarkedAlloc, key: SampleKey) {
@@ -112,26 +130,36 @@ impl HeapEvents {
         self.live_at(u64::MAX, |alloc| alloc.freed.is_none() && keep(alloc))
     }
 
-    /// The live bytes after each allocation and free (`(time, bytes)`, in
-    /// time order) of the allocations `keep` accepts.
-    pub(crate) fn series(&self, keep: impl Fn(&HeapAlloc) -> bool) -> Vec<(u64, u64)> {
-        let mut changes: Vec<(u64, i128)> = Vec::new();
+    /// The live bytes (and their variance) after each allocation and free,
+    /// in time order, of the allocations `keep` accepts: what
+    /// [`HeapEvents::live_at`] says at each of those instants.
+    pub(crate) fn series(&self, keep: impl Fn(&HeapAlloc) -> bool) -> Vec<HeapPoint> {
+        let mut changes: Vec<(u64, i128, f64)> = Vec::new();
         for alloc in self.allocs.iter().filter(|alloc| keep(alloc)) {
-            let weight = i128::from(alloc.marked.weight);
-            changes.push((alloc.time, weight));
+            let (weight, variance) = (i128::from(alloc.marked.weight), alloc.marked.variance());
+            changes.push((alloc.time, weight, variance));
             if let Some(freed) = alloc.freed {
-                changes.push((freed, -weight));
+                changes.push((freed, -weight, -variance));
             }
         }
-        changes.sort_by_key(|&(time, _)| time);
-        let mut bytes: i128 = 0;
-        changes
-            .into_iter()
-            .map(|(time, change)| {
-                bytes += change;
-                (time, u64::try_from(bytes.max(0)).unwrap_or(u64::MAX))
-            })
-            .collect()
+        changes.sort_by_key(|&(time, _, _)| time);
+        let (mut bytes, mut variance): (i128, f64) = (0, 0.0);
+        let mut points: Vec<HeapPoint> = Vec::with_capacity(changes.len());
+        for (time, change, change_variance) in changes {
+            bytes += change;
+            variance += change_variance;
+            let point = HeapPoint {
+                time,
+                bytes: u64::try_from(bytes.max(0)).unwrap_or(u64::MAX),
+                variance: variance.max(0.0),
+            };
+            // Changes at one instant make one point: the state after them all.
+            match points.last_mut() {
+                Some(last) if last.time == time => *last = point,
+                _ => points.push(point),
+            }
+        }
+        points
     }
 }
 
@@ -170,7 +198,9 @@ mod tests {
         assert_eq!(events.live_at_end(|_| true).bytes, 100);
         assert_eq!(events.live_at(25, |alloc| alloc.pid == 2).bytes, 300);
         assert_eq!(events.unmatched_frees, 1);
-        let series = events.series(|_| true);
+        let series: Vec<(u64, u64)> = (events.series(|_| true).iter())
+            .map(|point| (point.time, point.bytes))
+            .collect();
         assert_eq!(series, vec![(10, 100), (20, 400), (30, 100)]);
     }
 
@@ -183,5 +213,33 @@ mod tests {
         let live = events.live_at(5, |_| true);
         assert_eq!(live.standard_error(), 200);
         assert_eq!(live.samples, 2);
+        let series = events.series(|_| true);
+        assert_eq!(series.last().map(HeapPoint::standard_error), Some(200));
+    }
+
+    #[test]
+    fn each_point_of_the_series_is_what_is_live_then_with_its_error() {
+        let mut events = HeapEvents::default();
+        events.on_alloc(10, 1, marked(0x10, 200), key());
+        events.on_alloc(20, 1, marked(0x20, 1000), key());
+        events.on_alloc(20, 1, marked(0x30, 400), key());
+        events.on_free(30, 1, 0x20);
+        events.on_free(40, 1, 0x10);
+        let series = events.series(|_| true);
+        assert_eq!(
+            series.iter().map(|point| point.time).collect::<Vec<_>>(),
+            [10, 20, 30, 40],
+            "one point per instant"
+        );
+        for point in &series {
+            let live = events.live_at(point.time, |_| true);
+            assert_eq!(point.bytes, live.bytes, "at {}", point.time);
+            assert_eq!(
+                point.standard_error(),
+                live.standard_error(),
+                "at {}",
+                point.time
+            );
+        }
     }
 }

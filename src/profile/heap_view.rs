@@ -71,7 +71,7 @@ pub(crate) fn apply(
     let points = heap.series(in_process);
     let (max_ns, max_bytes) = points
         .iter()
-        .copied()
+        .map(|point| (point.time, point.bytes))
         .reduce(|best, point| if point.1 > best.1 { point } else { best })
         .unwrap_or((start_ns, 0));
     let process = series.and_then(|series| series.processes.iter().find(|p| p.pid == pid));

@@ -4,6 +4,7 @@
 
 pub(crate) mod flamegraph;
 pub(crate) mod html;
+mod timeline_heap;
 pub(crate) mod timeline_svg;
 
 /// Titles longer than this are cut.

@@ -3,13 +3,17 @@
 //! with the compile's phases as a band above, the number of busy threads
 //! as a line over the columns, the slices in which the kernel lost samples
 //! marked red along the chart's top, and, when the run has a
-//! `memory.json`, the compiler's RSS as a second line with its peak marked.
+//! `memory.json`, the compiler's RSS as a second line with its peak marked;
+//! with `--heap`, the estimated live heap beside it on the same scale
+//! (`timeline_heap.rs`).
 
 use std::fmt::Write;
 
 use hashbrown::HashMap;
 
+use super::timeline_heap;
 use super::{TITLE_CHARS, short_command, xml_escape};
+use crate::attribute::heap::HeapLine;
 use crate::attribute::rss::RssJoin;
 use crate::attribute::{Phase, Timeline};
 use category_rules::{CategoryId, RuleTable};
@@ -45,13 +49,14 @@ fn phase_color(phase: Phase) -> &'static str {
 
 /// Draws `timeline`, titled with the profiled `command`, and the run's
 /// facts (from `run.json`) under it when known, with the RSS line when
-/// `rss` is given.
+/// `rss` is given and the live-heap line when `heap` is.
 pub(crate) fn render(
     timeline: &Timeline,
     table: &RuleTable,
     command: &str,
     run_facts: Option<&str>,
     rss: Option<&RssJoin>,
+    heap: Option<&HeapLine>,
 ) -> String {
     let title = short_command(command, TITLE_CHARS);
     let plot_width = WIDTH - LEFT - RIGHT;
@@ -214,9 +219,7 @@ pub(crate) fn render(
         );
     }
 
-    if let Some(rss) = rss {
-        draw_rss(&mut svg, rss, &x_of, total_seconds);
-    }
+    draw_memory(&mut svg, rss, heap, &x_of, total_seconds);
 
     // Axes: share on the left, seconds below.
     let bottom = CHART_TOP + CHART_HEIGHT;
@@ -288,16 +291,67 @@ fn draw_losses(svg: &mut String, timeline: &Timeline, column: f64) {
     }
 }
 
-/// The RSS line over the columns (dashed) and its anonymous part (dotted),
-/// scaled from 0 to the RSS peak (the scale in its colour inside the
-/// chart's left edge), with the peak marked and named.
-fn draw_rss(svg: &mut String, rss: &RssJoin, x_of: &dyn Fn(f64) -> f64, total_seconds: f64) {
-    let Some(top) = rss.line.iter().map(|(_, bytes, _)| *bytes).max() else {
+/// The memory lines over the columns on one scale from 0 to the highest
+/// of them (the scale in the RSS colour inside the chart's left edge): the
+/// RSS and its anonymous part, and the live heap; and what each line is.
+fn draw_memory(
+    svg: &mut String,
+    rss: Option<&RssJoin>,
+    heap: Option<&HeapLine>,
+    x_of: &dyn Fn(f64) -> f64,
+    total_seconds: f64,
+) {
+    let rss_top = rss.and_then(|rss| rss.line.iter().map(|(_, bytes, _)| *bytes).max());
+    let heap_top = heap.and_then(timeline_heap::top);
+    let Some(top) = rss_top.into_iter().chain(heap_top).max() else {
         return;
     };
     let scale = (top as f64).max(1.0);
     let bottom = CHART_TOP + CHART_HEIGHT;
     let y_of = |bytes: u64| bottom - bytes as f64 / scale * (CHART_HEIGHT - 16.0);
+    if let Some(rss) = rss {
+        draw_rss(svg, rss, x_of, &y_of, total_seconds);
+    }
+    if let Some(heap) = heap {
+        timeline_heap::draw(svg, heap, x_of, &y_of, total_seconds);
+    }
+    let mib = |bytes: f64| bytes / f64::from(1 << 20);
+    for fraction in [0.5, 1.0] {
+        let bytes = (scale * fraction) as u64;
+        let _ = writeln!(
+            svg,
+            r##"<text x="{:.1}" y="{:.1}" fill="{RSS_COLOR}" font-weight="bold">{:.0} MiB</text>"##,
+            LEFT + 4.0,
+            y_of(bytes) - 3.0,
+            mib(bytes as f64)
+        );
+    }
+    let legend = match (rss.is_some(), heap.is_some()) {
+        (true, true) => format!(
+            "RSS (dashed), anonymous (dotted), {}",
+            timeline_heap::LEGEND
+        ),
+        (true, false) => "RSS (dashed), anonymous (dotted)".to_owned(),
+        _ => timeline_heap::LEGEND.to_owned(),
+    };
+    let _ = writeln!(
+        svg,
+        r##"<text class="memory-legend" x="{:.1}" y="{:.1}" fill="{RSS_COLOR}" font-weight="bold">{}</text>"##,
+        LEFT + 4.0,
+        bottom - 4.0,
+        xml_escape(&legend)
+    );
+}
+
+/// The RSS line over the columns (dashed) and its anonymous part (dotted),
+/// with the peak marked and named.
+fn draw_rss(
+    svg: &mut String,
+    rss: &RssJoin,
+    x_of: &dyn Fn(f64) -> f64,
+    y_of: &dyn Fn(u64) -> f64,
+    total_seconds: f64,
+) {
     let points = |bytes_of: fn(&(f64, u64, u64)) -> u64| -> String {
         rss.line
             .iter()
@@ -321,22 +375,6 @@ fn draw_rss(svg: &mut String, rss: &RssJoin, x_of: &dyn Fn(f64) -> f64, total_se
         pid = rss.pid,
     );
     let mib = |bytes: f64| bytes / f64::from(1 << 20);
-    for fraction in [0.5, 1.0] {
-        let bytes = (scale * fraction) as u64;
-        let _ = writeln!(
-            svg,
-            r##"<text x="{:.1}" y="{:.1}" fill="{RSS_COLOR}" font-weight="bold">{:.0} MiB</text>"##,
-            LEFT + 4.0,
-            y_of(bytes) - 3.0,
-            mib(bytes as f64)
-        );
-    }
-    let _ = writeln!(
-        svg,
-        r##"<text x="{:.1}" y="{:.1}" fill="{RSS_COLOR}" font-weight="bold">RSS (dashed), anonymous (dotted)</text>"##,
-        LEFT + 4.0,
-        bottom - 4.0
-    );
     if let Some(peak) = &rss.peak {
         let (x, y) = (x_of(peak.seconds.min(total_seconds)), y_of(peak.bytes));
         let label = format!(

@@ -188,6 +188,9 @@ pub(crate) struct DiffJson<'a> {
     /// The outputs' members matched across the sides.
     artifacts: Vec<MemberJson>,
     rows: Vec<RowJson<'a>>,
+    /// With `--heap`: the sides' live heaps at their instants read compared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) heap_peak: Option<crate::attribute::heap_diff::HeapPeakDiff>,
 }
 
 /// One side in the JSON document.
@@ -255,6 +258,7 @@ fn side_json(side: &Side) -> SideJson<'_> {
 /// The JSON document of `diff`.
 pub(crate) fn to_json<'a>(diff: &'a Diff, scope: &Scope) -> DiffJson<'a> {
     DiffJson {
+        heap_peak: None,
         lost_samples: diff.base.lost_samples() + diff.new.lost_samples(),
         base: side_json(&diff.base),
         new: side_json(&diff.new),

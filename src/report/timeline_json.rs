@@ -1,9 +1,11 @@
 //! `compile-perf timeline --format json`: the time slices (`buckets` in the
 //! JSON, as `--buckets` counts them), their category samples, busy threads
-//! and phases, and the utilization summary.
+//! and phases, and the utilization summary; the RSS line, and with
+//! `--heap` the live-heap line.
 
 use serde::Serialize;
 
+use crate::attribute::heap::HeapLine;
 use crate::attribute::rss::{MemoryPeak, RssJoin};
 use crate::attribute::{Timeline, Utilization};
 use category_rules::RuleTable;
@@ -22,6 +24,9 @@ pub(crate) struct TimelineJson {
     /// `memory.json`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rss: Option<RssJson>,
+    /// With `--heap`: the compiler's estimated live heap over time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heap: Option<HeapJson>,
     /// Of a set of runs: which run this is, and why (`run-2, the run of
     /// median wall time of 3 runs: …`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -40,6 +45,31 @@ pub(crate) struct RssJson {
     /// `[seconds, bytes, anon_bytes]`: seconds from the first sample as the
     /// buckets, the RSS and its anonymous part.
     pub points: Vec<(f64, u64, u64)>,
+}
+
+/// The live-heap line of the timeline (`--heap`).
+#[derive(Debug, Serialize)]
+pub(crate) struct HeapJson {
+    pub process: String,
+    pub pid: i32,
+    /// The instant `report --heap` reads (its `heap_peak`), on the
+    /// buckets' clock.
+    pub at: HeapAtJson,
+    /// The most live heap of the line, and when.
+    pub max: Option<HeapAtJson>,
+    /// `[seconds, live_bytes, standard_error_bytes]` after each sampled
+    /// allocation and free, seconds as the buckets.
+    pub points: Vec<(f64, u64, u64)>,
+}
+
+/// The live heap at one instant.
+#[derive(Debug, Serialize)]
+pub(crate) struct HeapAtJson {
+    pub seconds: f64,
+    /// `rss_peak`, `heap_peak` or `given` (`--at`); `max` for the most.
+    pub instant: &'static str,
+    pub live_bytes: u64,
+    pub standard_error_bytes: u64,
 }
 
 /// A peak of the RSS or of its anonymous part: the RSS then, split by
@@ -104,16 +134,43 @@ fn peak_json(peak: &MemoryPeak, round: impl Fn(f64) -> f64) -> RssPeakJson {
     }
 }
 
+fn heap_json(heap: &HeapLine, round: impl Fn(f64) -> f64) -> HeapJson {
+    let (seconds, live_bytes, standard_error_bytes, instant) = heap.at;
+    HeapJson {
+        process: heap.process.clone(),
+        pid: heap.pid,
+        at: HeapAtJson {
+            seconds: round(seconds),
+            instant,
+            live_bytes,
+            standard_error_bytes,
+        },
+        max: (heap.points.iter())
+            .reduce(|best, point| if point.1 > best.1 { point } else { best })
+            .map(|&(seconds, live_bytes, standard_error_bytes)| HeapAtJson {
+                seconds: round(seconds),
+                instant: "max",
+                live_bytes,
+                standard_error_bytes,
+            }),
+        points: (heap.points.iter())
+            .map(|&(seconds, bytes, error)| (round(seconds), bytes, error))
+            .collect(),
+    }
+}
+
 /// The JSON form of `timeline`.
 pub(crate) fn to_json(
     timeline: &Timeline,
     table: &RuleTable,
     command: String,
     rss: Option<&RssJoin>,
+    heap: Option<&HeapLine>,
 ) -> TimelineJson {
     let round = |value: f64| (value * 1000.0).round() / 1000.0;
     TimelineJson {
         run_of_set: None,
+        heap: heap.map(|heap| heap_json(heap, round)),
         rss: rss.map(|rss| RssJson {
             process: rss.name.clone(),
             pid: rss.pid,

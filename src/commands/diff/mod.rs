@@ -18,6 +18,8 @@ use super::{
 };
 use crate::attribute::comparable::SideRuns;
 use crate::attribute::diff::{Diff, Limits, Side, diff, failures};
+use crate::attribute::heap::HeapPeak;
+use crate::attribute::heap_diff::compare;
 use crate::attribute::rss::compiler_series;
 use crate::attribute::run_diff::{Measure, RunMeasures, run_failures};
 use crate::attribute::runs::{RunRows, run_rows};
@@ -29,6 +31,7 @@ use crate::profile::{Profile, ReadOptions, SampleFilter};
 use crate::render::flamegraph::diff::{DiffStacks, Drawn, FoldedFor, Labels, draw, folded_lines};
 use crate::report::breakdown::{attribution_name, grouping_name, scope_words};
 use crate::report::diff::{Scope, to_json, write_failures, write_text};
+use crate::report::table::TextFormat;
 use crate::rss::Resident;
 use crate::run_dir::{RunDir, RunFile};
 use category_rules::RuleTable;
@@ -40,7 +43,9 @@ pub(crate) const EXAMPLES: &str =
     "  How each category's share moved between two sets of runs of `record --repeat`:
     compile-perf diff runs/text runs/bytecode --compiler
   A CI gate: exit 30 on a regression, and draw the change:
-    compile-perf diff runs/main runs/pr --fail-on-regression --flamegraph diff.svg";
+    compile-perf diff runs/main runs/pr --fail-on-regression --flamegraph diff.svg
+  Two runs of `record --heap`: their live heaps at the RSS peak, and whether they differ:
+    compile-perf diff runs/main-heap runs/pr-heap --heap --by pass";
 
 #[derive(Debug, Args)]
 pub(crate) struct DiffArgs {
@@ -174,7 +179,8 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
     };
     let mut code = 0;
     // Each side's runs, and each run's folded stacks for the flamegraphs.
-    let mut read_side = |path: &Path| -> Result<(Side, Vec<HashMap<String, u64>>), Error> {
+    let mut read_side = |path: &Path| -> Result<(Side, SideExtras), Error> {
+        let mut heap_peaks = Vec::new();
         let mut runs = Vec::new();
         let mut measures = Vec::new();
         let mut stacks = Vec::new();
@@ -196,6 +202,7 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
                 actions.as_ref(),
             );
             measures.push(run_measures(&rows, &profile, &run_dir));
+            heap_peaks.extend(crate::attribute::heap::heap_peak(&profile, &classes));
             runs.push(rows);
             if options.flamegraph.is_some() {
                 stacks.push(folded_lines(
@@ -213,10 +220,19 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
             measures,
             compiled,
         };
-        Ok((side, stacks))
+        Ok((side, (stacks, heap_peaks)))
     };
-    let (base, base_stacks) = read_side(&options.base)?;
-    let (new, new_stacks) = read_side(&options.new)?;
+    let (base, (base_stacks, base_heap)) = read_side(&options.base)?;
+    let (new, (new_stacks, new_heap)) = read_side(&options.new)?;
+    let heap = options
+        .read
+        .heap
+        .and_then(|_| compare(&base_heap, &new_heap));
+    if options.read.heap.is_some() && heap.is_none() && !config.quiet {
+        eprintln!(
+            "compile-perf: warning: a side has no sampled allocation in its compiler: no live heap to compare"
+        );
+    }
     // Rows too small to change by the smallest limit checked are not tested.
     let floor = limits
         .max_increase
@@ -231,9 +247,21 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
     };
     let colors = options.color.wanted(&config.output);
     write_output(&config.output, |out| match options.format.text() {
-        Some(format) => write_text(&compared, &scope, format, colors, out),
+        Some(format) => {
+            write_text(&compared, &scope, format, colors, out)?;
+            match (&heap, format) {
+                // A CSV file is the one table.
+                (Some(heap), TextFormat::Table | TextFormat::Markdown) => {
+                    writeln!(out)?;
+                    crate::report::heap::write_diff_text(heap, out)
+                }
+                _ => Ok(()),
+            }
+        }
         None => {
-            serde_json::to_writer_pretty(&mut *out, &to_json(&compared, &scope))?;
+            let mut document = to_json(&compared, &scope);
+            document.heap_peak = heap.clone();
+            serde_json::to_writer_pretty(&mut *out, &document)?;
             writeln!(out)
         }
     })?;
@@ -271,6 +299,10 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
     );
     Ok(EXIT_REGRESSION)
 }
+
+/// A side's folded stacks (for the flamegraphs) and its runs' live heaps
+/// (with `--heap`).
+type SideExtras = (Vec<HashMap<String, u64>>, Vec<HeapPeak>);
 
 /// The gate's exit code when it refuses to judge, after saying why on
 /// stderr: a failed compile on either side, or sides of different inputs

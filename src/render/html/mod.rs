@@ -1,8 +1,9 @@
 //! The HTML report: one self-contained page (no network, no files beside
 //! it) with a table of contents, the run's facts, the category table, the
 //! timeline, the pass table (the rows of `report`), with MLIR's actions the
-//! tables of rewrite patterns and IR units (`rows.rs` makes the rows), the
-//! artifacts and the flamegraphs. It works from an e-mail attachment or a CI artifact.
+//! tables of rewrite patterns and IR units (`rows.rs` makes the rows), with
+//! `record --heap` the live heap (`heap.rs`), the artifacts and the
+//! flamegraphs. It works from an e-mail attachment or a CI artifact.
 //!
 //! Each flamegraph is its SVG, script and all, in an `<iframe srcdoc>` of
 //! its own, so that its search and zoom work and the pages' scripts and ids
@@ -17,9 +18,11 @@ use std::fmt::Write as _;
 use super::flamegraph::Svg;
 use super::xml_escape;
 use crate::artifact::{Artifact, outputs};
+mod heap;
 mod rows;
 
 use crate::attribute::actions::ActionJoin;
+use crate::attribute::heap::HeapPeak;
 use crate::attribute::{
     ActionRows, Attribution, Classes, Grouping, group, group_by_actions, percent,
 };
@@ -55,6 +58,9 @@ pub(crate) struct HtmlPage<'a> {
     /// MLIR's actions on perf's clock, when the run recorded them: the
     /// page then has the tables of patterns and IR units.
     pub actions: Option<&'a ActionJoin>,
+    /// The live heap of a run of `record --heap`: the page then has its
+    /// section.
+    pub heap: Option<&'a HeapPeak>,
 }
 
 /// The page for the samples `filter` keeps.
@@ -113,6 +119,9 @@ pub(crate) fn render(
         html.push_str("</div>\n");
     }
     write_table(&mut html, "passes", "Passes", "pass", &passes.1, samples);
+    if let Some(heap) = page.heap {
+        heap::write_heap(&mut html, heap);
+    }
     if let Some(join) = page.actions {
         let action_rows = |rows| {
             let grouped = group_by_actions(profile, classes, page.attribution, join, rows, filter);
@@ -170,6 +179,9 @@ fn write_contents(html: &mut String, page: &HtmlPage) {
         sections.push(("timeline".to_owned(), "Timeline".to_owned()));
     }
     sections.push(("passes".to_owned(), "Passes".to_owned()));
+    if page.heap.is_some() {
+        sections.push(("heap".to_owned(), "Live heap".to_owned()));
+    }
     if page.actions.is_some() {
         sections.push(("patterns".to_owned(), "Rewrite patterns".to_owned()));
         sections.push(("units".to_owned(), "IR units".to_owned()));
@@ -425,6 +437,7 @@ mod tests {
             attribution: Attribution::Leaf,
             artifacts: Vec::new(),
             actions: None,
+            heap: None,
         };
         let mut html = String::new();
         write_contents(&mut html, &page);

@@ -225,7 +225,7 @@ pub(crate) struct ReportJson {
     /// With `--heap` (`record --heap`): the live heap at the RSS peak (or
     /// `--at`), by pass, against the RSS growth, and what is live at the end.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub heap_peak: Option<crate::report::heap::HeapPeakJson>,
+    pub heap_peak: Option<crate::attribute::heap::HeapPeak>,
     /// With any other `--by` (and the places outside passes with `--by
     /// pass`): one entry per row.
     #[serde(skip_serializing_if = "Vec::is_empty")]
