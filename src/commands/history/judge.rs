@@ -13,11 +13,14 @@
 //!   Holm's method, and flagged only when also at least the minimum effect.
 
 use crate::attribute::significance::{self, Count, RowRuns};
+use std::collections::BTreeMap;
+
+use crate::defaults::HISTORY_THRESHOLD_PP;
 use crate::history::{Metric, StoredRun};
 
 use serde::Serialize;
 
-use super::facts::{BYTES, CATEGORY, CPU, PASS, RSS, WALL};
+use super::super::keep::facts::{BYTES, CATEGORY, CPU, PASS, RSS, WALL};
 
 /// Adjacent changes needed for the IQR fence.
 pub(crate) const MIN_CHANGES: usize = 5;
@@ -258,6 +261,59 @@ fn shares(
             });
     }
     judged
+}
+
+/// One run of a trend: the run, and its metrics judged against the runs
+/// before it (its plain values when it is the first).
+pub(crate) struct Point<'a> {
+    pub run: &'a StoredRun,
+    pub judged: Vec<Judged>,
+}
+
+/// The last `last` runs of each series, each judged against up to `last`
+/// runs before it (as `history show` and `history html` show them).
+pub(crate) fn points(runs: &[StoredRun], last: usize) -> BTreeMap<&str, Vec<Point<'_>>> {
+    let mut by_series: BTreeMap<&str, Vec<&StoredRun>> = BTreeMap::new();
+    for run in runs {
+        by_series.entry(run.series.as_str()).or_default().push(run);
+    }
+    by_series
+        .into_iter()
+        .map(|(series, runs)| {
+            let first = runs.len().saturating_sub(last);
+            let points = (first..runs.len())
+                .map(|at| {
+                    let history = &runs[at.saturating_sub(last)..at];
+                    let mut judged = judge(history, runs[at], HISTORY_THRESHOLD_PP);
+                    if judged.is_empty() {
+                        judged = plain(runs[at]);
+                    }
+                    Point {
+                        run: runs[at],
+                        judged,
+                    }
+                })
+                .collect();
+            (series, points)
+        })
+        .collect()
+}
+
+/// The metrics of a run without history, unjudged.
+fn plain(run: &StoredRun) -> Vec<Judged> {
+    run.metrics
+        .iter()
+        .map(|metric| Judged {
+            metric: metric.name.clone(),
+            value: metric.value,
+            previous: None,
+            median: None,
+            delta_previous: None,
+            delta_median: None,
+            flagged: false,
+            test: "first run: nothing to compare with".to_owned(),
+        })
+        .collect()
 }
 
 /// A change: per cent for a measure, percentage points for a share.
