@@ -37,10 +37,10 @@ pub(super) fn chart(metric: &str, points: &[ChartPoint<'_>]) -> String {
     };
     let y = |value: f64| TOP + (HEIGHT - TOP - BOTTOM) * (high - value) / (high - low);
     let mut svg = String::with_capacity(1024 + points.len() * 400);
-    let _ = write!(
+    let _ = writeln!(
         svg,
         "<svg class=\"chart\" width=\"{WIDTH}\" height=\"{HEIGHT}\" \
-         viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=\"img\" aria-label=\"{}\">\n",
+         viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=\"img\" aria-label=\"{}\">",
         xml_escape(&format!("{metric} over {} runs", points.len()))
     );
     let bottom = HEIGHT - BOTTOM;

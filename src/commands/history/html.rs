@@ -88,11 +88,12 @@ fn page(
         html,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <title>compile-perf history</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
-         <h1>compile-perf history</h1>\n<p class=\"about\">{runs} runs of {} keys, the last {last} \
+         <h1>compile-perf history</h1>\n<p class=\"about\">{runs} runs of {} {}, the last {last} \
          of each; each run judged against the {last} runs of its key before it, as \
          <code>history check</code> judges. Click a point for its run.</p>\n{LEGEND}\n\
          <div class=\"layout\">\n<main>\n",
-        points.len()
+        points.len(),
+        if points.len() == 1 { "key" } else { "keys" }
     );
     if points.is_empty() {
         html.push_str("<p>No runs in the store (for this key).</p>\n");
@@ -162,7 +163,7 @@ fn write_details(html: &mut String, point: &Point<'_>, charted: &[&str], report:
     let flagged: Vec<&Judged> = point.judged.iter().filter(|j| j.flagged).collect();
     let _ = write!(
         html,
-        "<section class=\"run\" data-run=\"{id}\" hidden>\n<h3>Run <code class=\"identity\">{id}</code></h3>\n\
+        "<section class=\"run\" data-run=\"{id}\" hidden>\n<h3><code class=\"identity\">{id}</code></h3>\n\
          <p class=\"verdict {}\">{}</p>\n<table class=\"facts\">\n",
         if flagged.is_empty() { "ok" } else { "flagged" },
         match flagged.len() {
