@@ -16,7 +16,10 @@ const MAX_WIDTH: usize = 100;
 /// The headings each command's help groups its options under, besides
 /// "Options" (and "Arguments"); every command ends with "Examples".
 const HEADINGS: &[(&str, &[&str])] = &[
-    ("record", &["Output", "perf", "Recording", "Categories"]),
+    (
+        "record",
+        &["Output", "perf", "Recording", "Store", "Categories"],
+    ),
     ("report", &["Samples", "Reading", "Output", "Categories"]),
     (
         "flamegraph",

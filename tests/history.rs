@@ -5,14 +5,18 @@
 //! transaction leaves the store without the run, and adding it again stores
 //! it whole; a corrupt store, a newer schema, a password in the URL, an
 //! unreachable server and a directory that is no run each have their exit
-//! code and a message that says what to do.
+//! code and a message that says what to do. The dashboard (`history
+//! html`) of stored runs is one page that loads nothing, with a chart per
+//! key and metric whose points are the runs, the flagged ones marked.
 
 mod common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use common::history::{Store, fixture_run, postgres, sqlite, unique_key};
+use common::history::{
+    Store, assert_self_contained, charts, fixture_run, fixture_run_of, postgres, sqlite, unique_key,
+};
 use common::{TempDir, bin, compile_perf};
 use serde_json::Value;
 
@@ -208,5 +212,154 @@ fn check_without_history_says_so_and_passes() {
         run.stdout.contains("no earlier runs of model=x"),
         "{}",
         run.stdout
+    );
+}
+
+#[test]
+fn the_dashboard_charts_each_metric_of_each_key_with_every_run_and_marks_the_flagged() {
+    let scratch = TempDir::new("history-html");
+    let store = sqlite(&scratch);
+    // Four runs of one key, the last three times as slow as the others
+    // (flagged by the fallback fence), and one run of another key.
+    let fixtures = [
+        "fake-dwarf.perf.data",
+        "fake-fp.perf.data",
+        "fake-rounds.perf.data",
+        "fake-dwarf-buildid-mmap.perf.data",
+    ];
+    let walls = [1.0, 1.04, 0.97, 3.0];
+    let mut dirs = Vec::new();
+    for (at, (fixture, wall)) in fixtures.iter().zip(walls).enumerate() {
+        let start = format!("2026-12-0{}T10:00:00Z", at + 1);
+        let dir = fixture_run_of(scratch.path(), &format!("a-{at}"), fixture, wall, &start);
+        let shown = dir.display().to_string();
+        compile_perf([
+            "history",
+            "add",
+            &shown,
+            "--db",
+            &store.db,
+            "--key",
+            "model=a",
+            "--commit",
+            &format!("c0ffee{at}"),
+            "--label",
+            "note=<b>&\"x\"",
+        ])
+        .expect_code(0, "add");
+        dirs.push(dir);
+    }
+    // The last run has a report, whose page is linked and whose JSON
+    // (kept in the store) gives the run's headline.
+    std::fs::write(dirs[3].join("report.html"), "<html></html>").unwrap();
+    let other = fixture_run_of(
+        scratch.path(),
+        "b-0",
+        "fake-multi-event.perf.data",
+        2.0,
+        "2026-12-01T09:00:00Z",
+    );
+    std::fs::write(
+        other.join("report.json"),
+        r#"{"samples": 4242, "event": "cpu-clock", "categories": [{"name": "lexer", "self_percent": 50.0}]}"#,
+    )
+    .unwrap();
+    add(&store, "model=b", &other).expect_code(0, "add b");
+
+    let page = scratch.join("dashboard.html");
+    let page_arg = page.display().to_string();
+    compile_perf(["history", "html", "-o", &page_arg, "--db", &store.db])
+        .expect_code(0, "history html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_self_contained(&html);
+    assert!(!html.contains("<b>&"), "a label not escaped");
+    assert!(
+        html.contains("note=&lt;b&gt;&amp;&quot;x&quot;"),
+        "the label"
+    );
+
+    // The trends `history show` judges are the oracle: one chart per key
+    // and measure, and per flagged share; each point a run, in order, the
+    // flagged ones marked.
+    let shown = show(&store, "model=a");
+    let identities: Vec<&str> = shown["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|run| run["identity"].as_str().unwrap())
+        .collect();
+    assert_eq!(identities.len(), 4);
+    let charts = charts(&html);
+    let mut seen = std::collections::BTreeSet::new();
+    for chart in &charts {
+        assert!(
+            seen.insert((chart.key.clone(), chart.metric.clone())),
+            "two charts of {} {}",
+            chart.key,
+            chart.metric
+        );
+    }
+    for key in ["model=a", "model=b"] {
+        for trend in show(&store, key)["trends"].as_array().unwrap() {
+            let metric = trend["metric"].as_str().unwrap();
+            let points = trend["points"].as_array().unwrap();
+            let flagged = points.iter().any(|point| point["flagged"] == true);
+            let chart = charts.iter().find(|c| c.key == key && c.metric == metric);
+            let Some(chart) = chart else {
+                assert!(
+                    metric.contains(':') && !metric.starts_with("bytes") && !flagged,
+                    "{key} {metric} has no chart"
+                );
+                continue;
+            };
+            let expected: Vec<(String, bool)> = points
+                .iter()
+                .map(|point| {
+                    (
+                        point["identity"].as_str().unwrap().to_owned(),
+                        point["flagged"] == true,
+                    )
+                })
+                .collect();
+            assert_eq!(chart.points, expected, "{key} {metric}");
+        }
+    }
+    let wall = charts
+        .iter()
+        .find(|c| c.key == "model=a" && c.metric == "wall_seconds")
+        .expect("the wall-time chart");
+    let marked: Vec<bool> = wall.points.iter().map(|(_, flagged)| *flagged).collect();
+    assert_eq!(marked, [false, false, false, true]);
+    assert_eq!(wall.points[3].0, identities[3]);
+    assert!(
+        charts
+            .iter()
+            .any(|c| c.key == "model=b" && c.metric == "cpu_seconds"),
+        "the other key's charts"
+    );
+
+    // A details section per run, with its facts and its link.
+    for (at, identity) in identities.iter().enumerate() {
+        let start = html
+            .find(&format!(
+                "<section class=\"run\" data-run=\"{identity}\" hidden>"
+            ))
+            .unwrap_or_else(|| panic!("no details of {identity}"));
+        let details = &html[start..start + html[start..].find("</section>").unwrap()];
+        assert!(details.contains(&format!("c0ffee{at}")), "{details}");
+        assert!(details.contains("2026-12-0"), "{details}");
+        let link = match at {
+            3 => format!("href=\"file://{}/report.html\"", dirs[at].display()),
+            _ => format!("href=\"file://{}\"", dirs[at].display()),
+        };
+        assert!(details.contains(&link), "{link} in {details}");
+        if at == 3 {
+            assert!(details.contains("FLAGGED: "), "{details}");
+            assert!(details.contains("fallback fence"), "{details}");
+        }
+    }
+    assert!(
+        html.contains("report.json: 4242 samples; event cpu-clock; top categories: lexer 50.0%"),
+        "the headline of the kept report.json"
     );
 }

@@ -18,7 +18,9 @@ use common::exports::{
 };
 use common::ingest::push_to_listener;
 use common::iree::{iree_live_prerequisites, live_lock, record_args, workload};
-use common::viewers::{chromium, have_chromium, have_go, pprof, raw_sample_total};
+use common::viewers::{
+    assert_not_asked, chromium, have_chromium, have_go, pprof, raw_sample_total,
+};
 use common::{TempDir, compile_perf};
 use serde_json::Value;
 
@@ -338,25 +340,6 @@ fn check_html(page: &Path, report: &Value, flamegraphs: usize, dir: &TempDir) {
         colored > 0.05 && colors > 20,
         "{colored:.3} of the pixels coloured, {colors} colours"
     );
-}
-
-/// None of the requests that reached the proxy was for a host the page
-/// names: Chromium asks its own services (time, updates, accounts) in the
-/// background, but a fetch the page caused would be for a host in it.
-fn assert_not_asked(html: &str, requests: &[String]) {
-    for request in requests {
-        let target = request.split_whitespace().nth(1).unwrap_or("");
-        let host = target
-            .trim_start_matches("http://")
-            .trim_start_matches("https://")
-            .split(['/', ':'])
-            .next()
-            .unwrap_or("");
-        assert!(
-            host.is_empty() || !html.contains(host),
-            "the page asked the network for {request}"
-        );
-    }
 }
 
 /// The text of `dom` from `start` to the next `end`.

@@ -19,6 +19,7 @@ pub(crate) mod flamegraph;
 pub(crate) mod format;
 pub(crate) mod history;
 mod joins;
+mod keep;
 
 use joins::{actions_for, page_actions, rss_join, timer_join};
 pub(crate) mod man;

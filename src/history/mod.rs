@@ -120,7 +120,8 @@ pub(crate) struct StoredRun {
     pub flags: Vec<String>,
     /// `run.json`'s host, as JSON.
     pub host: String,
-    /// The run's `report.json`, kept as it was (not read back by `runs`).
+    /// The run's `report.json`, kept as it was (not read back by `runs`:
+    /// [`Store::report`] reads it).
     pub report: Option<String>,
     pub metrics: Vec<Metric>,
 }
@@ -314,6 +315,19 @@ impl Store {
                 Ok(run)
             })
             .collect()
+    }
+
+    /// The `report.json` kept with the run `identity`, when it had one.
+    pub(crate) fn report(&mut self, identity: &str) -> Result<Option<String>, HistoryError> {
+        let rows = self
+            .db
+            .query(schema::SELECT_REPORT, &[text(identity)], &[Column::Text])
+            .map_err(|e| self.failed(e))?;
+        Ok(rows
+            .into_iter()
+            .next()
+            .and_then(|row| row.into_iter().next())
+            .and_then(Value::text))
     }
 }
 

@@ -52,6 +52,8 @@ pub(super) const INSERT_RUN: &str = "INSERT INTO runs (identity, series, start_t
 pub(super) const INSERT_METRIC: &str =
     "INSERT INTO metrics (identity, metric, value, samples, total) VALUES ($1, $2, $3, $4, $5)";
 
+pub(super) const SELECT_REPORT: &str = "SELECT report FROM runs WHERE identity = $1";
+
 const RUN_COLUMNS: &str = "identity, series, start_time, added_at, commit_sha, branch, machine,
     labels, path, compiler_version, flags, host";
 const METRIC_COLUMNS: &str = "m.identity, m.metric, m.value, m.samples, m.total";

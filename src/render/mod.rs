@@ -11,7 +11,7 @@ pub(crate) mod timeline_svg;
 const TITLE_CHARS: usize = 110;
 
 /// `text` made safe inside SVG text and attribute values.
-fn xml_escape(text: &str) -> String {
+pub(crate) fn xml_escape(text: &str) -> String {
     Escaped(text).to_string()
 }
 

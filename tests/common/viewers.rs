@@ -135,3 +135,22 @@ pub(crate) fn chromium(page: &Path, args: &[&str]) -> (String, Vec<String>) {
         requests,
     )
 }
+
+/// None of the requests that reached the proxy was for a host the page
+/// names: Chromium asks its own services (time, updates, accounts) in the
+/// background, but a fetch the page caused would be for a host in it.
+pub(crate) fn assert_not_asked(html: &str, requests: &[String]) {
+    for request in requests {
+        let target = request.split_whitespace().nth(1).unwrap_or("");
+        let host = target
+            .trim_start_matches("http://")
+            .trim_start_matches("https://")
+            .split(['/', ':'])
+            .next()
+            .unwrap_or("");
+        assert!(
+            host.is_empty() || !html.contains(host),
+            "the page asked the network for {request}"
+        );
+    }
+}

@@ -5,8 +5,8 @@
 //!   value, give Q3 + 3·IQR; the run is flagged when it differs from the
 //!   history's median by more than that (never less than the measure's
 //!   floor). With fewer than [`MIN_CHANGES`] changes the quartiles mean
-//!   little, and a fixed fallback fence is used instead; the output says
-//!   which;
+//!   little, and a fallback fence is used instead: a fixed one, or twice
+//!   the history's own range when that is wider; the output says which;
 //! - shares (a category's self samples, a pass's inclusive samples): the
 //!   quasi-binomial test of `diff` (`attribute::significance`), the run
 //!   against the history's runs pooled, all rows corrected together with
@@ -16,11 +16,14 @@
 //!   the dispersion pooled over all rows says.
 
 use crate::attribute::significance::{self, Count, RowRuns};
+use std::collections::BTreeMap;
+
+use crate::defaults::HISTORY_THRESHOLD_PP;
 use crate::history::{Metric, StoredRun};
 
 use serde::Serialize;
 
-use super::facts::{BYTES, CATEGORY, CPU, PASS, RSS, WALL};
+use super::super::keep::facts::{BYTES, CATEGORY, CPU, PASS, RSS, WALL};
 
 /// Adjacent changes needed for the IQR fence.
 pub(crate) const MIN_CHANGES: usize = 5;
@@ -151,14 +154,31 @@ fn measure(history: &[&StoredRun], run: &StoredRun, name: &str) -> Option<Judged
             floor,
             format!("IQR fence ({changes} adjacent changes) raised to the floor"),
         ),
-        None => (
-            fallback,
-            format!(
-                "fallback fence: {} earlier runs, fewer than {} changes for an IQR fence",
-                values.len(),
-                MIN_CHANGES
-            ),
-        ),
+        None => {
+            // A history too short for quartiles still shows how far its own
+            // runs lie apart: a noisy machine's runs widen the fence.
+            let spread = relative_range(&values, median);
+            if 2.0 * spread > fallback {
+                (
+                    2.0 * spread,
+                    format!(
+                        "fallback fence: {} earlier runs, fewer than {} changes for an IQR \
+                         fence; twice their own range",
+                        values.len(),
+                        MIN_CHANGES
+                    ),
+                )
+            } else {
+                (
+                    fallback,
+                    format!(
+                        "fallback fence: {} earlier runs, fewer than {} changes for an IQR fence",
+                        values.len(),
+                        MIN_CHANGES
+                    ),
+                )
+            }
+        }
     };
     let delta_median = relative(median);
     let flagged = delta_median.is_some_and(|delta| delta.abs() > fence * 100.0);
@@ -272,13 +292,82 @@ fn shares(
     judged
 }
 
+/// The least and the greatest of `values`.
+fn bounds(values: &[f64]) -> (f64, f64) {
+    let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (low, high)
+}
+
+/// The range of `values` as a fraction of `median` (0 when it is 0).
+fn relative_range(values: &[f64], median: f64) -> f64 {
+    let (low, high) = bounds(values);
+    if median == 0.0 {
+        0.0
+    } else {
+        (high - low) / median
+    }
+}
+
 /// True when `value` is outside the range of `history` (a share's values,
 /// not empty) widened by that range on each side.
 fn beyond_spread(history: &[f64], value: f64) -> bool {
-    let low = history.iter().copied().fold(f64::INFINITY, f64::min);
-    let high = history.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (low, high) = bounds(history);
     let range = high - low;
     value < low - range || value > high + range
+}
+
+/// One run of a trend: the run, and its metrics judged against the runs
+/// before it (its plain values when it is the first).
+pub(crate) struct Point<'a> {
+    pub run: &'a StoredRun,
+    pub judged: Vec<Judged>,
+}
+
+/// The last `last` runs of each series, each judged against up to `last`
+/// runs before it (as `history show` and `history html` show them).
+pub(crate) fn points(runs: &[StoredRun], last: usize) -> BTreeMap<&str, Vec<Point<'_>>> {
+    let mut by_series: BTreeMap<&str, Vec<&StoredRun>> = BTreeMap::new();
+    for run in runs {
+        by_series.entry(run.series.as_str()).or_default().push(run);
+    }
+    by_series
+        .into_iter()
+        .map(|(series, runs)| {
+            let first = runs.len().saturating_sub(last);
+            let points = (first..runs.len())
+                .map(|at| {
+                    let history = &runs[at.saturating_sub(last)..at];
+                    let mut judged = judge(history, runs[at], HISTORY_THRESHOLD_PP);
+                    if judged.is_empty() {
+                        judged = plain(runs[at]);
+                    }
+                    Point {
+                        run: runs[at],
+                        judged,
+                    }
+                })
+                .collect();
+            (series, points)
+        })
+        .collect()
+}
+
+/// The metrics of a run without history, unjudged.
+fn plain(run: &StoredRun) -> Vec<Judged> {
+    run.metrics
+        .iter()
+        .map(|metric| Judged {
+            metric: metric.name.clone(),
+            value: metric.value,
+            previous: None,
+            median: None,
+            delta_previous: None,
+            delta_median: None,
+            flagged: false,
+            test: "first run: nothing to compare with".to_owned(),
+        })
+        .collect()
 }
 
 /// A change: per cent for a measure, percentage points for a share.

@@ -1,33 +1,36 @@
 //! `compile-perf history add|show|check`: runs kept in a store (SQLite by
 //! default, PostgreSQL for a team; `crate::history`), their trends, and a
-//! gate against them. `facts.rs` reads a run directory into what is kept,
-//! `judge.rs` judges a run against its history, `show.rs` and `check.rs`
-//! write what they find.
+//! gate against them, and a dashboard page of the trends. `commands/keep`
+//! reads a run directory into what is kept and adds it (shared with
+//! `record --history`), `judge.rs` judges a run against its history,
+//! `show.rs`, `check.rs` and `html.rs` write what they find.
 
+mod chart;
 mod check;
-mod facts;
+mod html;
 mod judge;
 mod show;
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
 use super::args::{RulesFileArg, heading, parse_points};
 use super::format::{Format, Formats};
+use super::keep::facts::{Tags, read_run, run_dirs};
+use super::keep::{StoreArgs, TagArgs, add, open, series_of};
 use super::{Config, Run, load_rules};
 use crate::defaults;
 use crate::error::Error;
-use crate::history::{Location, Store};
-use facts::{Tags, read_run, run_dirs};
 
 /// The examples `--help` ends with.
 pub(crate) const EXAMPLES: &str =
     "  Keep the runs of `record --repeat` under a key, with the commit they are of:
     compile-perf history add runs/main --key model=resnet --commit $(git rev-parse HEAD)
   A CI gate against the last 30 runs of that key: exit 30 when a metric moved beyond noise:
-    compile-perf history check runs/pr --key model=resnet";
+    compile-perf history check runs/pr --key model=resnet
+  A dashboard page of every key's trends, flagged runs marked:
+    compile-perf history html -o dashboard.html";
 
 #[derive(Debug, Args)]
 pub(crate) struct HistoryArgs {
@@ -45,21 +48,9 @@ enum HistoryAction {
     /// Judge a run against the last N runs of its key; exit 30 when a metric
     /// moved beyond noise.
     Check(CheckArgs),
-}
-
-/// Where the store is, and which runs are one series.
-#[derive(Debug, Args)]
-struct StoreArgs {
-    /// The store: an SQLite file, or postgres://[USER@]HOST[:PORT]/DB (the
-    /// password from PGPASSWORD or ~/.pgpass, never in the URL). Default:
-    /// $COMPILE_PERF_DB, else $XDG_DATA_HOME/compile-perf/history.db.
-    #[arg(long, value_name = "PATH|URL", help_heading = heading::STORE)]
-    db: Option<String>,
-    /// What the runs are of, as K=V (repeatable): runs with the same keys are
-    /// one series, compared with each other.
-    #[arg(long = "key", value_name = "K=V", value_parser = parse_pair,
-          help_heading = heading::STORE)]
-    keys: Vec<(String, String)>,
+    /// A self-contained HTML page: a chart of each metric of each key over
+    /// its last N runs, flagged runs marked; a click on a run shows its facts.
+    Html(HtmlArgs),
 }
 
 #[derive(Debug, Args)]
@@ -69,19 +60,8 @@ struct AddArgs {
     run_dirs: Vec<PathBuf>,
     #[command(flatten)]
     store: StoreArgs,
-    /// The commit of the compiler (or of the model) the runs are of.
-    #[arg(long, value_name = "SHA", help_heading = heading::STORE)]
-    commit: Option<String>,
-    /// The branch the runs are of.
-    #[arg(long, value_name = "B", help_heading = heading::STORE)]
-    branch: Option<String>,
-    /// The machine the runs were on. Default: the run's host name.
-    #[arg(long, value_name = "M", help_heading = heading::STORE)]
-    machine: Option<String>,
-    /// A free-form K=V label kept with the runs (repeatable).
-    #[arg(long = "label", value_name = "K=V", value_parser = parse_pair,
-          help_heading = heading::STORE)]
-    labels: Vec<(String, String)>,
+    #[command(flatten)]
+    tags: TagArgs,
     #[command(flatten)]
     rules: RulesFileArg,
 }
@@ -127,23 +107,16 @@ struct CheckArgs {
     rules: RulesFileArg,
 }
 
-fn parse_pair(text: &str) -> Result<(String, String), String> {
-    match text.split_once('=') {
-        Some((key, value)) if !key.is_empty() && !key.contains(',') && !value.contains(',') => {
-            Ok((key.to_owned(), value.to_owned()))
-        }
-        _ => Err(format!("{text:?} is not K=V (a key before `=`, no commas)")),
-    }
-}
-
-/// The series name of `keys`: `k=v` sorted, joined with `,`.
-fn series_of(keys: &[(String, String)]) -> String {
-    let sorted: BTreeMap<&str, &str> = keys.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    sorted
-        .iter()
-        .map(|(key, value)| format!("{key}={value}"))
-        .collect::<Vec<_>>()
-        .join(",")
+#[derive(Debug, Args)]
+struct HtmlArgs {
+    #[command(flatten)]
+    store: StoreArgs,
+    /// Chart the last N runs of each key, each judged against the N before it.
+    #[arg(long, value_name = "N", default_value_t = defaults::HISTORY_LAST)]
+    last: usize,
+    /// The page to write (`-` is stdout).
+    #[arg(long, short, value_name = "FILE", required = true, help_heading = heading::OUTPUT)]
+    output: PathBuf,
 }
 
 /// What `history` was asked to do, resolved.
@@ -169,19 +142,18 @@ enum History {
         threshold_pp: f64,
         format: Format,
     },
+    Html {
+        db: Option<String>,
+        series: Option<String>,
+        last: usize,
+    },
 }
 
 impl HistoryArgs {
     pub(crate) fn into_config(self) -> Config {
         match self.action {
             HistoryAction::Add(args) => {
-                let tags = Tags {
-                    series: series_of(&args.store.keys),
-                    commit: args.commit,
-                    branch: args.branch,
-                    machine: args.machine,
-                    labels: args.labels.into_iter().collect(),
-                };
+                let tags = args.tags.tags(&args.store.keys);
                 let add = History::Add {
                     run_dirs: args.run_dirs,
                     db: args.store.db,
@@ -210,12 +182,16 @@ impl HistoryArgs {
                 };
                 Config::new(check, None, false, args.rules.file)
             }
+            HistoryAction::Html(args) => {
+                let html = History::Html {
+                    series: (!args.store.keys.is_empty()).then(|| series_of(&args.store.keys)),
+                    db: args.store.db,
+                    last: args.last.max(1),
+                };
+                Config::new(html, Some(args.output), false, None)
+            }
         }
     }
-}
-
-fn open(db: Option<&str>) -> Result<Store, Error> {
-    Ok(Store::open(&Location::resolve(db)?)?)
 }
 
 impl Run for History {
@@ -228,15 +204,8 @@ impl Run for History {
             } => {
                 let rules = load_rules(config.rules_file.as_deref())?;
                 let mut store = open(db.as_deref())?;
-                for dir in dirs.iter().flat_map(|dir| run_dirs(dir)) {
-                    let run = read_run(&dir, tags, &rules)?;
-                    let added = store.add(&run)?;
-                    eprintln!(
-                        "compile-perf: history: {} {} ({})",
-                        if added { "added" } else { "already has" },
-                        dir.display(),
-                        &run.identity[..12]
-                    );
+                for dir in dirs {
+                    add(&mut store, dir, tags, &rules)?;
                 }
                 Ok(0)
             }
@@ -272,32 +241,11 @@ impl Run for History {
                     .collect::<Result<Vec<_>, Error>>()?;
                 check::check(config, &history, &runs, *last, *threshold_pp, *format)
             }
+            History::Html { db, series, last } => {
+                let mut store = open(db.as_deref())?;
+                let runs = store.runs(series.as_deref())?;
+                html::write(config, &mut store, &runs, *last)
+            }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_make_one_series_name_whatever_their_order() {
-        let keys = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
-            pairs
-                .iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-                .collect()
-        };
-        assert_eq!(
-            series_of(&keys(&[("target", "cpu"), ("model", "resnet")])),
-            "model=resnet,target=cpu"
-        );
-        assert_eq!(series_of(&[]), "");
-        assert!(parse_pair("model").is_err());
-        assert!(parse_pair("=x").is_err());
-        assert_eq!(
-            parse_pair("a=b=c").unwrap(),
-            ("a".to_owned(), "b=c".to_owned())
-        );
     }
 }

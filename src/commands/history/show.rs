@@ -11,9 +11,8 @@ use serde::Serialize;
 
 use super::super::Config;
 use super::super::format::Format;
-use super::facts::{BYTES, CATEGORY, CPU, PASS, RSS, WALL};
-use super::judge::{Judged, is_share, judge, shown_delta, shown_value};
-use crate::defaults::HISTORY_THRESHOLD_PP;
+use super::super::keep::facts::{BYTES, CATEGORY, CPU, PASS, RSS, WALL};
+use super::judge::{Judged, Point, is_share, points, shown_delta, shown_value};
 use crate::error::Error;
 use crate::history::StoredRun;
 use crate::output::write_output;
@@ -55,59 +54,6 @@ struct PointJson<'a> {
     commit: Option<&'a str>,
     #[serde(flatten)]
     judged: Judged,
-}
-
-/// One run of a trend: the run, and its metrics judged against the runs
-/// before it (its plain values when it is the first).
-struct Point<'a> {
-    run: &'a StoredRun,
-    judged: Vec<Judged>,
-}
-
-/// The last `last` runs of each series, each judged against up to `last`
-/// runs before it.
-fn points(runs: &[StoredRun], last: usize) -> BTreeMap<&str, Vec<Point<'_>>> {
-    let mut by_series: BTreeMap<&str, Vec<&StoredRun>> = BTreeMap::new();
-    for run in runs {
-        by_series.entry(run.series.as_str()).or_default().push(run);
-    }
-    by_series
-        .into_iter()
-        .map(|(series, runs)| {
-            let first = runs.len().saturating_sub(last);
-            let points = (first..runs.len())
-                .map(|at| {
-                    let history = &runs[at.saturating_sub(last)..at];
-                    let mut judged = judge(history, runs[at], HISTORY_THRESHOLD_PP);
-                    if judged.is_empty() {
-                        judged = plain(runs[at]);
-                    }
-                    Point {
-                        run: runs[at],
-                        judged,
-                    }
-                })
-                .collect();
-            (series, points)
-        })
-        .collect()
-}
-
-/// The metrics of a run without history, unjudged.
-fn plain(run: &StoredRun) -> Vec<Judged> {
-    run.metrics
-        .iter()
-        .map(|metric| Judged {
-            metric: metric.name.clone(),
-            value: metric.value,
-            previous: None,
-            median: None,
-            delta_previous: None,
-            delta_median: None,
-            flagged: false,
-            test: "first run: nothing to compare with".to_owned(),
-        })
-        .collect()
 }
 
 /// Writes the runs and trends of `runs` (oldest first within a series).
@@ -192,7 +138,7 @@ fn in_table(judged: &Judged, all: bool) -> bool {
 }
 
 /// The order of the metrics in the table: measures first.
-fn rank(metric: &str) -> (u8, &str) {
+pub(super) fn rank(metric: &str) -> (u8, &str) {
     let first = match metric {
         WALL => 0,
         CPU => 1,

@@ -70,6 +70,22 @@ fn with_little_history_the_fallback_fence_is_used_and_said() {
 }
 
 #[test]
+fn a_noisy_short_history_widens_the_fallback_fence_to_twice_its_range() {
+    // Runs 30 % apart: the fence is 60 %, not 35 %.
+    let history = walls(&[10.0, 13.0, 11.0]);
+    let old: Vec<&StoredRun> = history.iter().collect();
+    let within = judge(&old, &run("new", &[("wall_seconds", 16.0, None)]), 1.0);
+    assert!(!within[0].flagged, "{within:?}");
+    assert!(
+        within[0].test.contains("twice their own range"),
+        "{}",
+        within[0].test
+    );
+    let beyond = judge(&old, &run("new", &[("wall_seconds", 18.0, None)]), 1.0);
+    assert!(beyond[0].flagged, "{beyond:?}");
+}
+
+#[test]
 fn without_history_nothing_is_judged() {
     assert!(judge(&[], &run("new", &[("wall_seconds", 1.0, None)]), 1.0).is_empty());
 }
@@ -98,29 +114,53 @@ fn a_share_that_moved_is_flagged_by_the_quasi_binomial_test_and_noise_is_not() {
     assert!(same.iter().all(|j| !j.flagged), "{same:?}");
 }
 
+/// `category:lexer` with `lexer` of 10,000 samples, and eight other
+/// categories sharing the rest evenly.
+fn many_shares(lexer: i64) -> Vec<Given> {
+    const OTHERS: [&str; 8] = [
+        "category:c0",
+        "category:c1",
+        "category:c2",
+        "category:c3",
+        "category:c4",
+        "category:c5",
+        "category:c6",
+        "category:c7",
+    ];
+    let mut metrics = vec![("category:lexer", 0.0, Some((lexer, 10_000)))];
+    metrics.extend(
+        OTHERS
+            .iter()
+            .map(|&name| (name, 0.0, Some(((10_000 - lexer) / 8, 10_000)))),
+    );
+    metrics
+}
+
 #[test]
 fn a_share_within_the_historys_own_spread_is_not_flagged() {
     // One row that moves between runs far more than the binomial noise of
-    // 10,000 samples: 20 %, 23 %, 20 %, 23 %. A run at 26 % is beyond the
-    // pooled noise, but within the range widened by the range (17–26 %).
+    // 10,000 samples (20 %, 23 %, 20 %, 23 %), eight that barely move: the
+    // dispersion pooled over the rows puts 25.5 % beyond noise, but it is
+    // within the row's range widened by its range (17–26 %).
     let history: Vec<StoredRun> = [2000, 2300, 2000, 2300]
         .iter()
         .enumerate()
-        .map(|(at, &lexer)| run(&format!("r{at}"), &shares(lexer, 10_000)))
+        .map(|(at, &lexer)| run(&format!("r{at}"), &many_shares(lexer)))
         .collect();
     let old: Vec<&StoredRun> = history.iter().collect();
-    let judged = judge(&old, &run("new", &shares(2600, 10_000)), 1.0);
-    let lexer = judged
-        .iter()
-        .find(|j| j.metric == "category:lexer")
-        .unwrap();
-    assert!(!lexer.flagged, "{lexer:?}");
+    let lexer_of = |judged: Vec<Judged>| {
+        judged
+            .into_iter()
+            .find(|j| j.metric == "category:lexer")
+            .unwrap()
+    };
+    let within = lexer_of(judge(&old, &run("new", &many_shares(2550)), 1.0));
+    assert!(!within.flagged, "{within:?}");
     assert!(
-        lexer.test.contains("within the history's own spread"),
+        within.test.contains("within the history's own spread"),
         "{}",
-        lexer.test
+        within.test
     );
-    let moved = judge(&old, &run("new", &shares(3000, 10_000)), 1.0);
-    let lexer = moved.iter().find(|j| j.metric == "category:lexer").unwrap();
-    assert!(lexer.flagged, "{lexer:?}");
+    let moved = lexer_of(judge(&old, &run("new", &many_shares(3000)), 1.0));
+    assert!(moved.flagged, "{moved:?}");
 }

@@ -10,37 +10,39 @@
 //! to `DIR/report.txt`, `DIR/report.json` and stdout. `DIR/run.json` lists
 //! the runs, so that `--force` knows DIR as a run directory and `diff` reads
 //! it as one side.
+//!
+//! With `--history`, each run is added to the history store as it finishes,
+//! as `history add` adds it (`commands/keep`); a run that cannot be added
+//! stays in its directory, and the exit code is the history error's.
+
+mod series;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{ArgGroup, Args};
 
 use super::args::{RulesFileArg, cores, default_run_dir, heading};
 use super::draw::{
     FlamegraphRequest, PAGE_PICTURES, PageRun, flamegraph_picture, html_report, save_flamegraph,
 };
-use super::series::{SeriesReading, read_series};
+use super::keep::{Keep, Keeper, StoreArgs, TagArgs};
 use super::{
     Config, Run, finish, heap_reading, load_recording, load_rules, memory_section, own_recording,
     page_actions, rss_join, stdout_colors, write_report,
 };
 use crate::actions::ActionsMode;
-use crate::attribute::{Attribution, Classes, Grouping};
+use crate::attribute::{Attribution, Classes};
 use crate::defaults;
 use crate::error::{EXIT_INTERRUPTED, Error};
 use crate::output::{Output, write_output};
 use crate::profile::SampleFilter;
-use crate::recorder::{
-    CallGraph, RateRequest, RecordOptions, Recorded, prepare_series, record, write_run_json,
-};
-use crate::report::breakdown::grouping_name;
+use crate::recorder::{CallGraph, RateRequest, RecordOptions, Recorded, record};
 use crate::report::breakdown::{BreakdownOptions, breakdown};
-use crate::report::repeat;
 use crate::report::run_facts::notices;
 use crate::report::summary::lost_samples_warning;
 use crate::report::table::{Colors, TextFormat};
-use crate::run_dir::{RatePlan, RunDir, RunJson, RunStatus, SeriesJson, StreamChoice, Streams};
+use crate::run_dir::{RatePlan, RunDir, RunJson, RunStatus, StreamChoice, Streams};
 use category_rules::RuleTable;
 use perfdata::Input;
 
@@ -49,9 +51,13 @@ pub(crate) const EXAMPLES: &str =
     "  Record into compile-perf-runs/<timestamp>/: perf.data, report, flamegraphs, run.json:
     compile-perf record -- iree-compile model.mlir -o model.vmfb
   Three runs with iree-compile's pass timers, reported together:
-    compile-perf record --repeat 3 --mlir-timing -o runs/base -- iree-compile model.mlir -o m.vmfb";
+    compile-perf record --repeat 3 --mlir-timing -o runs/base -- iree-compile model.mlir -o m.vmfb
+  Three runs, each kept in the history store under a key as it finishes (CI on main):
+    compile-perf record --repeat 3 --history --key model=m --commit $GIT_SHA -- iree-compile m.mlir -o m.vmfb";
 
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("history_tags").multiple(true).requires("history")
+    .args(["db", "keys", "commit", "branch", "machine", "labels"])))]
 pub(crate) struct RecordArgs {
     /// The run directory. Default is compile-perf-runs/<timestamp>.
     #[arg(long, short, value_name = "DIR", help_heading = heading::OUTPUT)]
@@ -139,6 +145,14 @@ pub(crate) struct RecordArgs {
     /// still print).
     #[arg(long, short, help_heading = heading::OUTPUT)]
     quiet: bool,
+    /// Add each run to the history store as it finishes, as `history add`
+    /// does (a run that cannot be added stays in its directory; exit 50–52).
+    #[arg(long, help_heading = heading::STORE)]
+    history: bool,
+    #[command(flatten)]
+    store: StoreArgs,
+    #[command(flatten)]
+    tags: TagArgs,
     #[command(flatten)]
     rules: RulesFileArg,
     /// The command to record, after `--`.
@@ -177,129 +191,54 @@ impl RecordArgs {
             quiet: self.quiet,
             status_label: None,
         };
-        Config::new(record, None, self.quiet, self.rules.file)
+        let history = self.history.then(|| Keep {
+            tags: self.tags.tags(&self.store.keys),
+            db: self.store.db,
+        });
+        Config::new(
+            Record { record, history },
+            None,
+            self.quiet,
+            self.rules.file,
+        )
     }
 }
 
-impl Run for RecordOptions {
+/// `record`'s settings: the recording, and the store its runs go to.
+#[derive(Debug)]
+struct Record {
+    record: RecordOptions,
+    history: Option<Keep>,
+}
+
+impl Run for Record {
     fn run(&self, config: &Config) -> Result<u8, Error> {
-        run(config, self)
+        run(
+            config,
+            &self.record,
+            &mut Keeper::new(self.history.as_ref()),
+        )
     }
 }
 
 /// Records, then reports. The exit code is the command's when it failed.
-fn run(config: &Config, options: &RecordOptions) -> Result<u8, Error> {
+fn run(config: &Config, options: &RecordOptions, keeper: &mut Keeper) -> Result<u8, Error> {
     // Rules compile before the compile is recorded: a bad file fails fast.
     let rules = load_rules(config.rules_file.as_deref())?;
     if let Some(times) = options.repeat {
-        return run_series(config, options, times, &rules);
+        return series::run_series(config, options, times, &rules, keeper);
     }
     let recorded = record(options)?;
-    report_recording(
-        config,
-        recorded,
-        &rules,
-        false,
-        options.alloc_min_bytes.is_some(),
-    )
+    let (dir, failed) = (recorded.dir.clone(), failed(&recorded));
+    let alloc = options.alloc_min_bytes.is_some();
+    let code = report_recording(config, recorded, &rules, false, alloc)?;
+    keeper.add(&dir, failed, &rules);
+    Ok(keeper.exit_code(code, failed))
 }
 
-/// Records `options.command` `times` times and reports the runs together.
-/// The exit code is the first failing compile's (or 130 after Ctrl-C),
-/// which ends the series, else the worst warning of the runs.
-fn run_series(
-    config: &Config,
-    options: &RecordOptions,
-    times: u32,
-    rules: &RuleTable,
-) -> Result<u8, Error> {
-    let dir = &options.output_dir;
-    prepare_series(options)?;
-    let mut series = SeriesJson {
-        status: RunStatus::Recording,
-        finished: false,
-        command: options
-            .command
-            .iter()
-            .map(|arg| arg.to_string_lossy().into_owned())
-            .collect(),
-        repeat: times,
-        runs: Vec::new(),
-        outputs: vec!["run.json".to_owned()],
-        notes: Vec::new(),
-    };
-    write_run_json(dir, &series)?;
-    let mut code = 0;
-    for index in 1..=times {
-        let name = format!("run-{index}");
-        eprintln!("compile-perf: run {index} of {times}");
-        let recorded = record(&RecordOptions {
-            output_dir: dir.join(&name),
-            force: false,
-            repeat: None,
-            status_label: Some(format!("run {index}/{times}")),
-            ..options.clone()
-        })?;
-        let failed = recorded.run.interrupted
-            || recorded.run.exit.is_some_and(|exit| exit.shell_code() != 0);
-        let run_code = report_recording(
-            config,
-            recorded,
-            rules,
-            true,
-            options.alloc_min_bytes.is_some(),
-        )?;
-        series.runs.push(name.clone());
-        if failed {
-            series.notes.push(format!(
-                "{name} failed (exit {run_code}): the series stopped there"
-            ));
-            code = run_code;
-            break;
-        }
-        code = code.max(run_code);
-        write_run_json(dir, &series)?;
-    }
-    series.status = RunStatus::Recorded;
-    write_run_json(dir, &series)?;
-
-    // The runs are read again for the report of the set (their caches are
-    // warm): the same report as `report DIR` gives.
-    let alloc = options.alloc_min_bytes.is_some();
-    let read = own_recording(crate::progress::shown(config.quiet), alloc);
-    let reading = SeriesReading {
-        read: &read,
-        filter: &SampleFilter::default(),
-        grouping: Grouping::Category,
-        attribution: attribution_of(alloc),
-        rules,
-    };
-    let (report, _) = read_series(config, dir, &series, &reading, false)?;
-    let by = grouping_name(Grouping::Category);
-    let file = |name: &str| Output::File(dir.join(name));
-    write_output(&file("report.txt"), |out| {
-        repeat::write_text(&report, by, TextFormat::Table, Colors::Plain, out)
-    })?;
-    write_output(&file("report.json"), |out| {
-        serde_json::to_writer_pretty(&mut *out, &repeat::to_json(&report, by))?;
-        writeln!(out)
-    })?;
-    series
-        .outputs
-        .extend(["report.txt".to_owned(), "report.json".to_owned()]);
-    write_output(&Output::Stdout, |out| {
-        repeat::write_text(&report, by, TextFormat::Table, stdout_colors(), out)
-    })?;
-    series.status = RunStatus::Finished;
-    series.finished = true;
-    write_run_json(dir, &series)?;
-    let recorded = series.runs.len();
-    eprintln!(
-        "compile-perf: {recorded} run{} in {}",
-        if recorded == 1 { " is" } else { "s are" },
-        dir.display()
-    );
-    Ok(code)
+/// Whether the compile of a recording failed or was interrupted.
+fn failed(recorded: &Recorded) -> bool {
+    recorded.run.interrupted || recorded.run.exit.is_some_and(|exit| exit.shell_code() != 0)
 }
 
 /// Bytes asked for are charged to the caller of the allocator.
