@@ -8,7 +8,8 @@
 //! `initialize(MLIRContext*)` (where it builds its pattern sets), called by
 //! the pass manager's `OpPassManager::initialize` when it starts a
 //! pipeline (as IREE's pipeline adaptor does for each clone of its
-//! pipelines), is that pass too. Samples outside every pass
+//! pipelines), is a pass of its own, named after it
+//! (`Canonicalizer (initialize)`). Samples outside every pass
 //! fall into explicit places (parsing the input, serialization and output,
 //! the Python launcher, startup and teardown, the pass manager,
 //! thread-pool tasks, other), decided
@@ -38,6 +39,10 @@ const PIPELINE_INIT: &str = "mlir::OpPassManager::initialize(";
 /// A pass's initialization (its pattern sets built), called by
 /// [`PIPELINE_INIT`].
 const INIT_METHOD: &str = "::initialize(mlir::MLIRContext*)";
+/// What a pass's initialization is named by: its pass's name and this
+/// (`Canonicalizer (initialize)`), a row of its own, apart from the pass's
+/// runs, which MLIR's pass timers time without it.
+const INIT_SUFFIX: &str = " (initialize)";
 /// The frame from which LLVM's thread pool runs a queued task.
 const TASK_RUNNER: &str = "llvm::StdThreadPool::processTasks(";
 
@@ -117,8 +122,9 @@ enum Role {
     /// The pass manager initializing a pipeline's passes.
     Initializer,
     Pass(PassId),
-    /// A pass's `initialize(MLIRContext*)`: the pass, when the pass
-    /// manager's initialization calls it.
+    /// A pass's `initialize(MLIRContext*)`, when the pass manager's
+    /// initialization calls it: the pass's initialization, a pass of its
+    /// own.
     PassInit(PassId),
     /// Runs thread-pool tasks: what is above it is a task, what is below a
     /// thread that may only be waiting for something else.
@@ -152,15 +158,15 @@ impl Passes {
                 if symbol.name.starts_with(PIPELINE_INIT) {
                     return Role::Initializer;
                 }
-                let (class, role): (_, fn(PassId) -> Role) = match pass_class(&symbol.name) {
-                    Some(class) => (class, Role::Pass),
+                let (name, role): (_, fn(PassId) -> Role) = match pass_class(&symbol.name) {
+                    Some(class) => (class.to_owned(), Role::Pass),
                     None => match init_class(&symbol.name) {
-                        Some(class) => (class, Role::PassInit),
+                        Some(class) => (format!("{class}{INIT_SUFFIX}"), Role::PassInit),
                         None => return Role::Plain,
                     },
                 };
-                let id = *ids.entry(class.to_owned()).or_insert_with(|| {
-                    names.push(class.to_owned());
+                let id = *ids.entry(name.clone()).or_insert_with(|| {
+                    names.push(name);
                     phases.push(phase_of(&symbol.name));
                     PassId::new(names.len() - 1)
                 });

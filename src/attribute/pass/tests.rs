@@ -96,7 +96,7 @@ fn nesting_keeps_a_pass_inside_itself_and_one_run_once() {
 }
 
 #[test]
-fn a_pass_initialized_by_the_pipeline_adaptor_s_pipeline_is_that_pass() {
+fn a_pass_initialized_by_the_pipeline_adaptor_s_pipeline_is_its_initialization() {
     // Symbols 0..7: a worker's task, the adaptor pass (0) in whose
     // pipeline it runs, the pass manager's initialization, the inner
     // pass's initialize (1), a helper's own initialize (2), a leaf,
@@ -113,8 +113,8 @@ fn a_pass_initialized_by_the_pipeline_adaptor_s_pipeline_is_that_pass() {
         ],
         names: vec![
             "OpPipelineAdaptorPass".to_owned(),
-            "Canonicalizer".to_owned(),
-            "Helper".to_owned(),
+            "Canonicalizer (initialize)".to_owned(),
+            "Helper (initialize)".to_owned(),
         ],
         phases: vec![None; 3],
     };
