@@ -17,9 +17,9 @@ use super::{
 use crate::attribute::{ActionRows, Classes, Grouping};
 use crate::defaults;
 use crate::error::Error;
-use crate::profile::ReadOptions;
-use crate::render::flamegraph::{MaxDepth, added_up, all_stacks};
-use crate::run_dir::{RunJson, SeriesJson, series_at};
+use crate::profile::{Profile, ReadOptions};
+use crate::render::flamegraph::{Drawable, MaxDepth, Picture, added_up, all_stacks};
+use crate::run_dir::{RunDir, RunJson, SeriesJson, series_at};
 use perfdata::Input;
 
 /// The examples `--help` ends with.
@@ -141,11 +141,28 @@ impl Flamegraph {
     }
 }
 
-/// The report rows that `--by` roots the picture at.
-fn grouping(rows: ActionRows) -> Grouping {
-    match rows {
-        ActionRows::Pattern => Grouping::Pattern,
-        ActionRows::Unit => Grouping::Unit,
+impl Flamegraph {
+    /// The picture of one run: rooted at its actions' rows with `--by`, else
+    /// as `request` asks (from `prepared` when it suits).
+    fn picture(
+        &self,
+        request: &FlamegraphRequest,
+        reading: &Reading,
+        profile: &Profile,
+        classes: &Classes<'_>,
+        run_dir: &RunDir,
+        prepared: Option<Drawable<'_>>,
+    ) -> Result<Picture, Error> {
+        let Some(rows) = self.by else {
+            return flamegraph_picture(request, &reading.filter, profile, classes, prepared);
+        };
+        let grouping = match rows {
+            ActionRows::Pattern => Grouping::Pattern,
+            ActionRows::Unit => Grouping::Unit,
+        };
+        let join = actions_for(grouping, run_dir, profile, classes, "flamegraph")?
+            .expect("--by pattern and --by unit need the run's actions");
+        flamegraph_by_actions(request, &reading.filter, profile, classes, &join, rows)
     }
 }
 
@@ -179,14 +196,7 @@ fn run(config: &Config, reading: &Reading, options: &Flamegraph) -> Result<u8, E
             })
         },
     );
-    let picture = match options.by {
-        Some(rows) => {
-            let join = actions_for(grouping(rows), &run_dir, &profile, &classes, "flamegraph")?
-                .expect("--by pattern and --by unit need the run's actions");
-            flamegraph_by_actions(&request, &reading.filter, &profile, &classes, &join, rows)?
-        }
-        None => flamegraph_picture(&request, &reading.filter, &profile, &classes, prepared)?,
-    };
+    let picture = options.picture(&request, reading, &profile, &classes, &run_dir, prepared)?;
     save_flamegraph(&request, picture)?;
     let code = finish(config, &profile, run);
     leave_to_exit(classes);
@@ -225,14 +235,7 @@ fn run_set(
         let input = Input::Path(run.recording.clone());
         let profile = load_recording(&input, &reading.read, &run.dir)?;
         let classes = Classes::new(&profile, &rules);
-        pictures.push(match options.by {
-            Some(rows) => {
-                let join = actions_for(grouping(rows), &run.dir, &profile, &classes, "flamegraph")?
-                    .expect("--by pattern and --by unit need the run's actions");
-                flamegraph_by_actions(&request, &reading.filter, &profile, &classes, &join, rows)?
-            }
-            None => flamegraph_picture(&request, &reading.filter, &profile, &classes, None)?,
-        });
+        pictures.push(options.picture(&request, reading, &profile, &classes, &run.dir, None)?);
         code = code.max(finish(config, &profile, run.dir.run.as_ref())?);
         leave_to_exit(classes);
         leave_to_exit(profile);
