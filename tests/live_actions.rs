@@ -21,6 +21,10 @@ use serde_json::Value;
 /// an interval of that pass.
 const LEAST_AGREEMENT_PERCENT: f64 = 95.0;
 
+/// The most samples of the compiler without a pass, in percent, when the
+/// actions name the pass each verification is of.
+const MOST_WITHOUT_PASS_PERCENT: f64 = 2.0;
+
 /// `report RUN --by BY --format json`, which must succeed.
 fn report_by(run_dir: &Path, by: &str) -> Value {
     let report = compile_perf([
@@ -273,6 +277,91 @@ fn actions_rank_dispatches_and_patterns_on_many_dispatches() {
             .take(5)
             .all(|(_, samples, pass)| *samples > 0 && !pass.is_empty()),
         "the top patterns have samples and the pass they ran under: {named:?}"
+    );
+}
+
+/// Many-dispatches at its default size, `report --by pass --compiler`:
+/// with the actions, the pass manager's
+/// verification (spread over the worker threads) is credited to the pass
+/// whose output it verifies, `<Pass> (verify)`, and at most
+/// [`MOST_WITHOUT_PASS_PERCENT`] of the samples are without a pass; a copy
+/// of the run without its actions has the verification in the pass
+/// manager's row.
+#[test]
+fn verification_is_credited_to_the_passes_verified_on_many_dispatches() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("actions-verify");
+    let input = workload_at_scale(&dir, "many-dispatches", "default");
+    let run_dir = dir.join("run");
+    compile_perf(record_args(&run_dir, &["--actions"], &input, &[]))
+        .expect_code(0, "record --actions");
+    let run_dir = run_dir.as_path();
+    let by_pass = |run_dir: &Path| -> Value {
+        let report = compile_perf([
+            OsString::from("report"),
+            run_dir.into(),
+            "--by".into(),
+            "pass".into(),
+            "--compiler".into(),
+            "--format".into(),
+            "json".into(),
+            "-q".into(),
+        ]);
+        report.expect_code(0, "report --by pass --compiler");
+        report.json()
+    };
+    let without_pass = |json: &Value| -> (u64, u64) {
+        let rows = json["rows"].as_array().expect("rows");
+        let outside: u64 = (rows.iter())
+            .filter(|row| row["key"].as_str().unwrap().starts_with('('))
+            .map(|row| row["self_samples"].as_u64().unwrap())
+            .sum();
+        let manager = (rows.iter())
+            .find(|row| row["key"].as_str().unwrap().starts_with("(pass manager"))
+            .map_or(0, |row| row["self_samples"].as_u64().unwrap());
+        (outside, manager)
+    };
+    let with_actions = by_pass(run_dir);
+    let samples = with_actions["samples"].as_u64().unwrap();
+    let (outside, manager) = without_pass(&with_actions);
+    let verified: Vec<(String, u64)> = (with_actions["passes"].as_array().unwrap().iter())
+        .filter_map(|pass| {
+            let name = pass["name"].as_str()?;
+            name.ends_with(" (verify)")
+                .then(|| (name.to_owned(), pass["self_samples"].as_u64().unwrap()))
+        })
+        .collect();
+    let percent = 100.0 * outside as f64 / samples as f64;
+    println!(
+        "without a pass: {outside} of {samples} samples ({percent:.2}%), the pass manager {manager}; verification rows: {verified:?}"
+    );
+    assert!(
+        percent <= MOST_WITHOUT_PASS_PERCENT,
+        "{percent:.2}% of the compiler's samples are without a pass"
+    );
+    assert!(
+        verified.iter().map(|(_, samples)| samples).sum::<u64>() > 0,
+        "verification is credited to the passes verified"
+    );
+
+    let copy = dir.join("run-without-actions");
+    let copied = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(run_dir)
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(copied.success(), "cp -r of the run directory");
+    std::fs::remove_file(copy.join("actions.bin")).unwrap();
+    let stacks_alone = by_pass(&copy);
+    let (_, manager_alone) = without_pass(&stacks_alone);
+    println!("without the actions, the pass manager has {manager_alone} samples");
+    assert!(
+        manager_alone > manager,
+        "without actions the verification stays with the pass manager: {manager_alone} vs {manager}"
     );
 }
 

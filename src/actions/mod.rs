@@ -125,6 +125,17 @@ impl ThreadActions {
         None
     }
 
+    /// The outermost interval that ended by `time_us` among those around the
+    /// interval that began last by then: the action the thread has just
+    /// finished at the nesting it is at. `None` when that interval still
+    /// runs.
+    pub(crate) fn just_ended(&self, time_us: u64) -> Option<&Interval> {
+        let begun = (self.intervals).partition_point(|interval| interval.begin_us <= time_us);
+        self.chain(begun.checked_sub(1).map(|at| at as u32))
+            .take_while(|interval| interval.end_us < time_us)
+            .last()
+    }
+
     /// `index` and the intervals around it, innermost first.
     pub(crate) fn chain(&self, index: Option<u32>) -> impl Iterator<Item = &Interval> {
         std::iter::successors(index, |&at| self.intervals[at as usize].parent)
@@ -184,5 +195,12 @@ mod tests {
         assert_eq!(thread.innermost_at(150), None);
         assert_eq!(thread.innermost_at(250), Some(3));
         assert_eq!(thread.chain(Some(2)).count(), 2);
+        // Just ended: the outermost interval ended among those around the
+        // last one begun.
+        assert_eq!(thread.just_ended(25), Some(&thread.intervals[1]));
+        assert_eq!(thread.just_ended(35), None);
+        assert_eq!(thread.just_ended(50), Some(&thread.intervals[2]));
+        assert_eq!(thread.just_ended(150), Some(&thread.intervals[0]));
+        assert_eq!(thread.just_ended(250), None);
     }
 }

@@ -33,7 +33,7 @@ pub(crate) fn group_rows(
         (Some(rows), Some(join)) => {
             group_by_actions(profile, classes, attribution, join, rows, filter)
         }
-        _ => group(profile, classes, grouping, attribution, filter),
+        _ => group(profile, classes, grouping, attribution, filter, actions),
     }
 }
 

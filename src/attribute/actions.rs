@@ -11,7 +11,7 @@ use std::sync::Arc;
 use hashbrown::HashMap;
 
 use super::classes::Classes;
-use super::pass::PassId;
+use super::pass::{PassId, Passes};
 use crate::actions::{ActionKind, Actions, NameIndex, ThreadActions};
 use crate::mlir_timing::{TimerKind, TimerTotal, Timers};
 use crate::profile::Profile;
@@ -36,6 +36,10 @@ pub(crate) struct ActionJoin {
     pub agreement: Agreement,
     /// The thread of each tid.
     threads: HashMap<i32, usize>,
+    /// The stacks' pass of each action pass name that has one.
+    pass_of: HashMap<NameIndex, PassId>,
+    /// The row of the verification of each action pass's output.
+    verifications: HashMap<NameIndex, PassId>,
 }
 
 /// How well the actions agree with the stacks: of the main thread's
@@ -59,6 +63,46 @@ impl ActionJoin {
         self.threads.get(&tid).map(|&at| &self.actions.threads[at])
     }
 
+    /// What a sample that verifies IR at `time_ns` is credited to, outermost
+    /// pass first, the row last:
+    /// - on `thread` (a thread verifying the pipeline it runs), the
+    ///   verification of the pass that ended last there;
+    /// - else by the main thread: when it is between passes, the
+    ///   verification of the pass it ran last; inside a pass's run, that
+    ///   pass, which queued the work; inside a nested pipeline's adaptor,
+    ///   the verification of the pass that ended last on the thread that
+    ///   was between passes, the pipeline's owner.
+    pub(crate) fn verification_at(&self, thread: Option<i32>, time_ns: u64) -> Option<Vec<PassId>> {
+        let time_us = self.action_time_us(time_ns)?;
+        let verified = |tid: i32| match self.thread(tid)?.just_ended(time_us)? {
+            ended if ended.kind == ActionKind::Pass => {
+                Some((ended.end_us, *self.verifications.get(&ended.name)?))
+            }
+            _ => None,
+        };
+        if let Some(tid) = thread {
+            return verified(tid).map(|(_, row)| vec![row]);
+        }
+        let main = self.thread(self.actions.main_tid)?;
+        if main.just_ended(time_us).is_some() {
+            return verified(self.actions.main_tid).map(|(_, row)| vec![row]);
+        }
+        let mut running: Vec<PassId> = main
+            .chain(main.innermost_at(time_us))
+            .filter(|interval| interval.kind == ActionKind::Pass)
+            .filter_map(|interval| self.pass_of.get(&interval.name).copied())
+            .collect();
+        if !running.is_empty() {
+            running.reverse();
+            return Some(running);
+        }
+        (self.actions.threads.iter())
+            .filter(|thread| thread.tid != self.actions.main_tid)
+            .filter_map(|thread| verified(thread.tid))
+            .max_by_key(|&(ended_us, _)| ended_us)
+            .map(|(_, row)| vec![row])
+    }
+
     /// A sample's time on the profiler's clock, in microseconds; `None`
     /// before the profiler started.
     pub(crate) fn action_time_us(&self, time_ns: u64) -> Option<u64> {
@@ -77,7 +121,7 @@ struct MainSample {
 /// declare, as for MLIR's timers.
 pub(crate) fn join_actions(
     profile: &Profile,
-    classes: &Classes<'_>,
+    classes: &mut Classes<'_>,
     actions: Actions,
     declared: &[(String, String)],
 ) -> ActionJoin {
@@ -93,12 +137,44 @@ pub(crate) fn join_actions(
         Some(main) if !samples.is_empty() => anchor(main, &pass_of, &samples),
         _ => (0, Agreement::default()),
     };
+    let verifications = verification_rows(&mut classes.passes, &actions, &pass_of);
     ActionJoin {
         actions,
         origin_ns,
         agreement,
         threads,
+        pass_of,
+        verifications,
     }
+}
+
+/// The verification row of each action pass: the stack pass's when there is
+/// one, else one named after the action's pass.
+fn verification_rows(
+    passes: &mut Passes,
+    actions: &Actions,
+    pass_of: &HashMap<NameIndex, PassId>,
+) -> HashMap<NameIndex, PassId> {
+    let mut names: Vec<NameIndex> = (actions.threads.iter())
+        .flat_map(|thread| &thread.intervals)
+        .filter(|interval| interval.kind == ActionKind::Pass)
+        .map(|interval| interval.name)
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|name| {
+            let row = match pass_of
+                .get(&name)
+                .and_then(|&pass| passes.verification(pass))
+            {
+                Some(row) => row,
+                None => passes.add_verification(actions.name(name)),
+            };
+            (name, row)
+        })
+        .collect()
 }
 
 /// The stack pass of each action pass name, joined as MLIR's timers are.

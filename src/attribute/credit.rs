@@ -12,7 +12,9 @@
 //! it spreads over the threads after the pass: it is credited to the pass
 //! manager whenever the main thread is in it. Credited samples
 //! are counted as such ([`super::RowTotals::credited_samples`]), never
-//! silently. Samples before the main thread's first pass, or while it is
+//! silently. With the run's actions, verification goes instead to the
+//! pass whose output it verifies, by the actions' intervals
+//! ([`ActionJoin::verification_at`]). Samples before the main thread's first pass, or while it is
 //! outside the pass manager, stay where their stacks put them.
 
 use std::hash::Hash;
@@ -20,9 +22,11 @@ use std::hash::Hash;
 use hashbrown::HashMap;
 
 use super::PassId;
+use super::actions::ActionJoin;
 use super::classes::Classes;
 use super::pass::OutsidePass;
 use super::row_key::RowKey;
+use crate::process::ProcessId;
 use crate::profile::{Profile, SampleFilter, is_compiler};
 use crate::stacks::SampleKey;
 
@@ -76,19 +80,24 @@ enum KeyRole {
     Main {
         doing: Option<CreditedTo>,
         in_task: bool,
+        verifying: bool,
     },
     /// A sample of another compiler thread with no pass on its stack;
-    /// `verifying` when its task verifies IR.
-    Worker { verifying: bool },
+    /// `verifying` when its task verifies IR, `own_pipeline` when that is
+    /// the verification of a pipeline the thread runs itself (the pass
+    /// manager is on its stack), not a part of the main thread's.
+    Worker { verifying: bool, own_pipeline: bool },
     /// Anything else: it keeps its place.
     Kept,
 }
 
-/// The credits of the samples `filter` keeps, walked in time order.
+/// The credits of the samples `filter` keeps, walked in time order; with
+/// the run's `actions`, verification is credited to the pass verified.
 pub(crate) fn credit_workers(
     profile: &Profile,
     classes: &Classes<'_>,
     filter: &SampleFilter,
+    actions: Option<&ActionJoin>,
 ) -> Credits {
     let passes = &classes.passes;
     let verifier = classes.table.find(VERIFIER);
@@ -102,13 +111,15 @@ pub(crate) fn credit_workers(
         let task = &symbols[..cut.unwrap_or(symbols.len())];
         passes.on_stack(task, &mut on_stack);
         let task_has_pass = !on_stack.is_empty();
+        let verifying = task
+            .iter()
+            .any(|&symbol| Some(classes.category_of(symbol)) == verifier);
         if !main_thread {
             return match task_has_pass {
                 true => KeyRole::Kept,
                 false => KeyRole::Worker {
-                    verifying: task
-                        .iter()
-                        .any(|&symbol| Some(classes.category_of(symbol)) == verifier),
+                    verifying,
+                    own_pipeline: passes.managed(task),
                 },
             };
         }
@@ -124,6 +135,7 @@ pub(crate) fn credit_workers(
         KeyRole::Main {
             doing,
             in_task: cut.is_some() && !task_has_pass,
+            verifying,
         }
     };
     for sample in &profile.stacks.timeline {
@@ -137,46 +149,89 @@ pub(crate) fn credit_workers(
     let in_time_order = profile.stacks.timeline.iter().filter_map(|sample| {
         let role = roles.get(&sample.key)?;
         let process = profile.processes.thread(sample.key.thread).process;
-        Some((
+        Some(Sample {
             process,
-            sample.key,
+            tid: profile.processes.thread(sample.key.thread).tid,
+            key: sample.key,
             role,
-            profile.keeps(filter, &sample.key),
-        ))
+            kept: profile.keeps(filter, &sample.key),
+            time_ns: sample.time,
+        })
     });
+    // The actions are the compiler's, whose main thread's tid is its pid.
+    let verified = |process: ProcessId, thread: Option<i32>, time_ns: u64| {
+        let join =
+            actions.filter(|join| profile.processes.image(process).pid == join.actions.main_tid)?;
+        join.verification_at(thread, time_ns)
+    };
     Credits {
-        by_key: walk(in_time_order),
+        by_key: walk(in_time_order, verified),
     }
 }
 
-/// The credits of samples given in time order as (process, key, role,
-/// whether the filter keeps it): what each process's main thread is doing
-/// is what its latest sample says.
+/// A sample as [`walk`] takes it.
+struct Sample<'a, P, K> {
+    process: P,
+    tid: i32,
+    key: K,
+    role: &'a KeyRole,
+    /// Whether the filter keeps it.
+    kept: bool,
+    time_ns: u64,
+}
+
+/// The credits of samples given in time order: what each process's main
+/// thread is doing is what its latest sample says. Verification by the
+/// pass manager goes to the passes `verified(process, thread, time)` names,
+/// when it names them: the verification of the pass that has just run on
+/// that thread (`None`: as the process's main thread says).
 fn walk<'a, P: Copy + Eq + Hash, K: Copy + Eq + Hash>(
-    in_time_order: impl Iterator<Item = (P, K, &'a KeyRole, bool)>,
+    in_time_order: impl Iterator<Item = Sample<'a, P, K>>,
+    verified: impl Fn(P, Option<i32>, u64) -> Option<Vec<PassId>>,
 ) -> HashMap<K, Vec<(CreditedTo, u64)>> {
     let mut main_doing: HashMap<P, Option<CreditedTo>> = HashMap::new();
     let mut credits: HashMap<K, HashMap<CreditedTo, u64>> = HashMap::new();
-    for (process, key, role, kept) in in_time_order {
-        let credited = match role {
-            KeyRole::Main { doing, in_task } => {
-                main_doing.insert(process, doing.clone());
-                doing.clone().filter(|_| *in_task)
+    for sample in in_time_order {
+        // Whether the sample verifies a pass's output, and on whose thread
+        // that pass ran (`None`: the main thread).
+        let (credited, verifying, pipeline_thread) = match sample.role {
+            KeyRole::Main {
+                doing,
+                in_task,
+                verifying,
+            } => {
+                main_doing.insert(sample.process, doing.clone());
+                (
+                    doing.clone().filter(|_| *in_task),
+                    *verifying && *doing == Some(CreditedTo::PassManager),
+                    None,
+                )
             }
-            KeyRole::Worker { verifying } => {
-                main_doing
-                    .get(&process)
-                    .cloned()
-                    .flatten()
-                    .map(|doing| match verifying {
-                        true => CreditedTo::PassManager,
-                        false => doing,
-                    })
+            KeyRole::Worker {
+                verifying,
+                own_pipeline,
+            } => {
+                let doing = main_doing.get(&sample.process).cloned().flatten();
+                let own = own_pipeline.then_some(sample.tid);
+                match (doing, verifying) {
+                    (Some(_), true) => (Some(CreditedTo::PassManager), true, own),
+                    (doing, _) => (doing, false, None),
+                }
             }
-            KeyRole::Kept => None,
+            KeyRole::Kept => (None, false, None),
         };
-        if let Some(to) = credited.filter(|_| kept) {
-            *credits.entry(key).or_default().entry(to).or_default() += 1;
+        let credited = match verifying {
+            true => verified(sample.process, pipeline_thread, sample.time_ns)
+                .map(CreditedTo::Passes)
+                .or(credited),
+            false => credited,
+        };
+        if let Some(to) = credited.filter(|_| sample.kept) {
+            *credits
+                .entry(sample.key)
+                .or_default()
+                .entry(to)
+                .or_default() += 1;
         }
     }
     credits
@@ -199,38 +254,59 @@ mod tests {
         ))
     }
 
+    fn sample(process: u8, key: char, role: &KeyRole, kept: bool) -> Sample<'_, u8, char> {
+        Sample {
+            process,
+            tid: 0,
+            key,
+            role,
+            kept,
+            time_ns: 0,
+        }
+    }
+
     #[test]
     fn workers_take_what_the_main_thread_did_last_and_verification_goes_to_the_pass_manager() {
         let in_pass = KeyRole::Main {
             doing: passes(&[0, 1]),
             in_task: false,
+            verifying: false,
         };
         let main_in_task = KeyRole::Main {
             doing: passes(&[0]),
             in_task: true,
+            verifying: false,
         };
         let parsing = KeyRole::Main {
             doing: None,
             in_task: false,
+            verifying: false,
         };
-        let worker = KeyRole::Worker { verifying: false };
-        let verifying = KeyRole::Worker { verifying: true };
+        let worker = KeyRole::Worker {
+            verifying: false,
+            own_pipeline: false,
+        };
+        let verifying = KeyRole::Worker {
+            verifying: true,
+            own_pipeline: false,
+        };
         let kept = KeyRole::Kept;
         // (process, key, role, kept by the filter), in time order.
         let samples = [
-            (1, 'w', &worker, true),       // before any main sample: nothing
-            (1, 'm', &in_pass, true),      // main in passes 0 > 1
-            (1, 'w', &worker, true),       // credited to 0 > 1
-            (1, 'v', &verifying, true),    // to the pass manager
-            (2, 'x', &worker, true),       // another process's main never ran
-            (1, 'k', &kept, true),         // a task with a pass keeps it
-            (1, 't', &main_in_task, true), // main running a task: its own pass 0
-            (1, 'w', &worker, false),      // credited, but filtered out
-            (1, 'w', &worker, true),       // credited to 0
-            (1, 'p', &parsing, true),      // main outside the pass manager
-            (1, 'w', &worker, true),       // nothing
+            sample(1, 'w', &worker, true),       // before any main sample: nothing
+            sample(1, 'm', &in_pass, true),      // main in passes 0 > 1
+            sample(1, 'w', &worker, true),       // credited to 0 > 1
+            sample(1, 'v', &verifying, true),    // to the pass manager
+            sample(2, 'x', &worker, true),       // another process's main never ran
+            sample(1, 'k', &kept, true),         // a task with a pass keeps it
+            sample(1, 't', &main_in_task, true), // main running a task: its own pass 0
+            sample(1, 'w', &worker, false),      // credited, but filtered out
+            sample(1, 'w', &worker, true),       // credited to 0
+            sample(1, 'p', &parsing, true),      // main outside the pass manager
+            sample(1, 'w', &worker, true),       // nothing
         ];
-        let credits = walk(samples.into_iter());
+        // Without actions, no pass is known to have just run.
+        let credits = walk(samples.into_iter(), |_, _, _| None);
         // Most samples first, then in the order of what they are credited to.
         assert_eq!(
             credits[&'w'],
@@ -241,5 +317,64 @@ mod tests {
         for uncredited in ['x', 'k', 'm', 'p'] {
             assert!(!credits.contains_key(&uncredited), "{uncredited}");
         }
+    }
+
+    #[test]
+    fn verification_goes_to_the_pass_just_run_when_the_actions_name_it() {
+        let main_verifying = KeyRole::Main {
+            doing: Some(CreditedTo::PassManager),
+            in_task: false,
+            verifying: true,
+        };
+        let main_between = KeyRole::Main {
+            doing: Some(CreditedTo::PassManager),
+            in_task: false,
+            verifying: false,
+        };
+        let main_in_pass_verifying = KeyRole::Main {
+            doing: passes(&[0]),
+            in_task: false,
+            verifying: true,
+        };
+        let worker_verifying = KeyRole::Worker {
+            verifying: true,
+            own_pipeline: false,
+        };
+        let worker_verifying_own = KeyRole::Worker {
+            verifying: true,
+            own_pipeline: true,
+        };
+        fn at(time_ns: u64, sample: Sample<'_, u8, char>) -> Sample<'_, u8, char> {
+            Sample { time_ns, ..sample }
+        }
+        let samples = [
+            at(10, sample(1, 'a', &main_verifying, true)), // after pass 5: its verification
+            at(20, sample(1, 'b', &worker_verifying, true)), // the same, on a worker
+            at(30, sample(1, 'c', &main_between, true)),   // not verifying: keeps its place
+            at(40, sample(1, 'd', &main_in_pass_verifying, true)), // inside pass 0: keeps it
+            at(50, sample(1, 'e', &worker_verifying, true)), // no pass known: the pass manager
+            at(
+                60,
+                Sample {
+                    tid: 9,
+                    ..sample(1, 'f', &worker_verifying_own, true)
+                },
+            ), // its own pass 6
+        ];
+        let (verification_of_5, verification_of_6) = (PassId::new(7), PassId::new(8));
+        let credits = walk(samples.into_iter(), |_, thread, time| match thread {
+            None => (time < 50).then(|| vec![verification_of_5]),
+            Some(9) => Some(vec![verification_of_6]),
+            Some(_) => None,
+        });
+        assert_eq!(
+            credits[&'f'],
+            [(CreditedTo::Passes(vec![verification_of_6]), 1)]
+        );
+        let of_5 = CreditedTo::Passes(vec![verification_of_5]);
+        assert_eq!(credits[&'a'], [(of_5.clone(), 1)]);
+        assert_eq!(credits[&'b'], [(of_5, 1)]);
+        assert_eq!(credits[&'e'], [(CreditedTo::PassManager, 1)]);
+        assert!(!credits.contains_key(&'c') && !credits.contains_key(&'d'));
     }
 }

@@ -9,7 +9,10 @@
 //! the pass manager's `OpPassManager::initialize` when it starts a
 //! pipeline (as IREE's pipeline adaptor does for each clone of its
 //! pipelines), is a pass of its own, named after it
-//! (`Canonicalizer (initialize)`). Samples outside every pass
+//! (`Canonicalizer (initialize)`). The pass manager's verification of a
+//! pass's output has a row too (`Canonicalizer (verify)`), which only
+//! MLIR's actions can fill: the stacks do not say whose output it is.
+//! Samples outside every pass
 //! fall into explicit places (parsing the input, serialization and output,
 //! the Python launcher, startup and teardown, the pass manager,
 //! thread-pool tasks, other), decided
@@ -43,6 +46,11 @@ const INIT_METHOD: &str = "::initialize(mlir::MLIRContext*)";
 /// (`Canonicalizer (initialize)`), a row of its own, apart from the pass's
 /// runs, which MLIR's pass timers time without it.
 const INIT_SUFFIX: &str = " (initialize)";
+/// What the pass manager's verification of a pass's output is named by:
+/// its pass's name and this (`Canonicalizer (verify)`), a row of its own.
+/// The stacks do not say which pass's output is verified; MLIR's actions
+/// do (see [`Passes::verification`]).
+const VERIFY_SUFFIX: &str = " (verify)";
 /// The frame from which LLVM's thread pool runs a queued task.
 const TASK_RUNNER: &str = "llvm::StdThreadPool::processTasks(";
 
@@ -136,6 +144,9 @@ pub(crate) struct Passes {
     roles: Vec<Role>,
     names: Vec<String>,
     phases: Vec<Option<Phase>>,
+    /// The verification row of each pass that runs (`None` for a pass's
+    /// initialization and for the verification rows themselves).
+    verifications: Vec<Option<PassId>>,
 }
 
 impl Passes {
@@ -144,7 +155,7 @@ impl Passes {
         let mut ids: HashMap<String, PassId> = HashMap::new();
         let mut names = Vec::new();
         let mut phases = Vec::new();
-        let roles = profile
+        let roles: Vec<Role> = profile
             .symbols
             .symbols
             .iter()
@@ -173,11 +184,45 @@ impl Passes {
                 role(id)
             })
             .collect();
+        let mut runs = vec![false; names.len()];
+        for role in &roles {
+            if let Role::Pass(id) = role {
+                runs[id.index()] = true;
+            }
+        }
+        let mut verifications = vec![None; names.len()];
+        for (at, _) in runs.iter().enumerate().filter(|(_, runs)| **runs) {
+            names.push(format!("{}{VERIFY_SUFFIX}", names[at]));
+            phases.push(phases[at]);
+            verifications[at] = Some(PassId::new(names.len() - 1));
+        }
+        verifications.resize(names.len(), None);
         Passes {
             roles,
             names,
             phases,
+            verifications,
         }
+    }
+
+    /// The row of the pass manager's verification of `pass`'s output.
+    pub(crate) fn verification(&self, pass: PassId) -> Option<PassId> {
+        self.verifications[pass.index()]
+    }
+
+    /// A row for the verification of the output of a pass no stack shows
+    /// (too brief to be sampled), named after `pass` as MLIR's actions name
+    /// it (its class, perhaps with its namespaces).
+    pub(crate) fn add_verification(&mut self, pass: &str) -> PassId {
+        let class = pass.rsplit("::").next().unwrap_or(pass);
+        let name = format!("{class}{VERIFY_SUFFIX}");
+        if let Some(known) = self.names.iter().position(|known| *known == name) {
+            return PassId::new(known);
+        }
+        self.names.push(name);
+        self.phases.push(phase_of(pass));
+        self.verifications.push(None);
+        PassId::new(self.names.len() - 1)
     }
 
     pub(crate) fn name(&self, id: PassId) -> &str {

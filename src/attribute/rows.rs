@@ -6,6 +6,7 @@
 use hashbrown::{HashMap, HashSet};
 
 use super::action_place::OutsideAction;
+use super::actions::ActionJoin;
 use super::classes::{Attribution, Classes, Facts, facts};
 use super::credit::{CreditedTo, Credits, credit_workers};
 use super::row_key::RowKey;
@@ -69,13 +70,16 @@ pub(crate) struct Grouped {
     pub rows: HashMap<RowKey, RowTotals>,
 }
 
-/// Groups the samples `filter` keeps into rows of `grouping`.
+/// Groups the samples `filter` keeps into rows of `grouping`; with the
+/// run's `actions`, the pass manager's verification is credited to the pass
+/// verified.
 pub(crate) fn group(
     profile: &Profile,
     classes: &Classes<'_>,
     grouping: Grouping,
     attribution: Attribution,
     filter: &SampleFilter,
+    actions: Option<&ActionJoin>,
 ) -> Grouped {
     let mut grouping_run = RowMaker {
         profile,
@@ -93,7 +97,7 @@ pub(crate) fn group(
     // (passes, and the top pass of a thread or process) need them.
     let credits = match grouping {
         Grouping::Pass | Grouping::Thread | Grouping::Process => {
-            credit_workers(profile, classes, filter)
+            credit_workers(profile, classes, filter, actions)
         }
         Grouping::Category
         | Grouping::Symbol

@@ -288,7 +288,7 @@ pub(super) fn html_report(
             heap_line.as_ref(),
         )
     });
-    let found = findings(profile, classes, filter);
+    let found = findings(profile, classes, filter, run.actions);
     let mut facts = run_facts(profile, filter, run.facts, run.notices);
     facts.extend(
         finding_lines(profile, classes, &found)

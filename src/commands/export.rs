@@ -72,8 +72,8 @@ impl Run for Export {
 fn run(config: &Config, reading: &Reading, format: Format) -> Result<u8, Error> {
     let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
     let filter = &reading.filter;
-    let classes = Classes::new(&profile, &rules);
-    let (actions, actions_notice) = page_actions(&run_dir, &profile, &classes);
+    let mut classes = Classes::new(&profile, &rules);
+    let (actions, actions_notice) = page_actions(&run_dir, &profile, &mut classes);
     if let Some(notice) = actions_notice.filter(|_| !config.quiet) {
         eprintln!("compile-perf: notice: {notice}");
     }

@@ -149,7 +149,7 @@ impl Flamegraph {
         request: &FlamegraphRequest,
         reading: &Reading,
         profile: &Profile,
-        classes: &Classes<'_>,
+        classes: &mut Classes<'_>,
         run_dir: &RunDir,
         prepared: Option<Drawable<'_>>,
     ) -> Result<Picture, Error> {
@@ -183,7 +183,7 @@ fn run(config: &Config, reading: &Reading, options: &Flamegraph) -> Result<u8, E
         && !options.passes_only;
     // The whole picture's stacks need no categories: they are made while
     // the symbols are classified.
-    let (classes, prepared) = rayon::join(
+    let (mut classes, prepared) = rayon::join(
         || Classes::new(&profile, &rules),
         || {
             drawn_whole.then(|| {
@@ -196,7 +196,14 @@ fn run(config: &Config, reading: &Reading, options: &Flamegraph) -> Result<u8, E
             })
         },
     );
-    let picture = options.picture(&request, reading, &profile, &classes, &run_dir, prepared)?;
+    let picture = options.picture(
+        &request,
+        reading,
+        &profile,
+        &mut classes,
+        &run_dir,
+        prepared,
+    )?;
     save_flamegraph(&request, picture)?;
     let code = finish(config, &profile, run);
     leave_to_exit(classes);
@@ -234,8 +241,15 @@ fn run_set(
     for run in &runs {
         let input = Input::Path(run.recording.clone());
         let profile = load_recording(&input, &reading.read, &run.dir)?;
-        let classes = Classes::new(&profile, &rules);
-        pictures.push(options.picture(&request, reading, &profile, &classes, &run.dir, None)?);
+        let mut classes = Classes::new(&profile, &rules);
+        pictures.push(options.picture(
+            &request,
+            reading,
+            &profile,
+            &mut classes,
+            &run.dir,
+            None,
+        )?);
         code = code.max(finish(config, &profile, run.dir.run.as_ref())?);
         leave_to_exit(classes);
         leave_to_exit(profile);

@@ -80,12 +80,14 @@ pub(super) fn timer_join(
 }
 
 /// With `--by pattern|unit`, the actions of the run on perf's clock, which
-/// `command` needs; `None` for the other groupings.
+/// `command` needs; with rows that show passes (`--by pass|thread|process`),
+/// the actions when the run has them (they name the pass whose output the
+/// pass manager verifies); `None` for the other groupings.
 pub(super) fn actions_for(
     grouping: Grouping,
     run_dir: &RunDir,
     profile: &Profile,
-    classes: &Classes<'_>,
+    classes: &mut Classes<'_>,
     command: &str,
 ) -> Result<Option<ActionJoin>, Error> {
     let what = format!("{command} --by {}", grouping_name(grouping));
@@ -101,7 +103,10 @@ pub(super) fn actions_for(
         Grouping::Pattern | Grouping::Unit => {
             action_join(run_dir, profile, classes, &what).map(Some)
         }
-        _ => Ok(None),
+        Grouping::Pass | Grouping::Thread | Grouping::Process => {
+            Ok(page_actions(run_dir, profile, classes).0)
+        }
+        Grouping::Category | Grouping::Symbol | Grouping::Dso => Ok(None),
     }
 }
 
@@ -111,7 +116,7 @@ pub(super) fn actions_for(
 pub(super) fn page_actions(
     run_dir: &RunDir,
     profile: &Profile,
-    classes: &Classes<'_>,
+    classes: &mut Classes<'_>,
 ) -> (Option<ActionJoin>, Option<String>) {
     if profile.unit != "samples" {
         return (None, None);
@@ -128,7 +133,7 @@ pub(super) fn page_actions(
 pub(super) fn action_join(
     run_dir: &RunDir,
     profile: &Profile,
-    classes: &Classes<'_>,
+    classes: &mut Classes<'_>,
     what: &str,
 ) -> Result<ActionJoin, Error> {
     let no_actions = |reason: String| Error::NoActions {
@@ -149,13 +154,9 @@ pub(super) fn action_join(
 }
 
 /// `actions` put on perf's clock, their passes named as the stacks' are.
-fn joined(profile: &Profile, classes: &Classes<'_>, actions: Actions) -> ActionJoin {
-    join_actions(
-        profile,
-        classes,
-        actions,
-        &declared_pass_names(profile, classes),
-    )
+fn joined(profile: &Profile, classes: &mut Classes<'_>, actions: Actions) -> ActionJoin {
+    let declared = declared_pass_names(profile, classes);
+    join_actions(profile, classes, actions, &declared)
 }
 
 /// `(class, timer name)` of the pass classes the binaries with pass frames

@@ -112,8 +112,8 @@ fn run(config: &Config, reading: &Reading, options: &Push) -> Result<u8, Error> 
         }
         // Pprof: the parser admits no other format.
         _ => {
-            let classes = Classes::new(&profile, &rules);
-            let (actions, actions_notice) = page_actions(&run_dir, &profile, &classes);
+            let mut classes = Classes::new(&profile, &rules);
+            let (actions, actions_notice) = page_actions(&run_dir, &profile, &mut classes);
             if let Some(notice) = actions_notice.filter(|_| !config.quiet) {
                 eprintln!("compile-perf: notice: {notice}");
             }

@@ -131,7 +131,7 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
     let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
     let run = run_dir.run.as_ref();
     if options.format == Format::Html {
-        let classes = Classes::new(&profile, &rules);
+        let mut classes = Classes::new(&profile, &rules);
         let flamegraphs = report_flamegraphs(&profile, &classes, filter, options.max_depth)?;
         if let (Some(svg), Some((_, drawn))) = (&options.flamegraph, flamegraphs.first()) {
             write_output(&Output::File(svg.clone()), |out| {
@@ -142,7 +142,7 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
         if let Some(notice) = rss_notice.as_ref().filter(|_| !config.quiet) {
             eprintln!("compile-perf: notice: {notice}");
         }
-        let (actions, actions_notice) = page_actions(&run_dir, &profile, &classes);
+        let (actions, actions_notice) = page_actions(&run_dir, &profile, &mut classes);
         let mut page_notices = notices(&profile, run);
         page_notices.extend(rss_notice);
         page_notices.extend(actions_notice);
@@ -165,7 +165,7 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
     }
     // The flamegraph's stacks need no categories: they are made while the
     // symbols are classified.
-    let (classes, prepared) = rayon::join(
+    let (mut classes, prepared) = rayon::join(
         || Classes::new(&profile, &rules),
         || {
             options.flamegraph.is_some().then(|| {
@@ -201,8 +201,8 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
         })
         .transpose()?;
     let reported = (|| {
-        let actions =
-            actions_for(options.grouping, &run_dir, &profile, &classes, "report")?.map(Arc::new);
+        let actions = actions_for(options.grouping, &run_dir, &profile, &mut classes, "report")?
+            .map(Arc::new);
         let breakdown_options = BreakdownOptions {
             grouping: options.grouping,
             attribution: options.attribution,

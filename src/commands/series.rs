@@ -45,8 +45,8 @@ pub(crate) fn read_series(
     } in set_runs(dir, series)
     {
         let profile = load_recording(&Input::Path(recording.clone()), reading.read, &run_dir)?;
-        let classes = Classes::new(&profile, reading.rules);
-        let actions = actions_for(reading.grouping, &run_dir, &profile, &classes, "report")?;
+        let mut classes = Classes::new(&profile, reading.rules);
+        let actions = actions_for(reading.grouping, &run_dir, &profile, &mut classes, "report")?;
         let rows = run_rows(
             recording,
             &profile,

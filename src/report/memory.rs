@@ -80,7 +80,7 @@ pub(crate) fn memory_report(
     let bytes_per_sample = period * PAGE_SIZE;
     let classes = Classes::new(faults, rules);
     let rows = |grouping: Grouping| -> (u64, Vec<MemoryRow>) {
-        let grouped = group(faults, &classes, grouping, attribution, filter);
+        let grouped = group(faults, &classes, grouping, attribution, filter, None);
         let mut rows: Vec<(RowKey, u64)> = grouped
             .rows
             .iter()

@@ -18,6 +18,7 @@ mod by_stack;
 
 use hashbrown::HashMap;
 
+use super::actions::ActionJoin;
 use super::classes::{Attribution, Classes, facts};
 use super::credit::credit_workers;
 use super::pass::Phase;
@@ -86,15 +87,17 @@ pub(crate) struct Findings {
     pub papercuts: Vec<Papercut>,
 }
 
-/// The findings of the samples `filter` keeps, by [`THRESHOLDS`].
+/// The findings of the samples `filter` keeps, by [`THRESHOLDS`]; with the
+/// run's `actions`, verification is placed with the pass verified.
 pub(crate) fn findings(
     profile: &Profile,
     classes: &Classes<'_>,
     filter: &SampleFilter,
+    actions: Option<&ActionJoin>,
 ) -> Findings {
     let (duplicated, papercuts) = by_stack(profile, classes, filter, &THRESHOLDS);
     Findings {
-        serialized: serialized(profile, classes, filter, &THRESHOLDS),
+        serialized: serialized(profile, classes, filter, actions, &THRESHOLDS),
         duplicated,
         papercuts,
     }
@@ -135,6 +138,7 @@ fn serialized(
     profile: &Profile,
     classes: &Classes<'_>,
     filter: &SampleFilter,
+    actions: Option<&ActionJoin>,
     thresholds: &Thresholds,
 ) -> Vec<Serialized> {
     let Some(cpus) = profile.info.cpus_online.filter(|&cpus| cpus > 1) else {
@@ -161,7 +165,7 @@ fn serialized(
         .unwrap_or(0);
     // A sample's place is where the report puts it: thread-pool work where
     // it is credited (most of its key's samples' place).
-    let credits = credit_workers(profile, classes, filter);
+    let credits = credit_workers(profile, classes, filter, actions);
     let mut places: HashMap<SampleKey, RowKey> = HashMap::new();
     let mut found: Vec<Serialized> = serial_stretches(&busy, slice_seconds, thresholds)
         .into_iter()

@@ -74,6 +74,7 @@ fn nesting_keeps_a_pass_inside_itself_and_one_run_once() {
         ],
         names: vec!["OpPipelineAdaptorPass".to_owned(), "Inner".to_owned()],
         phases: vec![None, None],
+        verifications: vec![None, None],
     };
     let root_first = [0, 1, 2, 3, 1, 4, 1, 2, 3, 1, 4, 5];
     let leaf_first: Vec<SymbolId> = root_first
@@ -117,6 +118,7 @@ fn a_pass_initialized_by_the_pipeline_adaptor_s_pipeline_is_its_initialization()
             "Helper (initialize)".to_owned(),
         ],
         phases: vec![None; 3],
+        verifications: vec![None; 3],
     };
     let stack = |root_first: &[usize]| -> Vec<SymbolId> {
         root_first

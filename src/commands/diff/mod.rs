@@ -190,8 +190,8 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
             let profile = load_recording(&Input::Path(input.clone()), &options.read, &run_dir)?;
             let run = run_dir.run.as_ref();
             compiled.add(&input.display().to_string(), run);
-            let classes = Classes::new(&profile, &rules);
-            let actions = actions_for(options.grouping, &run_dir, &profile, &classes, "diff")?;
+            let mut classes = Classes::new(&profile, &rules);
+            let actions = actions_for(options.grouping, &run_dir, &profile, &mut classes, "diff")?;
             let rows = run_rows(
                 input,
                 &profile,

@@ -103,8 +103,16 @@ fn figures(profile: &Profile, classes: &Classes<'_>) -> Figures {
         Grouping::Category,
         Attribution::Leaf,
         &filter,
+        None,
     );
-    let passes = group(profile, classes, Grouping::Pass, Attribution::Leaf, &filter);
+    let passes = group(
+        profile,
+        classes,
+        Grouping::Pass,
+        Attribution::Leaf,
+        &filter,
+        None,
+    );
     let samples = categories.samples;
     let top_categories = top(&categories, |row| row.self_samples)
         .filter_map(|(key, count)| match key {

@@ -19,6 +19,7 @@ mod series;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::{ArgGroup, Args};
 
@@ -273,7 +274,12 @@ fn report_recording(
             return Err(error);
         }
     };
-    let classes = Classes::new(&profile, rules);
+    let mut classes = Classes::new(&profile, rules);
+    let (actions, actions_notice) = page_actions(&run_dir, &profile, &mut classes);
+    let actions = actions.map(Arc::new);
+    if let Some(notice) = actions_notice {
+        recorded.run.notes.push(notice);
+    }
     let attribution = attribution_of(alloc);
     let run = Some(recorded.run.clone());
     let run_notices = notices(&profile, run.as_ref());
@@ -282,6 +288,7 @@ fn report_recording(
         &classes,
         BreakdownOptions {
             attribution,
+            actions: actions.clone(),
             ..BreakdownOptions::default()
         },
     );
@@ -369,10 +376,6 @@ fn report_recording(
             Err(error) => return Err(error),
         }
     }
-    let (actions, actions_notice) = page_actions(&run_dir, &profile, &classes);
-    if let Some(notice) = actions_notice {
-        recorded.run.notes.push(notice);
-    }
     let heap_profile = match heap_reading(&input, &read, &run_dir, &profile) {
         Some(Ok(heap_profile)) => Some(heap_profile),
         Some(Err(error)) => {
@@ -394,7 +397,7 @@ fn report_recording(
             facts: run.as_ref(),
             notices: &run_notices,
             rss: rss.as_ref(),
-            actions: actions.as_ref(),
+            actions: actions.as_deref(),
             heap: heap_profile.as_ref().zip(heap_classes.as_ref()),
         },
         svgs,

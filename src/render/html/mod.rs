@@ -71,7 +71,14 @@ pub(crate) fn render(
     filter: &SampleFilter,
 ) -> String {
     let rows = |grouping| {
-        let grouped = group(profile, classes, grouping, page.attribution, filter);
+        let grouped = group(
+            profile,
+            classes,
+            grouping,
+            page.attribution,
+            filter,
+            page.actions,
+        );
         (
             grouped.samples,
             sorted_rows(profile, classes, &grouped, None),

@@ -89,7 +89,12 @@ pub(crate) fn breakdown<'a>(
         (rb.self_samples, rb.inclusive_samples, a).cmp(&(ra.self_samples, ra.inclusive_samples, b))
     });
     let unwind = unwind_stats(profile, &options.filter).0;
-    let findings = findings(profile, classes, &options.filter);
+    let findings = findings(
+        profile,
+        classes,
+        &options.filter,
+        options.actions.as_deref(),
+    );
     let utilization = (options.grouping == Grouping::Thread)
         .then(|| timeline(profile, classes, &options.filter, 1).utilization)
         .flatten();

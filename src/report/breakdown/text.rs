@@ -44,9 +44,16 @@ impl Breakdown<'_> {
         ]);
         let credited = self.grouped.credited;
         if self.options.grouping == Grouping::Pass && credited > 0 {
+            let to = match self.options.actions {
+                Some(_) => {
+                    "(a pass; its output's verification, `<pass> (verify)`, by the run's \
+                     actions; or the pass manager)"
+                }
+                None => "(a pass, or the pass manager)",
+            };
             lines.push(format!(
                 "credited: {credited} samples ({:.1}%) of thread-pool work, credited to what \
-                 the main thread was in (a pass, or the pass manager): the `credited` column",
+                 the main thread was in {to}: the `credited` column",
                 percent(credited, self.samples())
             ));
         }
@@ -386,6 +393,7 @@ impl Breakdown<'_> {
             Grouping::Process,
             self.options.attribution,
             &self.options.filter,
+            self.options.actions.as_deref(),
         );
         let mut rows: Vec<_> = by_process.rows.iter().collect();
         rows.sort_by(|a, b| (b.1.self_samples, a.0).cmp(&(a.1.self_samples, b.0)));
