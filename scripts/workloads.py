@@ -233,6 +233,42 @@ def many_dispatches(scale):
     return "\n".join(lines)
 
 
+def dispatch_ladder(scale):
+    """Independent elementwise dispatches whose bodies grow step by step.
+
+    Dispatch i applies 16 * (i + 1) scalar ops (multiply, add, tanh, exp in
+    turn) to its own input and returns its own result, so none fuses with
+    another: each compiles to an executable of its own, and their compile
+    costs rise with i. This gives `report --by unit` a ranking to recover
+    (many-dispatches' executables cost nearly the same).
+    """
+    steps = max(3, round(10 * scale))
+    ty = "tensor<64x64xf32>"
+    lines = ["#id = affine_map<(d0, d1) -> (d0, d1)>"]
+    body = []
+    for i in range(steps):
+        body.append(f"  %e{i} = tensor.empty() : {ty}")
+        body.append(f"  %r{i} = linalg.generic {{indexing_maps = [#id, #id], "
+                    f'iterator_types = ["parallel", "parallel"]}} ins(%x{i} : {ty}) outs(%e{i} : {ty}) {{')
+        body.append("  ^bb0(%a: f32, %o: f32):")
+        prev = "%a"
+        for j in range(16 * (i + 1)):
+            body.append(f"    %c{j} = arith.constant {1.0 + 0.01 * j + 0.001 * i:.6f} : f32")
+            op = (f"arith.mulf {prev}, %c{j}", f"arith.addf {prev}, %c{j}",
+                  f"math.tanh {prev}", f"math.exp {prev}")[j % 4]
+            body.append(f"    %v{j} = {op} : f32")
+            prev = f"%v{j}"
+        body.append(f"    linalg.yield {prev} : f32")
+        body.append(f"  }} -> {ty}")
+    params = ", ".join(f"%x{i}: {ty}" for i in range(steps))
+    results = ", ".join([ty] * steps)
+    lines.append(f"func.func @main({params}) -> ({results}) {{")
+    lines += body
+    lines.append(f"  return {', '.join(f'%r{i}' for i in range(steps))} : {results}")
+    lines += ["}", ""]
+    return "\n".join(lines)
+
+
 def _ir_tool():
     if os.environ.get("IREE_IR_TOOL"):
         tool = os.environ["IREE_IR_TOOL"]
@@ -269,6 +305,7 @@ WORKLOADS = {
     "f32-literals": (f32_literals, 0.125, "decimal f32/f16 dense literals (APFloat)", False),
     "const-eval": (const_eval, 0.17, "constant transposes/adds/matmuls (JitGlobals)", False),
     "many-dispatches": (many_dispatches, 0.1, "80 matmul stages, ~80 distinct dispatches (LLVM codegen)", False),
+    "dispatch-ladder": (dispatch_ladder, 0.6, "10 unfused dispatches of growing bodies (ranking)", False),
 }
 
 

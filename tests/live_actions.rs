@@ -25,6 +25,10 @@ const LEAST_AGREEMENT_PERCENT: f64 = 95.0;
 /// actions name the pass each verification is of.
 const MOST_WITHOUT_PASS_PERCENT: f64 = 2.0;
 
+/// The least rank correlation (Spearman's rho) between the executables'
+/// inclusive samples in `report --by unit` and their compile times alone.
+const LEAST_RANK_CORRELATION: f64 = 0.8;
+
 /// `report RUN --by BY --format json`, which must succeed.
 fn report_by(run_dir: &Path, by: &str) -> Value {
     let report = compile_perf([
@@ -363,6 +367,114 @@ fn verification_is_credited_to_the_passes_verified_on_many_dispatches() {
         manager_alone > manager,
         "without actions the verification stays with the pass manager: {manager_alone} vs {manager}"
     );
+}
+
+/// Ranks from 1, ties sharing their mean rank.
+fn ranks(values: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut ranks = vec![0.0; values.len()];
+    let mut at = 0;
+    while at < order.len() {
+        let mut end = at;
+        while end + 1 < order.len() && values[order[end + 1]] == values[order[at]] {
+            end += 1;
+        }
+        for &index in &order[at..=end] {
+            ranks[index] = (at + end) as f64 / 2.0 + 1.0;
+        }
+        at = end + 1;
+    }
+    ranks
+}
+
+/// Spearman's rank correlation of two series of equal length.
+fn spearman(xs: &[f64], ys: &[f64]) -> f64 {
+    let (rx, ry) = (ranks(xs), ranks(ys));
+    let mean = (xs.len() as f64 + 1.0) / 2.0;
+    let covariance: f64 = rx
+        .iter()
+        .zip(&ry)
+        .map(|(a, b)| (a - mean) * (b - mean))
+        .sum();
+    let spread = |r: &[f64]| r.iter().map(|a| (a - mean).powi(2)).sum::<f64>().sqrt();
+    covariance / (spread(&rx) * spread(&ry))
+}
+
+/// The dispatch ladder (ten unfused dispatches whose bodies grow step by
+/// step): `report --by unit` of a `record --actions=units` run ranks the
+/// executables as `executables` does, compiling each alone, to a rank
+/// correlation of at least [`LEAST_RANK_CORRELATION`] against both its
+/// wall times and its code generation's samples.
+#[test]
+fn units_rank_the_executables_as_compiling_each_alone_does() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("actions-ranking");
+    let input = workload_at_scale(&dir, "dispatch-ladder", "default");
+    let run_dir = dir.join("run");
+    compile_perf(record_args(&run_dir, &["--actions=units"], &input, &[]))
+        .expect_code(0, "record --actions=units");
+    let units = report_by(&run_dir, "unit");
+    let samples: HashMap<String, f64> = (units["rows"].as_array().unwrap().iter())
+        .filter_map(|row| {
+            let name = row["key"].as_str()?.strip_prefix("hal.executable @")?;
+            Some((name.to_owned(), row["inclusive_samples"].as_f64()?))
+        })
+        .collect();
+
+    let alone_dir = dir.join("alone");
+    let mut args: Vec<OsString> = vec!["executables".into(), "-q".into(), "-o".into()];
+    args.push(alone_dir.clone().into());
+    args.extend(
+        record_args(&dir.join("unused"), &[], &input, &[])
+            .into_iter()
+            .skip(3),
+    );
+    let last = args.len() - 1;
+    args[last] = alone_dir.with_extension("vmfb").into();
+    compile_perf(args).expect_code(0, "executables");
+    let alone: Value = serde_json::from_slice(
+        &std::fs::read(alone_dir.join("executables.json")).expect("executables.json"),
+    )
+    .unwrap();
+    let mut table: Vec<(String, f64, f64, f64)> = (alone["executables"].as_array().unwrap().iter())
+        .filter_map(|executable| {
+            let name = executable["name"].as_str()?;
+            Some((
+                name.to_owned(),
+                *samples.get(name)?,
+                executable["wall_seconds"].as_f64()?,
+                executable["translate_samples"].as_f64()?,
+            ))
+        })
+        .collect();
+    table.sort_by(|a, b| b.1.total_cmp(&a.1));
+    println!("executable, inclusive samples (--by unit), wall s and translate samples alone:");
+    for row in &table {
+        println!("  {row:?}");
+    }
+    assert!(table.len() >= 8, "the executables of both: {table:?}");
+    let by_unit: Vec<f64> = table.iter().map(|row| row.1).collect();
+    for (what, alone) in [
+        (
+            "wall seconds",
+            table.iter().map(|row| row.2).collect::<Vec<_>>(),
+        ),
+        ("translate samples", table.iter().map(|row| row.3).collect()),
+    ] {
+        let rho = spearman(&by_unit, &alone);
+        println!(
+            "Spearman's rho against {what}, over {} executables: {rho:.3}",
+            table.len()
+        );
+        assert!(
+            rho >= LEAST_RANK_CORRELATION,
+            "rank correlation with the {what} of each executable alone: {rho:.3}"
+        );
+    }
 }
 
 #[test]
