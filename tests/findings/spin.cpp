@@ -1,0 +1,44 @@
+// The program of tests/live_findings.rs: `spin THREADS SECONDS` keeps
+// THREADS threads busy computing for SECONDS seconds, then exits. One
+// thread on a machine of two CPUs is serialized work; two are not.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+// Busy until `until`; the result is printed so the loop is not optimized away.
+static double spin_worker(std::chrono::steady_clock::time_point until) {
+    double sum = 0;
+    while (std::chrono::steady_clock::now() < until) {
+        for (int i = 1; i < 100000; ++i) {
+            sum += 1.0 / i;
+        }
+    }
+    return sum;
+}
+
+int main(int argc, char** argv) {
+    if (argc != 3) {
+        std::fprintf(stderr, "usage: spin THREADS SECONDS\n");
+        return 2;
+    }
+    int threads = std::atoi(argv[1]);
+    auto until = std::chrono::steady_clock::now() +
+                 std::chrono::milliseconds(static_cast<long>(std::atof(argv[2]) * 1000));
+    std::vector<double> sums(threads);
+    std::vector<std::thread> running;
+    for (int t = 1; t < threads; ++t) {
+        running.emplace_back([&, t] { sums[t] = spin_worker(until); });
+    }
+    sums[0] = spin_worker(until);
+    for (auto& thread : running) {
+        thread.join();
+    }
+    double total = 0;
+    for (double sum : sums) {
+        total += sum;
+    }
+    std::printf("%d threads: %.1f\n", threads, total);
+    return 0;
+}
