@@ -505,6 +505,17 @@ fn const_eval_patterns_ran_under_their_passes_and_the_default_mode_has_no_units(
         })
         .expect("the greedy driver's own work is a row");
     assert!(driver["self_samples"].as_u64().unwrap() > 0);
+    // The driver's folding of ops (their fold hooks, called outside any
+    // pattern's action) is a row of its own, and leads the patterns.
+    let folding = (patterns["rows"].as_array().unwrap().iter())
+        .find(|row| row["key"] == "(GreedyPatternRewriteIteration, folding)")
+        .expect("the greedy driver's folding is a row");
+    let folded = folding["self_samples"].as_u64().unwrap();
+    println!("the greedy driver's folding: {folded} samples");
+    assert!(
+        named.iter().all(|(_, samples, _)| *samples <= folded),
+        "folding ({folded} samples) leads the patterns: {named:?}"
+    );
     assert_eq!(
         patterns["actions"]["units_named"], false,
         "--actions (times) names no units"

@@ -25,9 +25,13 @@ pub(crate) enum OutsideAction {
     /// In no pass: the pass a row ran under, when it ran under none.
     OutsidePasses,
     /// In a driver's action (a greedy rewrite iteration, a conversion) but
-    /// in no pattern: the driver's own work (folding, the worklist,
-    /// erasing ops) and what runs under it.
+    /// in no pattern: the driver's own work (the worklist, erasing ops)
+    /// and what runs under it.
     Driver(NameIndex),
+    /// In a driver's action, in no pattern, folding an op (its fold hook,
+    /// which the greedy driver calls before it tries the patterns, with no
+    /// action of its own).
+    DriverFolding(NameIndex),
 }
 
 impl OutsideAction {
@@ -41,6 +45,7 @@ impl OutsideAction {
             OutsideAction::Driver(name) => {
                 format!("({}, outside patterns)", action_name(name))
             }
+            OutsideAction::DriverFolding(name) => format!("({}, folding)", action_name(name)),
         }
     }
 }

@@ -2,7 +2,9 @@
 //! pattern a sample's thread was applying) and `--by unit` (the innermost
 //! IR unit a pass was running on), each with the pass it ran under. A
 //! sample is placed by its time on its own thread's actions, so worker
-//! threads count where they worked.
+//! threads count where they worked. A greedy driver folds ops (their fold
+//! hooks) outside any pattern's action: such samples, told by
+//! `mlir::Operation::fold` on their stacks, are a row of their own.
 
 use hashbrown::{HashMap, HashSet};
 
@@ -13,6 +15,44 @@ use super::row_key::RowKey;
 use super::rows::{Detail, Grouped, Grouping, group};
 use crate::actions::{ActionKind, Interval, NameIndex};
 use crate::profile::{Profile, SampleFilter};
+use crate::stacks::StackId;
+
+/// The frame of an op's folding, as a greedy driver calls it.
+const OP_FOLD: &str = "mlir::Operation::fold(";
+
+/// Which stacks fold an op: a frame of [`OP_FOLD`] on them.
+pub(crate) struct FoldingStacks<'a> {
+    profile: &'a Profile,
+    /// By symbol: whether it is [`OP_FOLD`].
+    folds: Vec<bool>,
+    by_stack: HashMap<Option<StackId>, bool>,
+    symbols: Vec<crate::symbolize::SymbolId>,
+}
+
+impl<'a> FoldingStacks<'a> {
+    pub(crate) fn new(profile: &'a Profile) -> FoldingStacks<'a> {
+        FoldingStacks {
+            profile,
+            folds: (profile.symbols.symbols.iter())
+                .map(|symbol| symbol.name.starts_with(OP_FOLD))
+                .collect(),
+            by_stack: HashMap::new(),
+            symbols: Vec::new(),
+        }
+    }
+
+    /// Whether `stack` folds an op.
+    fn folds(&mut self, stack: Option<StackId>) -> bool {
+        if let Some(&folds) = self.by_stack.get(&stack) {
+            return folds;
+        }
+        self.symbols.clear();
+        self.profile.symbols_leaf_first(stack, &mut self.symbols);
+        let folds = (self.symbols.iter()).any(|symbol| self.folds[symbol.index()]);
+        self.by_stack.insert(stack, folds);
+        folds
+    }
+}
 
 /// Groups the samples `filter` keeps into rows of `grouping`: of patterns
 /// and units by the run's `actions` when given, else as [`group`] does.
@@ -55,6 +95,7 @@ pub(crate) fn group_by_actions(
     let mut categories = HashMap::new();
     let mut inclusive: HashSet<RowKey> = HashSet::new();
     let no_pass = RowKey::OutsideAction(OutsideAction::OutsidePasses);
+    let mut folding = FoldingStacks::new(profile);
     for sample in &profile.stacks.timeline {
         let key = &sample.key;
         if !profile.keeps(filter, key) {
@@ -70,7 +111,9 @@ pub(crate) fn group_by_actions(
             .filter_map(|interval| row_of(join, rows, interval));
         inclusive.clear();
         inclusive.extend(keys);
-        let self_key = self_row_of(join, rows, &chain, join.thread(tid).is_some());
+        let self_key = self_row_of(join, rows, &chain, join.thread(tid).is_some(), || {
+            folding.folds(key.stack)
+        });
         inclusive.insert(self_key);
         let pass = chain
             .iter()
@@ -88,11 +131,20 @@ pub(crate) fn group_by_actions(
     grouped
 }
 
-/// The row of `rows`' kind a sample of thread `tid` at perf's `time`
-/// counts in as self (as [`group_by_actions`] counts it).
-pub(crate) fn self_row(join: &ActionJoin, rows: ActionRows, tid: i32, time: u64) -> RowKey {
+/// The row of `rows`' kind a sample of thread `tid` at perf's `time`, with
+/// `stack`, counts in as self (as [`group_by_actions`] counts it).
+pub(crate) fn self_row(
+    join: &ActionJoin,
+    rows: ActionRows,
+    folding: &mut FoldingStacks<'_>,
+    tid: i32,
+    time: u64,
+    stack: Option<StackId>,
+) -> RowKey {
     let chain = chain_at(join, tid, time);
-    self_row_of(join, rows, &chain, join.thread(tid).is_some())
+    self_row_of(join, rows, &chain, join.thread(tid).is_some(), || {
+        folding.folds(stack)
+    })
 }
 
 /// The actions thread `tid` was in at perf's `time`, innermost first;
@@ -105,17 +157,25 @@ fn chain_at(join: &ActionJoin, tid: i32, time: u64) -> Vec<&Interval> {
 }
 
 /// The innermost action of `rows`' kind in `chain`, else the place outside
-/// them.
+/// them (`folds` says whether the sample's stack folds an op).
 fn self_row_of(
     join: &ActionJoin,
     rows: ActionRows,
     chain: &[&Interval],
     had_actions: bool,
+    folds: impl FnOnce() -> bool,
 ) -> RowKey {
-    chain
+    let place = match chain
         .iter()
         .find_map(|interval| row_of(join, rows, interval))
-        .unwrap_or_else(|| RowKey::OutsideAction(outside(rows, chain, had_actions)))
+    {
+        Some(row) => return row,
+        None => outside(rows, chain, had_actions),
+    };
+    RowKey::OutsideAction(match place {
+        OutsideAction::Driver(driver) if folds() => OutsideAction::DriverFolding(driver),
+        place => place,
+    })
 }
 
 /// The name of a row of actions: a pattern's, a unit's or a pass's, or

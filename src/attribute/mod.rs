@@ -40,7 +40,9 @@ mod time_slices;
 pub(crate) mod timers;
 
 pub(crate) use action_place::ActionRows;
-pub(crate) use action_rows::{action_name, group_by_actions, group_rows, row_name, self_row};
+pub(crate) use action_rows::{
+    FoldingStacks, action_name, group_by_actions, group_rows, row_name, self_row,
+};
 pub(crate) use classes::{Attribution, Classes, categories_cached, facts};
 pub(crate) use joined_passes::joined_passes;
 pub(crate) use pass::{PassId, Phase};

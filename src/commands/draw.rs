@@ -13,7 +13,8 @@ use crate::attribute::actions::ActionJoin;
 use crate::attribute::findings::findings;
 use crate::attribute::rss::RssJoin;
 use crate::attribute::{
-    ActionRows, Attribution, Classes, RowKey, row_name, self_row, timeline, unwind_stats,
+    ActionRows, Attribution, Classes, FoldingStacks, RowKey, row_name, self_row, timeline,
+    unwind_stats,
 };
 use crate::defaults;
 use crate::error::Error;
@@ -104,13 +105,14 @@ pub(super) fn flamegraph_by_actions(
     };
     let options = picture_options(request, filter, classes, Some(roots))?;
     let mut names: HashMap<RowKey, String> = HashMap::new();
+    let mut folding = FoldingStacks::new(profile);
     let keys: Vec<RowKey> = profile
         .stacks
         .timeline
         .iter()
         .map(|sample| {
             let tid = profile.processes.thread(sample.key.thread).tid;
-            let key = self_row(join, rows, tid, sample.time);
+            let key = self_row(join, rows, &mut folding, tid, sample.time, sample.key.stack);
             names
                 .entry(key)
                 .or_insert_with(|| row_name(join, key).expect("a row of actions has a name"));

@@ -17,7 +17,7 @@ use hashbrown::HashMap;
 use crate::attribute::actions::ActionJoin;
 use crate::attribute::runs::seconds_per_sample;
 use crate::attribute::{
-    ActionRows, Attribution, Classes, PassId, RowKey, facts, row_name, self_row,
+    ActionRows, Attribution, Classes, FoldingStacks, PassId, RowKey, facts, row_name, self_row,
 };
 use crate::process::{ProcessId, ThreadId};
 use crate::profile::{Profile, SampleFilter};
@@ -78,6 +78,7 @@ impl<'a> Samples<'a> {
         let mut stacks: Vec<Labelled> = Vec::new();
         let mut timed = Vec::new();
         let mut kept_process: HashMap<ProcessId, bool> = HashMap::new();
+        let mut folding = FoldingStacks::new(profile);
         for sample in &profile.stacks.timeline {
             let process = profile.processes.thread(sample.key.thread).process;
             let kept = *kept_process
@@ -88,9 +89,10 @@ impl<'a> Samples<'a> {
             }
             let places = actions.map(|join| {
                 let tid = profile.processes.thread(sample.key.thread).tid;
+                let (time, stack) = (sample.time, sample.key.stack);
                 ActionPlaces {
-                    pattern: self_row(join, ActionRows::Pattern, tid, sample.time),
-                    unit: self_row(join, ActionRows::Unit, tid, sample.time),
+                    pattern: self_row(join, ActionRows::Pattern, &mut folding, tid, time, stack),
+                    unit: self_row(join, ActionRows::Unit, &mut folding, tid, time, stack),
                 }
             });
             let at = *index.entry((sample.key, places)).or_insert_with(|| {
