@@ -31,16 +31,16 @@ const LEAST_RANK_CORRELATION: f64 = 0.8;
 
 /// `report RUN --by BY --format json`, which must succeed.
 fn report_by(run_dir: &Path, by: &str) -> Value {
-    let report = compile_perf([
-        OsString::from("report"),
-        run_dir.into(),
-        "--by".into(),
-        by.into(),
-        "--format".into(),
-        "json".into(),
-        "-q".into(),
-    ]);
-    report.expect_code(0, &format!("report --by {by}"));
+    report_json(run_dir, &["--by", by])
+}
+
+/// `report RUN ARGS --format json`, which must succeed.
+fn report_json(run_dir: &Path, args: &[&str]) -> Value {
+    let mut all: Vec<OsString> = vec!["report".into(), run_dir.into()];
+    all.extend(args.iter().map(OsString::from));
+    all.extend(["--format".into(), "json".into(), "-q".into()]);
+    let report = compile_perf(all);
+    report.expect_code(0, &format!("report {}", args.join(" ")));
     report.json()
 }
 
@@ -303,20 +303,7 @@ fn verification_is_credited_to_the_passes_verified_on_many_dispatches() {
     compile_perf(record_args(&run_dir, &["--actions"], &input, &[]))
         .expect_code(0, "record --actions");
     let run_dir = run_dir.as_path();
-    let by_pass = |run_dir: &Path| -> Value {
-        let report = compile_perf([
-            OsString::from("report"),
-            run_dir.into(),
-            "--by".into(),
-            "pass".into(),
-            "--compiler".into(),
-            "--format".into(),
-            "json".into(),
-            "-q".into(),
-        ]);
-        report.expect_code(0, "report --by pass --compiler");
-        report.json()
-    };
+    let by_pass = |run_dir: &Path| report_json(run_dir, &["--by", "pass", "--compiler"]);
     let without_pass = |json: &Value| -> (u64, u64) {
         let rows = json["rows"].as_array().expect("rows");
         let outside: u64 = (rows.iter())

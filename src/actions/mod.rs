@@ -99,6 +99,18 @@ impl Actions {
         self.threads.iter().find(|thread| thread.tid == tid)
     }
 
+    /// The names of the passes that ran, each once, in name order.
+    pub(crate) fn pass_names(&self) -> Vec<NameIndex> {
+        let mut names: Vec<NameIndex> = (self.threads.iter())
+            .flat_map(|thread| &thread.intervals)
+            .filter(|interval| interval.kind == ActionKind::Pass)
+            .map(|interval| interval.name)
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
     /// How many intervals there are.
     pub(crate) fn intervals(&self) -> usize {
         self.threads

@@ -155,15 +155,7 @@ fn verification_rows(
     actions: &Actions,
     pass_of: &HashMap<NameIndex, PassId>,
 ) -> HashMap<NameIndex, PassId> {
-    let mut names: Vec<NameIndex> = (actions.threads.iter())
-        .flat_map(|thread| &thread.intervals)
-        .filter(|interval| interval.kind == ActionKind::Pass)
-        .map(|interval| interval.name)
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    names
-        .into_iter()
+    (actions.pass_names().into_iter())
         .map(|name| {
             let row = match pass_of
                 .get(&name)
@@ -183,15 +175,7 @@ fn pass_ids(
     actions: &Actions,
     declared: &[(String, String)],
 ) -> HashMap<NameIndex, PassId> {
-    let mut names: Vec<NameIndex> = actions
-        .threads
-        .iter()
-        .flat_map(|thread| &thread.intervals)
-        .filter(|interval| interval.kind == ActionKind::Pass)
-        .map(|interval| interval.name)
-        .collect();
-    names.sort_unstable();
-    names.dedup();
+    let names = actions.pass_names();
     let timers = Timers {
         names: names
             .iter()
