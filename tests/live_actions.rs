@@ -338,6 +338,30 @@ fn verification_is_credited_to_the_passes_verified_on_many_dispatches() {
         "verification is credited to the passes verified"
     );
 
+    // A verification row has no frames to draw; a pass's initialization does.
+    let flamegraph = |pass: &str| {
+        compile_perf([
+            OsString::from("flamegraph"),
+            run_dir.into(),
+            "--pass".into(),
+            pass.into(),
+            "-o".into(),
+            dir.join("pass.svg").into(),
+            "-q".into(),
+        ])
+    };
+    let refused = flamegraph(&verified[0].0);
+    refused.expect_code(14, "flamegraph --pass of a verification row");
+    assert!(
+        refused
+            .stderr
+            .contains("verification of that pass's output"),
+        "{}",
+        refused.stderr
+    );
+    flamegraph("Canonicalizer (initialize)")
+        .expect_code(0, "flamegraph --pass of an initialize row");
+
     let copy = dir.join("run-without-actions");
     let copied = std::process::Command::new("cp")
         .arg("-r")

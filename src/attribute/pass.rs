@@ -210,6 +210,11 @@ impl Passes {
         self.verifications[pass.index()]
     }
 
+    /// Whether `pass` is a verification row: no frame of its own.
+    pub(crate) fn is_verification(&self, pass: PassId) -> bool {
+        self.names[pass.index()].ends_with(VERIFY_SUFFIX)
+    }
+
     /// A row for the verification of the output of a pass no stack shows
     /// (too brief to be sampled), named after `pass` as MLIR's actions name
     /// it (its class, perhaps with its namespaces).
@@ -246,6 +251,15 @@ impl Passes {
     pub(crate) fn pass_of(&self, symbol: SymbolId) -> Option<PassId> {
         match self.roles[symbol.index()] {
             Role::Pass(id) => Some(id),
+            _ => None,
+        }
+    }
+
+    /// The pass (or pass initialization) a symbol runs, if it is the frame
+    /// of one.
+    pub(crate) fn frame_of(&self, symbol: SymbolId) -> Option<PassId> {
+        match self.roles[symbol.index()] {
+            Role::Pass(id) | Role::PassInit(id) => Some(id),
             _ => None,
         }
     }

@@ -162,6 +162,16 @@ fn picture_options(
                 })
         })
         .transpose()?;
+    if let Some(pass) = pass.filter(|&pass| classes.passes.is_verification(pass)) {
+        return Err(Error::NothingToDraw {
+            reason: format!(
+                "{} is the pass manager's verification of that pass's output, whose \
+                 frames are the verifier's, not the pass's: `report --by pass` counts it, \
+                 `flamegraph --category verifier` draws it",
+                classes.passes.name(pass)
+            ),
+        });
+    }
     Ok(PictureOptions {
         category,
         pass,

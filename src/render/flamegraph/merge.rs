@@ -132,7 +132,7 @@ pub(super) fn cut_at_pass<'a>(
         let Some(at) = stack
             .symbols
             .iter()
-            .position(|&symbol| classes.passes.pass_of(symbol) == Some(pass))
+            .position(|&symbol| classes.passes.frame_of(symbol) == Some(pass))
         else {
             continue;
         };

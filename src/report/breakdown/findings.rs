@@ -277,10 +277,16 @@ fn cpu_seconds_words(profile: &Profile, samples: u64) -> String {
 fn serialized_command(profile: &Profile, classes: &Classes<'_>, finding: &Serialized) -> String {
     let input = &profile.input_name;
     match finding.place {
-        RowKey::Pass(pass) => format!(
-            "compile-perf flamegraph {input} --pass {} -o pass.svg",
-            classes.passes.name(pass)
-        ),
+        // A verification row has no frames of its own to draw.
+        RowKey::Pass(pass) if !classes.passes.is_verification(pass) => {
+            let name = classes.passes.name(pass);
+            // `Canonicalizer (initialize)` is one argument.
+            let name = match name.contains(' ') {
+                true => format!("'{name}'"),
+                false => name.to_owned(),
+            };
+            format!("compile-perf flamegraph {input} --pass {name} -o pass.svg")
+        }
         _ => format!("compile-perf timeline {input} -o timeline.svg"),
     }
 }
