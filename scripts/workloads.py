@@ -269,6 +269,47 @@ def dispatch_ladder(scale):
     return "\n".join(lines)
 
 
+def twin_dispatches(scale):
+    """Independent elementwise dispatches alike but for their constants.
+
+    A first dispatch of other ops (multiply, exp) is alike to none. Each
+    of the others applies the same 32 scalar ops (multiply, add, tanh in
+    turn) to its own input, with constants that differ from dispatch to
+    dispatch, and returns its own result: none fuses with another and
+    iree-compile does not merge them, so the one shape is codegen'd once
+    per dispatch. (The first takes the results' buffer at offset 0, so the
+    others all have an offset constant.) This gives `executables`
+    duplicates to name.
+    """
+    copies = max(2, round(6 * scale))
+    ty = "tensor<64x64xf32>"
+    lines = ["#id = affine_map<(d0, d1) -> (d0, d1)>"]
+    body = []
+    for i in range(copies + 1):
+        twin = i > 0
+        body.append(f"  %e{i} = tensor.empty() : {ty}")
+        body.append(f"  %r{i} = linalg.generic {{indexing_maps = [#id, #id], "
+                    f'iterator_types = ["parallel", "parallel"]}} ins(%x{i} : {ty}) outs(%e{i} : {ty}) {{')
+        body.append("  ^bb0(%a: f32, %o: f32):")
+        prev = "%a"
+        for j in range(32):
+            body.append(f"    %c{j} = arith.constant {1.5 + 0.01 * j + 0.125 * i:.6f} : f32")
+            ops = (f"arith.mulf {prev}, %c{j}", f"arith.addf {prev}, %c{j}", f"math.tanh {prev}")
+            if not twin:
+                ops = (f"arith.mulf {prev}, %c{j}", f"math.exp {prev}")
+            body.append(f"    %v{j} = {ops[j % len(ops)]} : f32")
+            prev = f"%v{j}"
+        body.append(f"    linalg.yield {prev} : f32")
+        body.append(f"  }} -> {ty}")
+    params = ", ".join(f"%x{i}: {ty}" for i in range(copies + 1))
+    results = ", ".join([ty] * (copies + 1))
+    lines.append(f"func.func @main({params}) -> ({results}) {{")
+    lines += body
+    lines.append(f"  return {', '.join(f'%r{i}' for i in range(copies + 1))} : {results}")
+    lines += ["}", ""]
+    return "\n".join(lines)
+
+
 def _ir_tool():
     if os.environ.get("IREE_IR_TOOL"):
         tool = os.environ["IREE_IR_TOOL"]
@@ -306,6 +347,7 @@ WORKLOADS = {
     "const-eval": (const_eval, 0.17, "constant transposes/adds/matmuls (JitGlobals)", False),
     "many-dispatches": (many_dispatches, 0.1, "80 matmul stages, ~80 distinct dispatches (LLVM codegen)", False),
     "dispatch-ladder": (dispatch_ladder, 0.6, "10 unfused dispatches of growing bodies (ranking)", False),
+    "twin-dispatches": (twin_dispatches, 0.5, "6 dispatches alike but for constants, and one other (duplicates)", False),
 }
 
 

@@ -7,7 +7,8 @@
 //! executable across the two runs, and the executables' codegen against
 //! the full compile's. Two jobs at a time rank every executable once, each
 //! compiled three times (the default): its median, and the order tested
-//! against noise. A tiny timeout, a compile that dumps nothing, and a
+//! against noise. Executables alike but for their constants are named as
+//! duplicates. A tiny timeout, a compile that dumps nothing, and a
 //! missing compiler have their defined exit codes.
 
 mod common;
@@ -195,6 +196,7 @@ fn executables_are_ranked_with_flamegraphs_and_the_slowest_stays_the_slowest() {
     let run = executables(&first, &["--repeat", "1"], &model, &[]);
     run.expect_code(0, "executables");
     let json = ranking(&first);
+    assert!(json["duplicates"].is_array(), "{json}");
     assert_eq!(json["ranking"]["runs_each"], 1);
     assert_eq!(json["ranking"]["steps_tested"], 0);
     assert!(
@@ -303,6 +305,70 @@ fn executables_are_ranked_with_flamegraphs_and_the_slowest_stays_the_slowest() {
     };
     let above_five = first_wall > 5.0 * number(totals, "median_wall_seconds");
     assert_eq!(flagged(&json), above_five, "{}", json["outliers"]);
+}
+
+/// `twin-dispatches` at its small scale: three dispatches alike but for
+/// their constants, and one of other ops. iree-compile codegens each of the
+/// three (it merges only identical executables); `executables` names them
+/// as one group, with the sum of their compiles alone, and not the other.
+#[test]
+fn executables_alike_but_for_constants_are_named_as_duplicates() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let scratch = TempDir::new("executables-twins");
+    let model = workload_at_scale(&scratch, "twin-dispatches", "small");
+    let dir = scratch.join("run");
+    executables(&dir, &["--repeat", "1"], &model, &[]).expect_code(0, "executables");
+    let json = ranking(&dir);
+    let entries = json["executables"].as_array().expect("executables");
+    let (others, twins): (Vec<&Value>, Vec<&Value>) = entries.iter().partition(|entry| {
+        let source = dir.join(entry["source"].as_str().expect("source"));
+        std::fs::read_to_string(source)
+            .expect("the dumped source is kept")
+            .contains("math.exp")
+    });
+    assert_eq!((others.len(), twins.len()), (1, 3), "{json}");
+    let name = |entry: &&Value| entry["name"].as_str().expect("name").to_owned();
+    let twin_names: BTreeSet<String> = twins.iter().map(name).collect();
+
+    let duplicates = json["duplicates"].as_array().expect("duplicates");
+    assert_eq!(duplicates.len(), 1, "{json}");
+    let group = &duplicates[0];
+    assert_eq!(group["likeness"], "but_for_constants");
+    let members: BTreeSet<String> = group["executables"]
+        .as_array()
+        .expect("its executables")
+        .iter()
+        .map(|member| member.as_str().expect("a name").to_owned())
+        .collect();
+    assert_eq!(members, twin_names);
+    for source in group["sources"].as_array().expect("its sources") {
+        assert!(
+            dir.join(source.as_str().expect("a path")).is_file(),
+            "{source}"
+        );
+    }
+    let walls: Vec<f64> = twins
+        .iter()
+        .map(|entry| number(entry, "wall_seconds"))
+        .collect();
+    let sum: f64 = walls.iter().sum();
+    let slowest = walls.iter().copied().fold(0.0, f64::max);
+    assert!(
+        (number(group, "wall_seconds") - sum).abs() < 0.02,
+        "{group} against {walls:?}"
+    );
+    assert!(
+        (number(group, "repeated_wall_seconds") - (sum - slowest)).abs() < 0.02,
+        "{group} against {walls:?}"
+    );
+    let text = std::fs::read_to_string(dir.join("executables.txt")).expect("executables.txt");
+    assert!(
+        text.contains("duplicated: 3 executables the same but for constants ("),
+        "{text}"
+    );
 }
 
 #[test]

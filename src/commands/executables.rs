@@ -18,7 +18,7 @@ use super::{Config, Run, load_rules};
 use crate::defaults;
 use crate::error::{EXIT_EXECUTABLES_FAILED, EXIT_INTERRUPTED, Error};
 use crate::executables::{
-    EXECUTABLES_DIR, ExecutableSource, FULL_COMPILE_DIR, Plan, SOURCES_DIR, dumped_sources,
+    EXECUTABLES_DIR, ExecutableSource, FULL_COMPILE_DIR, Plan, SOURCES_DIR, alike, dumped_sources,
     full_compile_command, record_executables,
 };
 use crate::output::{Output, write_output};
@@ -177,6 +177,10 @@ fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, Error> {
     let Some((full, sources)) = dump(full_command, &settings, &mut manifest)? else {
         return Ok(EXIT_INTERRUPTED);
     };
+    let alike = alike(&sources).map_err(|source| Error::Open {
+        path: sources_dir.clone(),
+        source,
+    })?;
     eprintln!(
         "compile-perf: {} executables, compiled one by one ({} at a time, {} times each, {} s timeout each)",
         sources.len(),
@@ -222,7 +226,7 @@ fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, Error> {
             .total_cmp(&a.wall_seconds)
             .then_with(|| a.name.cmp(&b.name))
     });
-    let ranking = ranking(executables, full_compile, options);
+    let ranking = ranking(executables, full_compile, alike, options);
     let failed = ranking.executables.iter().any(|executable| {
         executable.timed_out
             || executable.exit.is_none_or(|exit| exit.code != Some(0))

@@ -7,6 +7,7 @@
 //! as many times as asked (`run.rs`). Reading the recordings is the command's (`commands/executables.rs`).
 
 mod run;
+mod twins;
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -14,6 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::artifact::named_outputs;
 
 pub(crate) use run::{ExecutableRun, OneRun, Plan, record_executables};
+pub(crate) use twins::{Alike, Likeness, alike};
 
 /// The directory below the run directory that the sources are dumped into.
 pub(crate) const SOURCES_DIR: &str = "sources";

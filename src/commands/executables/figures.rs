@@ -20,23 +20,24 @@ use crate::commands::draw::{FlamegraphRequest, flamegraph_picture, save_flamegra
 use crate::commands::{load_recording, own_recording};
 use crate::defaults;
 use crate::error::Error;
-use crate::executables::{ExecutableRun, FULL_COMPILE_DIR, OneRun};
+use crate::executables::{Alike, ExecutableRun, FULL_COMPILE_DIR, OneRun};
 use crate::output::Output;
 use crate::profile::{Profile, SampleFilter};
 use crate::recorder::Recorded;
 use crate::report::executables::{
     CategoryShare, ExecutableEntry, ExecutablesJson, Exit, FullCompile, PassShare, Totals,
-    outliers, share, test_order,
+    duplicates, outliers, share, test_order,
 };
 use crate::run_dir::{CommandExit, RunDir, RunStatus};
 use category_rules::RuleTable;
 use perfdata::Input;
 
-/// The ranking with its totals, outliers and the test of its order against
+/// The ranking with its totals, outliers, duplicates and the test of its order against
 /// noise; `executables` slowest first.
 pub(super) fn ranking(
     mut executables: Vec<ExecutableEntry>,
     full_compile: FullCompile,
+    alike: Vec<Alike>,
     options: &ExecutablesOptions,
 ) -> ExecutablesJson {
     let walls: Vec<f64> = executables.iter().map(|entry| entry.wall_seconds).collect();
@@ -61,6 +62,9 @@ pub(super) fn ranking(
         ranking,
         lost_samples: totals.lost_samples + full_compile.lost_samples,
         outliers: outliers(&executables, median_wall),
+        duplicates: duplicates(alike, &executables, |file| {
+            relative(&options.output_dir, file)
+        }),
         executables,
         full_compile,
         totals,
