@@ -201,13 +201,13 @@ mod tests {
             }]
         );
         assert_eq!(
-            twins(&[&sources[0], &sources[2]]),
+            twins(&[sources[0], sources[2]]),
             [TwinGroup {
                 likeness: Likeness::Identical,
                 members: vec![0, 1],
             }]
         );
-        assert!(twins(&[&sources[0], &sources[3]]).is_empty());
+        assert!(twins(&[sources[0], sources[3]]).is_empty());
     }
 
     #[test]
