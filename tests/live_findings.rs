@@ -1,7 +1,9 @@
 //! Live: the serialized finding on a real program of known parallelism
 //! (`tests/findings/spin.cpp`), recorded with `compile-perf record`: one
 //! thread busy for 3 s on a machine of two CPUs or more is named, with its
-//! seconds and its busy threads; two threads busy for 3 s are not. (The
+//! seconds and its busy threads; two threads busy for 3 s are not, when
+//! the machine gave them two CPUs (the program says how much CPU time it
+//! got; a run that other work squeezed onto one CPU is done again). (The
 //! same finding on IREE's compiles is tested in `tests/live_passes.rs`.)
 
 mod common;
@@ -15,6 +17,11 @@ use serde_json::Value;
 
 /// How long the program keeps its threads busy.
 const SECONDS: &str = "3";
+/// Two threads ran in parallel when they got at least this many CPU
+/// seconds per second of `SECONDS`.
+const PARALLEL_CPUS: f64 = 1.6;
+/// Runs of the two threads, until the machine gives them two CPUs.
+const PARALLEL_TRIES: usize = 3;
 
 /// `tests/findings/spin.cpp`, compiled into `dir`.
 fn spin_program(dir: &TempDir) -> PathBuf {
@@ -28,9 +35,16 @@ fn spin_program(dir: &TempDir) -> PathBuf {
     program
 }
 
-/// The findings of `report --format json` of the program run on `threads`.
-fn findings_of(dir: &TempDir, program: &Path, threads: &str) -> Vec<Value> {
-    let run_dir = dir.join(format!("run-{threads}"));
+/// The findings of `report --format json` of the program run on `threads`
+/// (run `try_number`), and the CPU seconds the program got.
+fn findings_of(
+    dir: &TempDir,
+    program: &Path,
+    threads: &str,
+    try_number: usize,
+) -> (Vec<Value>, f64) {
+    let run_dir = dir.join(format!("run-{threads}-{try_number}"));
+    let cpu_file = dir.join(format!("cpu-{threads}-{try_number}"));
     let args: Vec<OsString> = vec![
         "record".into(),
         "-q".into(),
@@ -40,6 +54,7 @@ fn findings_of(dir: &TempDir, program: &Path, threads: &str) -> Vec<Value> {
         program.into(),
         threads.into(),
         SECONDS.into(),
+        cpu_file.clone().into(),
     ];
     compile_perf(args).expect_code(0, "record of the spinning program");
     let report = compile_perf([
@@ -50,10 +65,16 @@ fn findings_of(dir: &TempDir, program: &Path, threads: &str) -> Vec<Value> {
         "-q".into(),
     ]);
     report.expect_code(0, "report --format json");
-    report.json()["findings"]
+    let findings = report.json()["findings"]
         .as_array()
         .expect("findings")
-        .clone()
+        .clone();
+    let cpu_seconds = std::fs::read_to_string(&cpu_file)
+        .expect("the program wrote its CPU seconds")
+        .trim()
+        .parse()
+        .expect("CPU seconds are a number");
+    (findings, cpu_seconds)
 }
 
 #[test]
@@ -74,7 +95,7 @@ fn one_busy_thread_of_two_cpus_is_serialized_and_two_are_not() {
     let dir = TempDir::new("findings-spin");
     let program = spin_program(&dir);
 
-    let alone = findings_of(&dir, &program, "1");
+    let (alone, _) = findings_of(&dir, &program, "1", 1);
     println!("one thread: {alone:#?}");
     let serialized = alone
         .iter()
@@ -97,7 +118,23 @@ fn one_busy_thread_of_two_cpus_is_serialized_and_two_are_not() {
         "{serialized}"
     );
 
-    let parallel = findings_of(&dir, &program, "2");
+    let seconds: f64 = SECONDS.parse().expect("seconds");
+    let parallel = (1..=PARALLEL_TRIES)
+        .map(|try_number| findings_of(&dir, &program, "2", try_number))
+        .find(|(findings, cpu_seconds)| {
+            let given = *cpu_seconds >= PARALLEL_CPUS * seconds;
+            if !given {
+                println!(
+                    "two threads got {cpu_seconds:.2} CPU s in {seconds} s: other work took CPU time from them \
+                     (findings {findings:?}); again"
+                );
+            }
+            given
+        })
+        .map(|(findings, _)| findings)
+        .unwrap_or_else(|| {
+            panic!("in {PARALLEL_TRIES} runs the machine never gave the two threads two CPUs")
+        });
     println!("two threads: {parallel:#?}");
     assert!(
         parallel

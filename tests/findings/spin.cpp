@@ -1,8 +1,11 @@
-// The program of tests/live_findings.rs: `spin THREADS SECONDS` keeps
-// THREADS threads busy computing for SECONDS seconds, then exits. One
-// thread on a machine of two CPUs is serialized work; two are not.
+// The program of tests/live_findings.rs: `spin THREADS SECONDS CPU_FILE`
+// keeps THREADS threads busy computing for SECONDS seconds, writes the CPU
+// seconds the process got into CPU_FILE, then exits. One thread on a
+// machine of two CPUs is serialized work; two are not, when the machine
+// gives them two CPUs (the test reads CPU_FILE to know).
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <thread>
 #include <vector>
@@ -19,8 +22,8 @@ static double spin_worker(std::chrono::steady_clock::time_point until) {
 }
 
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: spin THREADS SECONDS\n");
+    if (argc != 4) {
+        std::fprintf(stderr, "usage: spin THREADS SECONDS CPU_FILE\n");
         return 2;
     }
     int threads = std::atoi(argv[1]);
@@ -40,5 +43,11 @@ int main(int argc, char** argv) {
         total += sum;
     }
     std::printf("%d threads: %.1f\n", threads, total);
-    return 0;
+    std::FILE* cpu = std::fopen(argv[3], "w");
+    if (cpu == nullptr) {
+        std::perror(argv[3]);
+        return 1;
+    }
+    std::fprintf(cpu, "%.3f\n", static_cast<double>(std::clock()) / CLOCKS_PER_SEC);
+    return std::fclose(cpu) == 0 ? 0 : 1;
 }
