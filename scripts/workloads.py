@@ -270,42 +270,47 @@ def dispatch_ladder(scale):
 
 
 def twin_dispatches(scale):
-    """Independent elementwise dispatches alike but for their constants.
+    """Independent elementwise dispatches: some identical, some alike but for constants.
 
-    A first dispatch of other ops (multiply, exp) is alike to none. Each
-    of the others applies the same 32 scalar ops (multiply, add, tanh in
-    turn) to its own input, with constants that differ from dispatch to
-    dispatch, and returns its own result: none fuses with another and
-    iree-compile does not merge them, so the one shape is codegen'd once
-    per dispatch. (The first takes the results' buffer at offset 0, so the
-    others all have an offset constant.) This gives `executables`
-    duplicates to name.
+    N identical dispatches (the same 32 scalar ops, multiply, add and tanh
+    in turn, with the same constants), N dispatches of other ops
+    (multiply, subtract, tanh) whose constants differ from one to the
+    next, and one of multiply and exp. Each takes its own input and
+    returns its own result, so none fuses with another. iree-compile 3.13
+    merges the identical ones into one executable; the others it codegens
+    once per dispatch. This gives `executables` duplicates to name, and
+    some it must not name.
     """
-    copies = max(2, round(6 * scale))
+    copies = max(2, round(3 * scale))
     ty = "tensor<64x64xf32>"
+    groups = [("identical", copies, ("mulf", "addf", "tanh")),
+              ("constants", copies, ("mulf", "subf", "tanh")), ("other", 1, ("mulf", "exp"))]
     lines = ["#id = affine_map<(d0, d1) -> (d0, d1)>"]
     body = []
-    for i in range(copies + 1):
-        twin = i > 0
-        body.append(f"  %e{i} = tensor.empty() : {ty}")
-        body.append(f"  %r{i} = linalg.generic {{indexing_maps = [#id, #id], "
-                    f'iterator_types = ["parallel", "parallel"]}} ins(%x{i} : {ty}) outs(%e{i} : {ty}) {{')
-        body.append("  ^bb0(%a: f32, %o: f32):")
-        prev = "%a"
-        for j in range(32):
-            body.append(f"    %c{j} = arith.constant {1.5 + 0.01 * j + 0.125 * i:.6f} : f32")
-            ops = (f"arith.mulf {prev}, %c{j}", f"arith.addf {prev}, %c{j}", f"math.tanh {prev}")
-            if not twin:
-                ops = (f"arith.mulf {prev}, %c{j}", f"math.exp {prev}")
-            body.append(f"    %v{j} = {ops[j % len(ops)]} : f32")
-            prev = f"%v{j}"
-        body.append(f"    linalg.yield {prev} : f32")
-        body.append(f"  }} -> {ty}")
-    params = ", ".join(f"%x{i}: {ty}" for i in range(copies + 1))
-    results = ", ".join([ty] * (copies + 1))
+    i = 0
+    for kind, count, ops in groups:
+        for copy in range(count):
+            body.append(f"  %e{i} = tensor.empty() : {ty}")
+            body.append(f"  %r{i} = linalg.generic {{indexing_maps = [#id, #id], "
+                        f'iterator_types = ["parallel", "parallel"]}} ins(%x{i} : {ty}) outs(%e{i} : {ty}) {{')
+            body.append("  ^bb0(%a: f32, %o: f32):")
+            prev = "%a"
+            for j in range(32):
+                value = 1.75 if kind == "identical" else 1.5 + 0.01 * j + 0.125 * copy
+                body.append(f"    %c{j} = arith.constant {value:.6f} : f32")
+                op = ops[j % len(ops)]
+                operands = f"{prev}, %c{j}" if op in ("mulf", "addf", "subf") else prev
+                dialect = "math" if op in ("exp", "tanh") else "arith"
+                body.append(f"    %v{j} = {dialect}.{op} {operands} : f32")
+                prev = f"%v{j}"
+            body.append(f"    linalg.yield {prev} : f32")
+            body.append(f"  }} -> {ty}")
+            i += 1
+    params = ", ".join(f"%x{k}: {ty}" for k in range(i))
+    results = ", ".join([ty] * i)
     lines.append(f"func.func @main({params}) -> ({results}) {{")
     lines += body
-    lines.append(f"  return {', '.join(f'%r{i}' for i in range(copies + 1))} : {results}")
+    lines.append(f"  return {', '.join(f'%r{k}' for k in range(i))} : {results}")
     lines += ["}", ""]
     return "\n".join(lines)
 
@@ -347,7 +352,7 @@ WORKLOADS = {
     "const-eval": (const_eval, 0.17, "constant transposes/adds/matmuls (JitGlobals)", False),
     "many-dispatches": (many_dispatches, 0.1, "80 matmul stages, ~80 distinct dispatches (LLVM codegen)", False),
     "dispatch-ladder": (dispatch_ladder, 0.6, "10 unfused dispatches of growing bodies (ranking)", False),
-    "twin-dispatches": (twin_dispatches, 0.5, "6 dispatches alike but for constants, and one other (duplicates)", False),
+    "twin-dispatches": (twin_dispatches, 0.5, "3 identical dispatches, 3 alike but for constants, 1 other (duplicates)", False),
 }
 
 

@@ -4,9 +4,9 @@
 //! constants (**but for constants**). iree-compile merges identical
 //! executables before codegen (`DeduplicateExecutablesPass`), so the first
 //! kind says that merging missed some. The second is one shape codegen'd
-//! once per constant: a scale or a bound, or only the offset of a binding
-//! (iree-compile 3.13 inlines a result's offset in its buffer, so equal
-//! dispatches writing to different offsets stay apart).
+//! once per constant: a scale or a bound (and the offset of a result in
+//! its buffer, which iree-compile 3.13 puts in the executable as a
+//! constant).
 
 use std::path::PathBuf;
 use std::sync::LazyLock;
