@@ -233,6 +233,41 @@ def many_dispatches(scale):
     return "\n".join(lines)
 
 
+def _unfused_elementwise(dispatches):
+    """A @main of independent elementwise dispatches over 64x64 f32.
+
+    Each dispatch is a list of (constant, op) steps: the constant is
+    defined, then the op (`arith.mulf` and the like take the previous
+    value and the constant, `math.tanh` and the like the previous value
+    alone). Each takes its own input and returns its own result, so none
+    fuses with another.
+    """
+    ty = "tensor<64x64xf32>"
+    lines = ["#id = affine_map<(d0, d1) -> (d0, d1)>"]
+    body = []
+    for i, steps in enumerate(dispatches):
+        body.append(f"  %e{i} = tensor.empty() : {ty}")
+        body.append(f"  %r{i} = linalg.generic {{indexing_maps = [#id, #id], "
+                    f'iterator_types = ["parallel", "parallel"]}} ins(%x{i} : {ty}) outs(%e{i} : {ty}) {{')
+        body.append("  ^bb0(%a: f32, %o: f32):")
+        prev = "%a"
+        for j, (value, op) in enumerate(steps):
+            body.append(f"    %c{j} = arith.constant {value:.6f} : f32")
+            operands = f"{prev}, %c{j}" if op.startswith("arith.") else prev
+            body.append(f"    %v{j} = {op} {operands} : f32")
+            prev = f"%v{j}"
+        body.append(f"    linalg.yield {prev} : f32")
+        body.append(f"  }} -> {ty}")
+    count = len(dispatches)
+    params = ", ".join(f"%x{i}: {ty}" for i in range(count))
+    results = ", ".join([ty] * count)
+    lines.append(f"func.func @main({params}) -> ({results}) {{")
+    lines += body
+    lines.append(f"  return {', '.join(f'%r{i}' for i in range(count))} : {results}")
+    lines += ["}", ""]
+    return "\n".join(lines)
+
+
 def dispatch_ladder(scale):
     """Independent elementwise dispatches whose bodies grow step by step.
 
@@ -243,30 +278,11 @@ def dispatch_ladder(scale):
     (many-dispatches' executables cost nearly the same).
     """
     steps = max(3, round(10 * scale))
-    ty = "tensor<64x64xf32>"
-    lines = ["#id = affine_map<(d0, d1) -> (d0, d1)>"]
-    body = []
-    for i in range(steps):
-        body.append(f"  %e{i} = tensor.empty() : {ty}")
-        body.append(f"  %r{i} = linalg.generic {{indexing_maps = [#id, #id], "
-                    f'iterator_types = ["parallel", "parallel"]}} ins(%x{i} : {ty}) outs(%e{i} : {ty}) {{')
-        body.append("  ^bb0(%a: f32, %o: f32):")
-        prev = "%a"
-        for j in range(16 * (i + 1)):
-            body.append(f"    %c{j} = arith.constant {1.0 + 0.01 * j + 0.001 * i:.6f} : f32")
-            op = (f"arith.mulf {prev}, %c{j}", f"arith.addf {prev}, %c{j}",
-                  f"math.tanh {prev}", f"math.exp {prev}")[j % 4]
-            body.append(f"    %v{j} = {op} : f32")
-            prev = f"%v{j}"
-        body.append(f"    linalg.yield {prev} : f32")
-        body.append(f"  }} -> {ty}")
-    params = ", ".join(f"%x{i}: {ty}" for i in range(steps))
-    results = ", ".join([ty] * steps)
-    lines.append(f"func.func @main({params}) -> ({results}) {{")
-    lines += body
-    lines.append(f"  return {', '.join(f'%r{i}' for i in range(steps))} : {results}")
-    lines += ["}", ""]
-    return "\n".join(lines)
+    ops = ("arith.mulf", "arith.addf", "math.tanh", "math.exp")
+    return _unfused_elementwise([
+        [(1.0 + 0.01 * j + 0.001 * i, ops[j % 4]) for j in range(16 * (i + 1))]
+        for i in range(steps)
+    ])
 
 
 def twin_dispatches(scale):
@@ -275,44 +291,20 @@ def twin_dispatches(scale):
     N identical dispatches (the same 32 scalar ops, multiply, add and tanh
     in turn, with the same constants), N dispatches of other ops
     (multiply, subtract, tanh) whose constants differ from one to the
-    next, and one of multiply and exp. Each takes its own input and
-    returns its own result, so none fuses with another. iree-compile 3.13
-    merges the identical ones into one executable; the others it codegens
-    once per dispatch. This gives `executables` duplicates to name, and
-    some it must not name.
+    next, and one of multiply and exp. None fuses with another.
+    iree-compile 3.13 merges the identical ones into one executable; the
+    others it codegens once per dispatch. This gives `executables`
+    duplicates to name, and some it must not name.
     """
     copies = max(2, round(3 * scale))
-    ty = "tensor<64x64xf32>"
-    groups = [("identical", copies, ("mulf", "addf", "tanh")),
-              ("constants", copies, ("mulf", "subf", "tanh")), ("other", 1, ("mulf", "exp"))]
-    lines = ["#id = affine_map<(d0, d1) -> (d0, d1)>"]
-    body = []
-    i = 0
-    for kind, count, ops in groups:
-        for copy in range(count):
-            body.append(f"  %e{i} = tensor.empty() : {ty}")
-            body.append(f"  %r{i} = linalg.generic {{indexing_maps = [#id, #id], "
-                        f'iterator_types = ["parallel", "parallel"]}} ins(%x{i} : {ty}) outs(%e{i} : {ty}) {{')
-            body.append("  ^bb0(%a: f32, %o: f32):")
-            prev = "%a"
-            for j in range(32):
-                value = 1.75 if kind == "identical" else 1.5 + 0.01 * j + 0.125 * copy
-                body.append(f"    %c{j} = arith.constant {value:.6f} : f32")
-                op = ops[j % len(ops)]
-                operands = f"{prev}, %c{j}" if op in ("mulf", "addf", "subf") else prev
-                dialect = "math" if op in ("exp", "tanh") else "arith"
-                body.append(f"    %v{j} = {dialect}.{op} {operands} : f32")
-                prev = f"%v{j}"
-            body.append(f"    linalg.yield {prev} : f32")
-            body.append(f"  }} -> {ty}")
-            i += 1
-    params = ", ".join(f"%x{k}: {ty}" for k in range(i))
-    results = ", ".join([ty] * i)
-    lines.append(f"func.func @main({params}) -> ({results}) {{")
-    lines += body
-    lines.append(f"  return {', '.join(f'%r{k}' for k in range(i))} : {results}")
-    lines += ["}", ""]
-    return "\n".join(lines)
+    identical = ("arith.mulf", "arith.addf", "math.tanh")
+    constants = ("arith.mulf", "arith.subf", "math.tanh")
+    other = ("arith.mulf", "math.exp")
+    dispatches = [[(1.75, identical[j % 3]) for j in range(32)] for _ in range(copies)]
+    dispatches += [[(1.5 + 0.01 * j + 0.125 * copy, constants[j % 3]) for j in range(32)]
+                   for copy in range(copies)]
+    dispatches.append([(1.5 + 0.01 * j, other[j % 2]) for j in range(32)])
+    return _unfused_elementwise(dispatches)
 
 
 def _ir_tool():
