@@ -27,6 +27,7 @@ mod cli;
 mod commands;
 mod defaults;
 pub mod error;
+mod executable_sources;
 mod executables;
 mod export;
 mod fold;

@@ -4,7 +4,9 @@
 //! `report --by pattern` and `--by unit` place every sample by its time on
 //! its own thread's actions, and the HTML page has their tables. The clock
 //! offset found must put at least 95% of the main thread's samples in a
-//! pass inside an interval of that pass.
+//! pass inside an interval of that pass. The executables the compile
+//! dumped that are alike but for their constants are a finding, with their
+//! units' samples.
 
 mod common;
 
@@ -209,6 +211,24 @@ fn actions_rank_dispatches_and_patterns_on_many_dispatches() {
     assert!(
         !run_dir.join("actions-profile.json").exists() && !run_dir.join("actions.log").exists(),
         "the raw files are removed"
+    );
+    assert!(
+        run["outputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|output| output == "sources"),
+        "the executables are dumped: {}",
+        run["outputs"]
+    );
+    let findings = report_json(&run_dir, &["--by", "pass"])["findings"].clone();
+    assert!(
+        findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|finding| finding.get("executables").is_none()),
+        "many-dispatches' executables differ in shapes or ops: {findings}"
     );
     assert!(
         facts["units_named"].as_u64().unwrap() > 0,
@@ -486,6 +506,110 @@ fn units_rank_the_executables_as_compiling_each_alone_does() {
             "rank correlation with the {what} of each executable alone: {rho:.3}"
         );
     }
+}
+
+/// The findings of `json` that are duplicated executables.
+fn duplicated_executables(json: &Value) -> Vec<Value> {
+    json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|finding| finding.get("executables").is_some())
+        .cloned()
+        .collect()
+}
+
+/// `twin-dispatches` at its small scale under `record --actions=units`:
+/// the two dispatches alike but for their constants (the sources with
+/// `arith.subf`) are one finding, with each one's samples in its unit;
+/// the merged identical executable and the other are in none. Without the
+/// actions joined (`--by category`) the finding stays, without samples,
+/// pointing at the sources; the HTML page has it.
+#[test]
+fn executables_alike_but_for_constants_are_a_finding_with_their_units_samples() {
+    let _serial = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("actions-twins");
+    let input = workload_at_scale(&dir, "twin-dispatches", "small");
+    let run_dir = dir.join("run");
+    compile_perf(record_args(&run_dir, &["--actions=units"], &input, &[]))
+        .expect_code(0, "record --actions=units");
+    let sources = run_dir.join("sources");
+    let mut twins: Vec<String> = std::fs::read_dir(&sources)
+        .expect("the sources are dumped")
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            std::fs::read_to_string(path)
+                .unwrap()
+                .contains("arith.subf")
+        })
+        .map(|path| {
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            stem.trim_start_matches("module_").to_owned()
+        })
+        .collect();
+    twins.sort();
+    assert_eq!(twins.len(), 2, "{twins:?}");
+
+    let by_pass = report_json(&run_dir, &["--by", "pass"]);
+    let found = duplicated_executables(&by_pass);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let finding = &found[0];
+    println!("twin-dispatches: {}", finding["text"]);
+    assert_eq!(finding["kind"], "duplicated");
+    assert_eq!(finding["likeness"], "but_for_constants");
+    let mut named: Vec<String> = finding["executables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|name| name.as_str().unwrap().to_owned())
+        .collect();
+    named.sort();
+    assert_eq!(named, twins);
+    let samples: Vec<u64> = finding["unit_samples"]
+        .as_array()
+        .expect("unit samples with units named")
+        .iter()
+        .map(|samples| samples.as_u64().unwrap())
+        .collect();
+    assert!(samples.iter().all(|&samples| samples > 0), "{finding}");
+    let largest = samples.iter().copied().max().unwrap();
+    assert_eq!(
+        finding["repeated_samples"].as_u64(),
+        Some(samples.iter().sum::<u64>() - largest)
+    );
+    assert!(
+        finding["seconds"].as_f64().is_some_and(|s| s > 0.0),
+        "{finding}"
+    );
+    // The units' samples are those of `report --by unit`'s rows.
+    let by_unit = report_by(&run_dir, "unit");
+    for (name, samples) in named.iter().zip(&samples) {
+        let row = by_unit["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["key"] == format!("hal.executable @{name}"))
+            .unwrap_or_else(|| panic!("a row of {name}"));
+        assert_eq!(row["inclusive_samples"].as_u64(), Some(*samples), "{name}");
+    }
+
+    let by_category = report_json(&run_dir, &[]);
+    let found = duplicated_executables(&by_category);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0]["unit_samples"].is_null(), "{}", found[0]);
+    assert!(
+        found[0]["command"].as_str().unwrap().starts_with("diff "),
+        "{}",
+        found[0]
+    );
+    let page = std::fs::read_to_string(run_dir.join("report.html")).expect("report.html");
+    assert!(
+        page.contains("2 executables the same but for constants"),
+        "the page names the duplicates"
+    );
 }
 
 #[test]

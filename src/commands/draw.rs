@@ -18,6 +18,7 @@ use crate::attribute::{
 };
 use crate::defaults;
 use crate::error::Error;
+use crate::executable_sources::Alike;
 use crate::fold::fold_under;
 use crate::output::{Output, write_output};
 use crate::profile::{Profile, SampleFilter};
@@ -264,6 +265,8 @@ pub(super) struct PageRun<'a> {
     pub(super) rss: Option<&'a RssJoin>,
     /// MLIR's actions on perf's clock, when the run recorded them.
     pub(super) actions: Option<&'a ActionJoin>,
+    /// The alike executables the compile dumped into the run directory.
+    pub(super) alike: &'a [Alike],
     /// The recording read with `--heap` (the same profile for `report
     /// --heap`, a second reading for `record --heap`) and its classes, when
     /// the run has a heap recording: the page then has the live-heap
@@ -300,7 +303,7 @@ pub(super) fn html_report(
             heap_line.as_ref(),
         )
     });
-    let found = findings(profile, classes, filter, run.actions);
+    let found = findings(profile, classes, filter, run.actions, run.alike);
     let mut facts = run_facts(profile, filter, run.facts, run.notices);
     facts.extend(
         finding_lines(profile, classes, &found)

@@ -17,9 +17,9 @@ use super::args::{RulesFileArg, default_run_dir, heading, parse_seconds};
 use super::{Config, Run, load_rules};
 use crate::defaults;
 use crate::error::{EXIT_EXECUTABLES_FAILED, EXIT_INTERRUPTED, Error};
+use crate::executable_sources::{ExecutableSource, SOURCES_DIR, alike, dumped_sources};
 use crate::executables::{
-    EXECUTABLES_DIR, ExecutableSource, FULL_COMPILE_DIR, Plan, SOURCES_DIR, alike, dumped_sources,
-    full_compile_command, record_executables,
+    EXECUTABLES_DIR, FULL_COMPILE_DIR, Plan, full_compile_command, record_executables,
 };
 use crate::output::{Output, write_output};
 use crate::progress::{self, Progress};

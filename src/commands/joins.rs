@@ -1,7 +1,8 @@
 //! The run directory's files joined with a profile, for the commands that
 //! show them: the RSS over time (`memory.json`), MLIR's pass timers
-//! (`mlir-timing.json`) and MLIR's actions (`actions.bin`), each with the
-//! notice or error to give when the file cannot be used.
+//! (`mlir-timing.json`), MLIR's actions (`actions.bin`) and the dumped
+//! executables (`sources/`), each with the notice or error to give when the
+//! file cannot be used.
 
 use crate::actions::Actions;
 use crate::attribute::actions::{ActionJoin, join_actions};
@@ -10,11 +11,22 @@ use crate::attribute::timers::TimerJoin;
 use crate::attribute::{Classes, Grouping};
 use crate::binary::DsoId;
 use crate::error::Error;
+use crate::executable_sources::Alike;
 use crate::profile::{Profile, SampleFilter};
 use crate::report::breakdown::grouping_name;
 use crate::rss::MEMORY_FILE;
 use crate::run_dir::{RunDir, RunFile};
 use crate::symbolize::SymbolId;
+
+/// The alike executables among those the compile dumped into the run
+/// directory's `sources/`, and a notice when they cannot be read.
+pub(super) fn alike_executables(run_dir: &RunDir) -> (Vec<Alike>, Option<String>) {
+    match run_dir.alike_executables() {
+        RunFile::Absent => (Vec::new(), None),
+        RunFile::Read(alike) => (alike, None),
+        RunFile::Unreadable(notice) => (Vec::new(), Some(notice)),
+    }
+}
 
 /// The compiler's RSS over time (`memory.json` of the run directory)
 /// joined with the passes of the samples `filter` keeps; and a notice when

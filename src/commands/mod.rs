@@ -21,7 +21,7 @@ pub(crate) mod history;
 mod joins;
 mod keep;
 
-use joins::{actions_for, page_actions, rss_join, timer_join};
+use joins::{actions_for, alike_executables, page_actions, rss_join, timer_join};
 pub(crate) mod man;
 pub(crate) mod measure;
 pub(crate) mod push;

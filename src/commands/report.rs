@@ -17,8 +17,9 @@ use super::draw::{
 use super::format::{Format, Formats};
 use super::series::{SeriesReading, read_series};
 use super::{
-    ColorChoice, Config, Reading, Run, actions_for, finish, leave_to_exit, load_rules,
-    memory_section, page_actions, rss_join, rules_and_profile, timer_join, write_report_with_heap,
+    ColorChoice, Config, Reading, Run, actions_for, alike_executables, finish, leave_to_exit,
+    load_rules, memory_section, page_actions, rss_join, rules_and_profile, timer_join,
+    write_report_with_heap,
 };
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::defaults;
@@ -143,9 +144,11 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
             eprintln!("compile-perf: notice: {notice}");
         }
         let (actions, actions_notice) = page_actions(&run_dir, &profile, &mut classes);
+        let (alike, alike_notice) = alike_executables(&run_dir);
         let mut page_notices = notices(&profile, run);
         page_notices.extend(rss_notice);
         page_notices.extend(actions_notice);
+        page_notices.extend(alike_notice);
         let page = html_report(
             &profile,
             &classes,
@@ -156,6 +159,7 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
                 notices: &page_notices,
                 rss: rss.as_ref(),
                 actions: actions.as_ref(),
+                alike: &alike,
                 heap: Some((&profile, &classes)),
             },
             flamegraphs,
@@ -203,11 +207,13 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
     let reported = (|| {
         let actions = actions_for(options.grouping, &run_dir, &profile, &mut classes, "report")?
             .map(Arc::new);
+        let (alike, alike_notice) = alike_executables(&run_dir);
         let breakdown_options = BreakdownOptions {
             grouping: options.grouping,
             attribution: options.attribution,
             filter: filter.clone(),
             actions,
+            alike,
         };
         let mut breakdown = breakdown(&profile, &classes, breakdown_options);
         let (rss, rss_notice) = rss_join(&run_dir, &profile, &classes, filter);
@@ -218,6 +224,7 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
         let mut report_notices = notices(&profile, run);
         report_notices.extend(rss_notice);
         report_notices.extend(timer_notice);
+        report_notices.extend(alike_notice);
         breakdown.set_run(run.cloned(), report_notices);
         breakdown.set_timers(timers);
         breakdown.set_rss(rss);

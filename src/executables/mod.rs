@@ -1,31 +1,25 @@
 //! `compile-perf executables`, the running half: the full compile made to
-//! dump its executables (`--iree-hal-dump-executable-sources-to`), the
-//! dumped sources read (each executable's name and the entry points of its
-//! `hal.executable.export` ops), the command line that compiles one alone
+//! dump its executables (`--iree-hal-dump-executable-sources-to`, read by
+//! [`crate::executable_sources`]), the command line that compiles one alone
 //! (`--compile-mode=hal-executable` with the user's other flags), and every
 //! executable recorded under perf with `record`'s settings and a timeout,
 //! as many times as asked (`run.rs`). Reading the recordings is the command's (`commands/executables.rs`).
 
 mod run;
-mod twins;
 
 use std::ffi::{OsStr, OsString};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::artifact::named_outputs;
+use crate::executable_sources::DUMP_SOURCES_FLAG;
 
 pub(crate) use run::{ExecutableRun, OneRun, Plan, record_executables};
-pub(crate) use twins::{Alike, Likeness, alike};
 
-/// The directory below the run directory that the sources are dumped into.
-pub(crate) const SOURCES_DIR: &str = "sources";
 /// The run directory of the full compile, below the run directory.
 pub(crate) const FULL_COMPILE_DIR: &str = "full";
 /// The directory of the executables' run directories, below the run directory.
 pub(crate) const EXECUTABLES_DIR: &str = "executables";
 
-/// The flag that makes iree-compile dump every executable's source.
-const DUMP_SOURCES_FLAG: &str = "--iree-hal-dump-executable-sources-to";
 /// Flags of the user's compile that an executable's compile leaves out:
 /// the other dumps, and how far and from where the compile goes.
 const DROPPED_FLAGS: [&str; 5] = [
@@ -35,18 +29,6 @@ const DROPPED_FLAGS: [&str; 5] = [
     "--compile-to",
     "--output-format",
 ];
-
-/// One executable that the full compile dumped.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct ExecutableSource {
-    /// The `hal.executable`'s symbol (`main_dispatch_0`), or the file's
-    /// name without `module_` and `.mlir` when it has none.
-    pub name: String,
-    /// The dumped file.
-    pub file: PathBuf,
-    /// The symbols of its `hal.executable.export` ops, in order.
-    pub entry_points: Vec<String>,
-}
 
 /// The user's compile with the dump of executable sources into `sources`
 /// added (a dump flag of the user's own is replaced: iree-compile takes it
@@ -138,83 +120,6 @@ fn starts_with(arg: &OsStr, prefix: &str) -> bool {
     arg.to_string_lossy().starts_with(prefix)
 }
 
-/// The executables dumped into `dir`, in the order of their dispatch
-/// numbers (`…_dispatch_2` before `…_dispatch_10`).
-pub(crate) fn dumped_sources(dir: &Path) -> std::io::Result<Vec<ExecutableSource>> {
-    let mut sources = Vec::new();
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(sources),
-        Err(error) => return Err(error),
-    };
-    for entry in entries {
-        let file = entry?.path();
-        if file.extension().is_none_or(|extension| extension != "mlir") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&file)?;
-        let stem = file
-            .file_stem()
-            .map(|stem| stem.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let (name, entry_points) = parse_source(&text);
-        sources.push(ExecutableSource {
-            name: name.unwrap_or_else(|| stem.trim_start_matches("module_").to_owned()),
-            file,
-            entry_points,
-        });
-    }
-    sources.sort_by_key(|source| natural_key(&source.name));
-    Ok(sources)
-}
-
-/// The `hal.executable`'s symbol and the symbols of its
-/// `hal.executable.export` ops, from a dumped source.
-fn parse_source(text: &str) -> (Option<String>, Vec<String>) {
-    let symbol_after = |line: &str, op: &str| -> Option<String> {
-        let rest = line.trim_start().strip_prefix(op)?;
-        let word = rest.split_whitespace().find(|word| word.starts_with('@'))?;
-        let symbol = word.trim_start_matches('@').trim_matches('"');
-        Some(symbol.to_owned())
-    };
-    let name = text
-        .lines()
-        .find_map(|line| symbol_after(line, "hal.executable "));
-    let entry_points = text
-        .lines()
-        .filter_map(|line| symbol_after(line, "hal.executable.export "))
-        .collect();
-    (name, entry_points)
-}
-
-/// Sorts names by their text with each run of digits as a number.
-fn natural_key(name: &str) -> Vec<(String, u64)> {
-    let mut key = Vec::new();
-    let mut text = String::new();
-    let mut digits = String::new();
-    for character in name.chars() {
-        if character.is_ascii_digit() {
-            digits.push(character);
-        } else {
-            if !digits.is_empty() {
-                key.push((
-                    std::mem::take(&mut text),
-                    digits.parse().unwrap_or(u64::MAX),
-                ));
-                digits.clear();
-            }
-            text.push(character);
-        }
-    }
-    let number = if digits.is_empty() {
-        0
-    } else {
-        digits.parse().unwrap_or(u64::MAX)
-    };
-    key.push((text, number));
-    key
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,27 +187,6 @@ mod tests {
                 "-o",
                 "run/m",
             ])
-        );
-    }
-
-    #[test]
-    fn a_dumped_source_names_its_executable_and_entry_points() {
-        let text = "hal.executable public @main_dispatch_3 {\n  hal.executable.variant public @embedded_elf_x86_64 target(<\"llvm-cpu\">) {\n    hal.executable.export public @main_dispatch_3_matmul_32x96x224_f32 ordinal(0) layout(#l) {\n    }\n    hal.executable.export public @second ordinal(1) layout(#l)\n";
-        let (name, entry_points) = parse_source(text);
-        assert_eq!(name.as_deref(), Some("main_dispatch_3"));
-        assert_eq!(
-            entry_points,
-            ["main_dispatch_3_matmul_32x96x224_f32", "second"]
-        );
-    }
-
-    #[test]
-    fn dispatches_sort_by_number() {
-        let mut names = vec!["main_dispatch_10", "main_dispatch_2", "main_dispatch_1"];
-        names.sort_by_key(|name| natural_key(name));
-        assert_eq!(
-            names,
-            ["main_dispatch_1", "main_dispatch_2", "main_dispatch_10"]
         );
     }
 }

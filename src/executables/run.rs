@@ -8,7 +8,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use super::{EXECUTABLES_DIR, ExecutableSource, executable_command};
+use super::{EXECUTABLES_DIR, executable_command};
+use crate::executable_sources::ExecutableSource;
 use crate::progress::Progress;
 use crate::recorder::{RecordError, RecordOptions, Recorded, interrupt_flag, record_with_timeout};
 

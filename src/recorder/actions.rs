@@ -1,7 +1,9 @@
 //! `record --actions`: iree-compile's action profiler (and, for the IR
 //! units, its action log) turned on, and what they wrote kept compact as
 //! `actions.bin` once the compile is done; the raw files (hundreds of MB
-//! on a large compile) are removed.
+//! on a large compile) are removed. The executables' sources are dumped
+//! into `sources/` too, so that reports can name the executables built
+//! more than once.
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -11,6 +13,7 @@ use std::path::Path;
 use crate::actions::{
     ACTIONS_FILE, ActionsFacts, ActionsMode, LOG_FLAG, PROFILE_FLAG, name_units, parse_trace,
 };
+use crate::executable_sources::{DUMP_SOURCES_FLAG, SOURCES_DIR};
 use crate::mlir_timing::iree_compile_command;
 use crate::run_dir::RunJson;
 
@@ -30,8 +33,10 @@ const LOG_FILE: &str = "actions.log";
 const LOG_FLAGS: [&str; 2] = ["--mlir-print-assume-verified", "--mlir-disable-threading"];
 
 /// `command` with the action flags of `mode` added after the program,
-/// writing into `dir`; an error when the program is not iree-compile or the
-/// command has an action flag of its own.
+/// writing into `dir`, and the dump of the executables' sources into
+/// `dir/sources` unless the command dumps them itself; an error when the
+/// program is not iree-compile or the command has an action flag of its
+/// own.
 pub(crate) fn with_action_flags(
     command: &[OsString],
     dir: &Path,
@@ -57,6 +62,14 @@ pub(crate) fn with_action_flags(
         arg.push(dir.join(file));
         added.push(arg);
     }
+    let dumps_sources = args
+        .iter()
+        .any(|arg| arg.to_string_lossy().starts_with(DUMP_SOURCES_FLAG));
+    if !dumps_sources {
+        let mut arg = OsString::from(format!("{DUMP_SOURCES_FLAG}="));
+        arg.push(dir.join(SOURCES_DIR));
+        added.push(arg);
+    }
     if mode == ActionsMode::Units {
         for flag in LOG_FLAGS {
             if !args
@@ -72,8 +85,14 @@ pub(crate) fn with_action_flags(
 }
 
 /// [`keep_actions`] for `run`: its `actions` and `outputs` on success, a
-/// note on failure.
+/// note on failure; `sources` in its `outputs` when the compile dumped
+/// executables there.
 pub(crate) fn keep_actions_of_run(dir: &Path, mode: ActionsMode, run: &mut RunJson) {
+    let dumped =
+        std::fs::read_dir(dir.join(SOURCES_DIR)).is_ok_and(|mut entries| entries.next().is_some());
+    if dumped {
+        run.outputs.push(SOURCES_DIR.to_owned());
+    }
     match keep_actions(dir, mode) {
         Ok(facts) => {
             run.outputs.push(ACTIONS_FILE.to_owned());
@@ -138,13 +157,19 @@ mod tests {
         let added = with_action_flags(&command, Path::new("/r"), ActionsMode::Units).unwrap();
         assert_eq!(added[1], "--profile-actions-to=/r/actions-profile.json");
         assert_eq!(added[2], "--log-actions-to=/r/actions.log");
+        assert_eq!(added[3], "--iree-hal-dump-executable-sources-to=/r/sources");
         assert_eq!(
-            added[3..5],
+            added[4..6],
             ["--mlir-print-assume-verified", "--mlir-disable-threading"]
         );
-        assert_eq!(&added[5..], &command[1..]);
+        assert_eq!(&added[6..], &command[1..]);
         let times = with_action_flags(&command, Path::new("/r"), ActionsMode::Times).unwrap();
-        assert_eq!(times.len(), command.len() + 1);
+        assert_eq!(times.len(), command.len() + 2);
+        // A dump of the user's own is left as it is.
+        let mut dumping = command.clone();
+        dumping.push("--iree-hal-dump-executable-sources-to=mine".into());
+        let times = with_action_flags(&dumping, Path::new("/r"), ActionsMode::Times).unwrap();
+        assert_eq!(times.len(), dumping.len() + 1);
         let mut given = command.clone();
         given.push("--profile-actions-to=x.json".into());
         assert!(with_action_flags(&given, Path::new("/r"), ActionsMode::Times).is_err());

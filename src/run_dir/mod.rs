@@ -2,7 +2,8 @@
 //! `run.json` ([`RunJson`], the one type the recorder writes and the reports
 //! read), the compiler's RSS over time (`memory.json`) and MLIR's pass
 //! timers (`mlir-timing.json`), each with the notice to give when the file
-//! is there but cannot be read.
+//! is there but cannot be read; its actions and dumped executables when
+//! asked for.
 
 mod exit;
 mod perf;
@@ -18,6 +19,7 @@ pub(crate) use run_json::{
 };
 
 use crate::actions::{ACTIONS_FILE, Actions};
+use crate::executable_sources::{Alike, SOURCES_DIR, alike, dumped_sources};
 use crate::mlir_timing::{TIMING_FILE, Timers};
 use crate::rss::{MEMORY_FILE, RssSeries};
 
@@ -76,6 +78,22 @@ impl RunDir {
             rss,
             timers,
             dir: Some(dir.to_owned()),
+        }
+    }
+
+    /// The executables dumped into `sources/` (by `record --actions` or
+    /// `executables`) that are alike, grouped; absent without dumps.
+    pub(crate) fn alike_executables(&self) -> RunFile<Vec<Alike>> {
+        let Some(sources) = self.dir.as_ref().map(|dir| dir.join(SOURCES_DIR)) else {
+            return RunFile::Absent;
+        };
+        let read = |error: std::io::Error| {
+            RunFile::Unreadable(format!("{} cannot be read: {error}", sources.display()))
+        };
+        match dumped_sources(&sources) {
+            Ok(dumped) if dumped.is_empty() => RunFile::Absent,
+            Ok(dumped) => alike(&dumped).map_or_else(read, RunFile::Read),
+            Err(error) => read(error),
         }
     }
 

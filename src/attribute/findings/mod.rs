@@ -1,5 +1,5 @@
 //! Findings: what a report names for the reader to act on, each with what,
-//! where, how many seconds and the command that shows it. Two kinds:
+//! where, how many seconds and the command that shows it. Three kinds:
 //! - **serialized** work, a stretch of the compile where one thread works
 //!   and the other CPUs idle, named by its pass and phase, with the most
 //!   that spreading its work over the machine's CPUs could save (Amdahl:
@@ -7,7 +7,8 @@
 //! - **duplicated** setup, work each pass instance redoes: pattern sets
 //!   built (`FrozenRewritePatternSet`, which walks every registered op)
 //!   and freed, and passes' `initialize()`, named by the passes that did
-//!   most of it;
+//!   most of it; and duplicated executables, alike sources the compile
+//!   dumped and codegen'd one by one (`executables.rs`);
 //! - **papercuts**: infrastructure (IR core, uniquing, hashing) that costs
 //!   much in total while spread thin over many passes, no one of which a
 //!   pass owner would look at.
@@ -15,6 +16,7 @@
 //! The thresholds are in one table, [`THRESHOLDS`].
 
 mod by_stack;
+mod executables;
 
 use hashbrown::HashMap;
 
@@ -24,10 +26,13 @@ use super::credit::credit_workers;
 use super::pass::Phase;
 use super::row_key::RowKey;
 use super::time_slices::timeline;
+use crate::executable_sources::Alike;
 use crate::profile::{Profile, SampleFilter};
 use crate::stacks::SampleKey;
 use by_stack::by_stack;
 pub(crate) use by_stack::{DuplicatedSetup, Papercut};
+pub(crate) use executables::DuplicatedExecutables;
+use executables::duplicated_executables;
 
 /// When a finding is made.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -83,22 +88,28 @@ pub(crate) struct Findings {
     /// Serialized stretches, longest first.
     pub serialized: Vec<Serialized>,
     pub duplicated: Option<DuplicatedSetup>,
+    /// Executables built one by one though alike, most first.
+    pub executables: Vec<DuplicatedExecutables>,
     /// Infrastructure categories spread thin over many passes, most first.
     pub papercuts: Vec<Papercut>,
 }
 
 /// The findings of the samples `filter` keeps, by [`THRESHOLDS`]; with the
-/// run's `actions`, verification is placed with the pass verified.
+/// run's `actions`, verification is placed with the pass verified. The
+/// `alike` executables the compile dumped are duplicated executables, with
+/// their units' samples when the actions name units.
 pub(crate) fn findings(
     profile: &Profile,
     classes: &Classes<'_>,
     filter: &SampleFilter,
     actions: Option<&ActionJoin>,
+    alike: &[Alike],
 ) -> Findings {
     let (duplicated, papercuts) = by_stack(profile, classes, filter, &THRESHOLDS);
     Findings {
         serialized: serialized(profile, classes, filter, actions, &THRESHOLDS),
         duplicated,
+        executables: duplicated_executables(profile, classes, filter, actions, alike),
         papercuts,
     }
 }

@@ -20,7 +20,8 @@ use crate::commands::draw::{FlamegraphRequest, flamegraph_picture, save_flamegra
 use crate::commands::{load_recording, own_recording};
 use crate::defaults;
 use crate::error::Error;
-use crate::executables::{Alike, ExecutableRun, FULL_COMPILE_DIR, OneRun};
+use crate::executable_sources::Alike;
+use crate::executables::{ExecutableRun, FULL_COMPILE_DIR, OneRun};
 use crate::output::Output;
 use crate::profile::{Profile, SampleFilter};
 use crate::recorder::Recorded;

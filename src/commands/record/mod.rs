@@ -29,8 +29,8 @@ use super::draw::{
 };
 use super::keep::{Keep, Keeper, StoreArgs, TagArgs};
 use super::{
-    Config, Run, finish, heap_reading, load_recording, load_rules, memory_section, own_recording,
-    page_actions, rss_join, stdout_colors, write_report,
+    Config, Run, alike_executables, finish, heap_reading, load_recording, load_rules,
+    memory_section, own_recording, page_actions, rss_join, stdout_colors, write_report,
 };
 use crate::actions::ActionsMode;
 use crate::attribute::{Attribution, Classes};
@@ -280,6 +280,10 @@ fn report_recording(
     if let Some(notice) = actions_notice {
         recorded.run.notes.push(notice);
     }
+    let (alike, alike_notice) = alike_executables(&run_dir);
+    if let Some(notice) = alike_notice {
+        recorded.run.notes.push(notice);
+    }
     let attribution = attribution_of(alloc);
     let run = Some(recorded.run.clone());
     let run_notices = notices(&profile, run.as_ref());
@@ -289,6 +293,7 @@ fn report_recording(
         BreakdownOptions {
             attribution,
             actions: actions.clone(),
+            alike: alike.clone(),
             ..BreakdownOptions::default()
         },
     );
@@ -398,6 +403,7 @@ fn report_recording(
             notices: &run_notices,
             rss: rss.as_ref(),
             actions: actions.as_deref(),
+            alike: &alike,
             heap: heap_profile.as_ref().zip(heap_classes.as_ref()),
         },
         svgs,

@@ -5,9 +5,12 @@
 use serde::Serialize;
 
 use super::Breakdown;
-use crate::attribute::findings::{DuplicatedSetup, Findings, Papercut, Serialized};
+use crate::attribute::findings::{
+    DuplicatedExecutables, DuplicatedSetup, Findings, Papercut, Serialized,
+};
 use crate::attribute::runs::seconds_per_sample;
 use crate::attribute::{Classes, RowKey};
+use crate::executable_sources::{Likeness, diff_command, listed_names};
 use crate::profile::Profile;
 use crate::report::round2;
 
@@ -22,7 +25,8 @@ pub(crate) struct FindingJson {
     /// `serialized`, `duplicated` or `papercuts`.
     pub kind: &'static str,
     /// Wall seconds of a serialized stretch; CPU seconds of duplicated
-    /// setup and of papercuts (null when the event does not count time).
+    /// setup, of duplicated executables' units and of papercuts (null when
+    /// the event does not count time, or the actions name no units).
     pub seconds: Option<f64>,
     /// What it is, as the text report says it.
     pub text: String,
@@ -55,6 +59,17 @@ pub(crate) enum Evidence {
         percent: f64,
         /// The passes that did it, by samples, most first.
         passes: Vec<OwnerJson>,
+    },
+    DuplicatedExecutables {
+        likeness: Likeness,
+        executables: Vec<String>,
+        /// Their dumped sources.
+        sources: Vec<String>,
+        /// Each one's samples in its IR unit; null when the actions name
+        /// no units.
+        unit_samples: Option<Vec<u64>>,
+        /// Of those, all but the largest one's.
+        repeated_samples: Option<u64>,
     },
     Papercuts {
         /// The category's id and name.
@@ -117,6 +132,23 @@ impl Breakdown<'_> {
                 passes: owners_json(&setup.owners, usize::MAX),
             },
         });
+        let executables = self.findings.executables.iter().map(|group| FindingJson {
+            kind: "duplicated",
+            seconds: group
+                .samples
+                .as_ref()
+                .and_then(|samples| samples_seconds(profile, samples.iter().sum()))
+                .map(round2),
+            text: executables_text(profile, group),
+            command: executables_command(profile, group),
+            evidence: Evidence::DuplicatedExecutables {
+                likeness: group.likeness,
+                executables: group.names.clone(),
+                sources: sources(group),
+                unit_samples: group.samples.clone(),
+                repeated_samples: group.repeated_samples(),
+            },
+        });
         let papercuts = self.findings.papercuts.iter().map(|papercut| {
             let category = classes.table.category(papercut.category);
             FindingJson {
@@ -134,13 +166,18 @@ impl Breakdown<'_> {
                 },
             }
         });
-        serialized.chain(duplicated).chain(papercuts).collect()
+        serialized
+            .chain(duplicated)
+            .chain(executables)
+            .chain(papercuts)
+            .collect()
     }
 }
 
 /// The findings as lines of text (`duplicated: …`, `papercuts: …`,
-/// `serialized: …`): duplicated setup first, then the papercuts, then the
-/// longest serialized stretches, the first [`TEXT_FINDINGS`] in all.
+/// `serialized: …`): duplicated setup and executables first, then the
+/// papercuts, then the longest serialized stretches, the first
+/// [`TEXT_FINDINGS`] in all.
 pub(crate) fn finding_lines(
     profile: &Profile,
     classes: &Classes<'_>,
@@ -151,6 +188,13 @@ pub(crate) fn finding_lines(
             "{}; see: {}",
             duplicated_text(profile, setup),
             duplicated_command(profile)
+        )
+    });
+    let executables = findings.executables.iter().map(|group| {
+        format!(
+            "{}; see: {}",
+            executables_text(profile, group),
+            executables_command(profile, group)
         )
     });
     let serialized = findings.serialized.iter().map(|finding| {
@@ -168,6 +212,7 @@ pub(crate) fn finding_lines(
         )
     });
     duplicated
+        .chain(executables)
         .chain(papercuts)
         .chain(serialized)
         .take(TEXT_FINDINGS)
@@ -215,6 +260,44 @@ fn duplicated_text(profile: &Profile, setup: &DuplicatedSetup) -> String {
         setup.owners.len(),
         named.join(", ")
     )
+}
+
+fn executables_text(profile: &Profile, group: &DuplicatedExecutables) -> String {
+    let samples = match (&group.samples, group.repeated_samples()) {
+        (Some(samples), Some(repeated)) => {
+            let total: u64 = samples.iter().sum();
+            let cpu = samples_seconds(profile, total)
+                .map_or_else(String::new, |seconds| format!(" ({seconds:.1} CPU s)"));
+            format!(
+                ": {total} {}{cpu} in their IR units, {repeated} of them beyond the largest one's",
+                profile.unit
+            )
+        }
+        _ => String::new(),
+    };
+    format!(
+        "duplicated: {} executables {} ({}) were codegen'd one by one{samples}",
+        group.names.len(),
+        group.likeness.words(),
+        listed_names(&group.names)
+    )
+}
+
+/// The command that shows duplicated executables: the report by IR unit
+/// when the actions name units, else the diff of two of their sources.
+fn executables_command(profile: &Profile, group: &DuplicatedExecutables) -> String {
+    match group.samples {
+        Some(_) => format!("compile-perf report {} --by unit", profile.input_name),
+        None => diff_command(&sources(group)).unwrap_or_default(),
+    }
+}
+
+fn sources(group: &DuplicatedExecutables) -> Vec<String> {
+    group
+        .files
+        .iter()
+        .map(|file| file.display().to_string())
+        .collect()
 }
 
 fn papercut_text(profile: &Profile, classes: &Classes<'_>, papercut: &Papercut) -> String {

@@ -20,6 +20,7 @@ use crate::attribute::{
     Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, UnwindStats, Utilization,
     action_name, group_rows, timeline, unwind_stats,
 };
+use crate::executable_sources::Alike;
 use crate::profile::{Profile, SampleFilter};
 use crate::run_dir::RunJson;
 
@@ -37,6 +38,8 @@ pub(crate) struct BreakdownOptions {
     pub filter: SampleFilter,
     /// MLIR's actions on perf's clock, for `--by pattern|unit`.
     pub actions: Option<Arc<ActionJoin>>,
+    /// The alike executables the compile dumped, for the findings.
+    pub alike: Vec<Alike>,
 }
 
 /// A report, ready to print in any format.
@@ -94,6 +97,7 @@ pub(crate) fn breakdown<'a>(
         classes,
         &options.filter,
         options.actions.as_deref(),
+        &options.alike,
     );
     let utilization = (options.grouping == Grouping::Thread)
         .then(|| timeline(profile, classes, &options.filter, 1).utilization)

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::{ExecutableEntry, round2};
-use crate::executables::{Alike, Likeness};
+use crate::executable_sources::{Alike, Likeness, diff_command, listed_names};
 
 /// Executables the full compile built more than once: sources alike once
 /// symbols and SSA names are renamed, or but for constants' values.
@@ -55,31 +55,16 @@ pub(crate) fn duplicates(
         .collect()
 }
 
-/// Names listed in a line of duplicates before "and N more".
-const DUPLICATES_LISTED: usize = 6;
-
 /// `duplicated: N executables LIKENESS (names): seconds; see: diff A B`.
 pub(super) fn duplicate_line(duplicate: &Duplicate) -> String {
-    let count = duplicate.executables.len();
-    let mut names = duplicate.executables[..count.min(DUPLICATES_LISTED)].join(", ");
-    if count > DUPLICATES_LISTED {
-        names.push_str(&format!(" and {} more", count - DUPLICATES_LISTED));
-    }
-    let quoted = |path: &str| match path.contains(' ') {
-        true => format!("'{path}'"),
-        false => path.to_owned(),
-    };
-    let see = match duplicate.sources.as_slice() {
-        [first, second, ..] => format!(
-            "; see, in the run directory: diff {} {}",
-            quoted(first),
-            quoted(second)
-        ),
-        _ => String::new(),
-    };
+    let see = diff_command(&duplicate.sources).map_or_else(String::new, |diff| {
+        format!("; see, in the run directory: {diff}")
+    });
     format!(
-        "duplicated: {count} executables {} ({names}), each codegen'd on its own: {:.1} s compiled alone, {:.1} s of it beyond the slowest one{see}",
+        "duplicated: {} executables {} ({}), each codegen'd on its own: {:.1} s compiled alone, {:.1} s of it beyond the slowest one{see}",
+        duplicate.executables.len(),
         duplicate.likeness.words(),
+        listed_names(&duplicate.executables),
         duplicate.wall_seconds,
         duplicate.repeated_wall_seconds,
     )

@@ -81,6 +81,31 @@ pub(crate) fn alike(sources: &[ExecutableSource]) -> std::io::Result<Vec<Alike>>
         .collect())
 }
 
+/// Names a line of alike executables lists before "and N more".
+const LISTED: usize = 6;
+
+/// The first names of a group, `a, b, c and 4 more`.
+pub(crate) fn listed_names(names: &[String]) -> String {
+    let mut listed = names[..names.len().min(LISTED)].join(", ");
+    if names.len() > LISTED {
+        listed.push_str(&format!(" and {} more", names.len() - LISTED));
+    }
+    listed
+}
+
+/// `diff A B` of the first two of a group's sources, each quoted when it
+/// has a space; `None` for fewer than two.
+pub(crate) fn diff_command(sources: &[String]) -> Option<String> {
+    let quoted = |path: &str| match path.contains(' ') {
+        true => format!("'{path}'"),
+        false => path.to_owned(),
+    };
+    match sources {
+        [first, second, ..] => Some(format!("diff {} {}", quoted(first), quoted(second))),
+        _ => None,
+    }
+}
+
 /// A name the printer chose or the compile made up: a symbol (`@name`,
 /// `@"quoted name"`) or an SSA value (`%c16384`, `%cst_0`, `%arg0`).
 static NAME: LazyLock<Regex> = LazyLock::new(|| {
