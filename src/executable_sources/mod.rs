@@ -26,6 +26,8 @@ pub(crate) struct ExecutableSource {
     pub file: PathBuf,
     /// The symbols of its `hal.executable.export` ops, in order.
     pub entry_points: Vec<String>,
+    /// The source, as dumped (read once, for its names and for [`alike`]).
+    pub text: String,
 }
 
 /// The executables dumped into `dir`, in the order of their dispatch
@@ -52,6 +54,7 @@ pub(crate) fn dumped_sources(dir: &Path) -> std::io::Result<Vec<ExecutableSource
             name: name.unwrap_or_else(|| stem.trim_start_matches("module_").to_owned()),
             file,
             entry_points,
+            text,
         });
     }
     sources.sort_by_key(|source| natural_key(&source.name));

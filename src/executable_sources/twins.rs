@@ -8,6 +8,7 @@
 //! its buffer, which iree-compile 3.13 puts in the executable as a
 //! constant).
 
+use std::fmt::Write;
 use std::path::PathBuf;
 use std::sync::LazyLock;
 
@@ -57,13 +58,9 @@ pub(crate) struct Alike {
 
 /// The groups of alike executables among the dumped `sources`, largest
 /// first.
-pub(crate) fn alike(sources: &[ExecutableSource]) -> std::io::Result<Vec<Alike>> {
-    let texts = sources
-        .iter()
-        .map(|source| std::fs::read_to_string(&source.file))
-        .collect::<std::io::Result<Vec<String>>>()?;
-    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-    Ok(twins(&texts)
+pub(crate) fn alike(sources: &[ExecutableSource]) -> Vec<Alike> {
+    let texts: Vec<&str> = sources.iter().map(|source| source.text.as_str()).collect();
+    twins(&texts)
         .into_iter()
         .map(|group| Alike {
             likeness: group.likeness,
@@ -78,7 +75,7 @@ pub(crate) fn alike(sources: &[ExecutableSource]) -> std::io::Result<Vec<Alike>>
                 .map(|&member| sources[member].file.clone())
                 .collect(),
         })
-        .collect())
+        .collect()
 }
 
 /// Names a line of alike executables lists before "and N more".
@@ -123,22 +120,12 @@ static CONSTANT: LazyLock<Regex> = LazyLock::new(|| {
 fn twins(sources: &[&str]) -> Vec<TwinGroup> {
     let renamed: Vec<String> = sources.iter().map(|text| rename_names(text)).collect();
     let mut by_shape: HashMap<String, Vec<usize>> = HashMap::new();
-    let mut shapes: Vec<String> = Vec::new();
     for (index, text) in renamed.iter().enumerate() {
-        let shape = CONSTANT
-            .replace_all(text, "arith.constant ? :")
-            .into_owned();
-        by_shape
-            .entry(shape)
-            .or_insert_with_key(|shape| {
-                shapes.push(shape.clone());
-                Vec::new()
-            })
-            .push(index);
+        let shape = CONSTANT.replace_all(text, "arith.constant ? :");
+        by_shape.entry(shape.into_owned()).or_default().push(index);
     }
-    let mut groups: Vec<TwinGroup> = shapes
-        .iter()
-        .map(|shape| &by_shape[shape])
+    let mut groups: Vec<TwinGroup> = by_shape
+        .into_values()
         .filter(|members| members.len() > 1)
         .map(|members| {
             let first = &renamed[members[0]];
@@ -147,12 +134,11 @@ fn twins(sources: &[&str]) -> Vec<TwinGroup> {
             } else {
                 Likeness::ButForConstants
             };
-            TwinGroup {
-                likeness,
-                members: members.clone(),
-            }
+            TwinGroup { likeness, members }
         })
         .collect();
+    // Members are in the sources' order, so each group's first member
+    // orders groups of a size as the sources are.
     groups.sort_by(|a, b| {
         b.members
             .len()
@@ -174,7 +160,8 @@ fn rename_names(text: &str) -> String {
         let number = *numbers.entry(name.as_str()).or_insert(next);
         renamed.push_str(&text[last..name.start()]);
         renamed.push_str(&name.as_str()[..1]);
-        renamed.push_str(&format!("n{number}"));
+        // Writing into a String does not fail.
+        let _ = write!(renamed, "n{number}");
         last = name.end();
     }
     renamed.push_str(&text[last..]);

@@ -87,13 +87,12 @@ impl RunDir {
         let Some(sources) = self.dir.as_ref().map(|dir| dir.join(SOURCES_DIR)) else {
             return RunFile::Absent;
         };
-        let read = |error: std::io::Error| {
-            RunFile::Unreadable(format!("{} cannot be read: {error}", sources.display()))
-        };
         match dumped_sources(&sources) {
             Ok(dumped) if dumped.is_empty() => RunFile::Absent,
-            Ok(dumped) => alike(&dumped).map_or_else(read, RunFile::Read),
-            Err(error) => read(error),
+            Ok(dumped) => RunFile::Read(alike(&dumped)),
+            Err(error) => {
+                RunFile::Unreadable(format!("{} cannot be read: {error}", sources.display()))
+            }
         }
     }
 

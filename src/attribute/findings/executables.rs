@@ -7,18 +7,15 @@ use hashbrown::HashMap;
 
 use crate::attribute::actions::ActionJoin;
 use crate::attribute::{Attribution, Classes, Grouping, group_rows, row_name};
-use crate::executable_sources::{Alike, Likeness};
+use crate::executable_sources::Alike;
 use crate::profile::{Profile, SampleFilter};
 
 /// A group of executables the compile built one by one though alike.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct DuplicatedExecutables {
-    pub likeness: Likeness,
-    pub names: Vec<String>,
-    /// Their dumped sources.
-    pub files: Vec<std::path::PathBuf>,
-    /// Each one's samples in its IR unit, in the order of `names`; `None`
-    /// when the actions do not name units.
+    pub group: Alike,
+    /// Each one's samples in its IR unit, in the order of the group's
+    /// names; `None` when the actions do not name units.
     pub samples: Option<Vec<u64>>,
 }
 
@@ -63,9 +60,7 @@ pub(crate) fn duplicated_executables(
     alike
         .iter()
         .map(|group| DuplicatedExecutables {
-            likeness: group.likeness,
-            names: group.names.clone(),
-            files: group.files.clone(),
+            group: group.clone(),
             samples: by_unit.as_ref().map(|by_unit| {
                 group
                     .names

@@ -132,21 +132,21 @@ impl Breakdown<'_> {
                 passes: owners_json(&setup.owners, usize::MAX),
             },
         });
-        let executables = self.findings.executables.iter().map(|group| FindingJson {
+        let executables = self.findings.executables.iter().map(|found| FindingJson {
             kind: "duplicated",
-            seconds: group
+            seconds: found
                 .samples
                 .as_ref()
                 .and_then(|samples| samples_seconds(profile, samples.iter().sum()))
                 .map(round2),
-            text: executables_text(profile, group),
-            command: executables_command(profile, group),
+            text: executables_text(profile, found),
+            command: executables_command(profile, found),
             evidence: Evidence::DuplicatedExecutables {
-                likeness: group.likeness,
-                executables: group.names.clone(),
-                sources: sources(group),
-                unit_samples: group.samples.clone(),
-                repeated_samples: group.repeated_samples(),
+                likeness: found.group.likeness,
+                executables: found.group.names.clone(),
+                sources: sources(found),
+                unit_samples: found.samples.clone(),
+                repeated_samples: found.repeated_samples(),
             },
         });
         let papercuts = self.findings.papercuts.iter().map(|papercut| {
@@ -190,11 +190,11 @@ pub(crate) fn finding_lines(
             duplicated_command(profile)
         )
     });
-    let executables = findings.executables.iter().map(|group| {
+    let executables = findings.executables.iter().map(|found| {
         format!(
             "{}; see: {}",
-            executables_text(profile, group),
-            executables_command(profile, group)
+            executables_text(profile, found),
+            executables_command(profile, found)
         )
     });
     let serialized = findings.serialized.iter().map(|finding| {
@@ -262,8 +262,8 @@ fn duplicated_text(profile: &Profile, setup: &DuplicatedSetup) -> String {
     )
 }
 
-fn executables_text(profile: &Profile, group: &DuplicatedExecutables) -> String {
-    let samples = match (&group.samples, group.repeated_samples()) {
+fn executables_text(profile: &Profile, found: &DuplicatedExecutables) -> String {
+    let samples = match (&found.samples, found.repeated_samples()) {
         (Some(samples), Some(repeated)) => {
             let total: u64 = samples.iter().sum();
             let cpu = samples_seconds(profile, total)
@@ -277,23 +277,24 @@ fn executables_text(profile: &Profile, group: &DuplicatedExecutables) -> String 
     };
     format!(
         "duplicated: {} executables {} ({}) were codegen'd one by one{samples}",
-        group.names.len(),
-        group.likeness.words(),
-        listed_names(&group.names)
+        found.group.names.len(),
+        found.group.likeness.words(),
+        listed_names(&found.group.names)
     )
 }
 
 /// The command that shows duplicated executables: the report by IR unit
 /// when the actions name units, else the diff of two of their sources.
-fn executables_command(profile: &Profile, group: &DuplicatedExecutables) -> String {
-    match group.samples {
+fn executables_command(profile: &Profile, found: &DuplicatedExecutables) -> String {
+    match found.samples {
         Some(_) => format!("compile-perf report {} --by unit", profile.input_name),
-        None => diff_command(&sources(group)).unwrap_or_default(),
+        None => diff_command(&sources(found)).unwrap_or_default(),
     }
 }
 
-fn sources(group: &DuplicatedExecutables) -> Vec<String> {
-    group
+fn sources(found: &DuplicatedExecutables) -> Vec<String> {
+    found
+        .group
         .files
         .iter()
         .map(|file| file.display().to_string())
