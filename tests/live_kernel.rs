@@ -2,7 +2,8 @@
 //! `record` makes): the kernel's build id is read from its mapping record,
 //! `/proc/kallsyms` is read once and kept in the cache by that build id, and
 //! a later report names the kernel's frames from the copy, the same as
-//! before; a damaged copy is rebuilt with a note.
+//! before; a damaged copy is rebuilt with a note. `record` keeps a copy in
+//! its run directory, which the reports of the run read.
 //!
 //! It needs perf (see `tests/live.rs` for the live-test rules).
 
@@ -118,5 +119,75 @@ fn kallsyms_is_read_once_and_kept_by_the_kernels_build_id() {
         std::fs::read(&copies[0]).unwrap(),
         bytes,
         "the copy is whole again"
+    );
+}
+
+#[test]
+fn record_keeps_the_kernels_symbols_beside_its_recording_and_reports_read_them() {
+    if !live_prerequisites(&["perf", "dd"]) {
+        return;
+    }
+    let _live = live_lock();
+    let dir = TempDir::new("live-kernel-beside");
+    let (run_dir, record_cache) = (dir.join("run"), dir.join("record-cache"));
+    let no_perf_copy = dir.join("perf-buildid");
+    std::fs::create_dir_all(&no_perf_copy).unwrap();
+    let recorded = Command::new(bin())
+        .args(["record", "-q", "-o"])
+        .arg(&run_dir)
+        .args([
+            "--",
+            "dd",
+            "if=/dev/zero",
+            "of=/dev/null",
+            "bs=512",
+            "count=2000000",
+        ])
+        .env("XDG_CACHE_HOME", &record_cache)
+        .env("PERF_BUILDID_DIR", &no_perf_copy)
+        .output()
+        .expect("compile-perf runs");
+    assert!(
+        recorded.status.success(),
+        "record failed: {}",
+        String::from_utf8_lossy(&recorded.stderr)
+    );
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run_dir.join("run.json")).unwrap()).unwrap();
+    let copy = (run["outputs"].as_array().unwrap().iter())
+        .filter_map(|output| output.as_str())
+        .find(|output| output.starts_with("kallsyms-"))
+        .unwrap_or_else(|| panic!("run.json lists a kallsyms copy: {run}"))
+        .to_owned();
+    assert_eq!(
+        copy.len(),
+        "kallsyms-".len() + 40,
+        "named by the kernel's 20-byte build id: {copy}"
+    );
+    let text = std::fs::read_to_string(run_dir.join(&copy)).unwrap();
+    assert!(
+        text.len() > 100_000,
+        "a whole kallsyms: {} bytes",
+        text.len()
+    );
+
+    // Every name in the copy marked: a report with empty caches, and no
+    // copy in perf's build-id cache, names the kernel's frames from it.
+    let marked: String = text
+        .lines()
+        .map(|line| match line.splitn(3, ' ').collect::<Vec<_>>()[..] {
+            [address, kind, name] => format!("{address} {kind} beside_{name}\n"),
+            _ => format!("{line}\n"),
+        })
+        .collect();
+    std::fs::write(run_dir.join(&copy), marked).unwrap();
+    let (json, _) = top(&run_dir, &dir.join("cache"), &no_perf_copy);
+    let kernel_names: Vec<&str> = json
+        .lines()
+        .filter(|line| line.contains("\"symbol\": \"beside_"))
+        .collect();
+    assert!(
+        !kernel_names.is_empty(),
+        "the kernel's frames are named from the run's copy: {json}"
     );
 }

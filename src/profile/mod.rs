@@ -10,7 +10,7 @@ mod read;
 mod select;
 mod thread_roots;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::binary::Store;
 use crate::cache::{Cache, Kind};
@@ -212,6 +212,10 @@ pub(crate) fn load(input: &Input, options: &ReadOptions) -> Result<Profile, Erro
         alloc_events,
         heap_events,
         heap: None,
+        recording_dir: match input {
+            Input::Path(path) => path.parent().map(Path::to_owned),
+            Input::Stdin => None,
+        },
     };
     // The cache keeps sample counts, not bytes: `--alloc` and `--heap`
     // read the file.

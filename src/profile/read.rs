@@ -31,6 +31,9 @@ pub(super) struct Reading<'a> {
     pub(super) heap_events: Option<(usize, usize)>,
     /// With `--heap`, once read: the sampled allocations and frees.
     pub(super) heap: Option<HeapEvents>,
+    /// The directory the recording is in (where `record` keeps a copy of
+    /// the kernel's symbols); `None` for stdin.
+    pub(super) recording_dir: Option<std::path::PathBuf>,
 }
 
 /// A store of the recording's binaries, none found yet.
@@ -50,6 +53,7 @@ pub(super) fn new_store(info: &RecordingInfo, options: &ReadOptions) -> Store {
 /// from the header's table, else from its mapping record (where
 /// `--buildid-mmap` puts it, leaving the table empty).
 fn recorded_kernel(
+    reading: &Reading<'_>,
     info: &RecordingInfo,
     text_address: Option<u64>,
     mapped_build_id: Option<Vec<u8>>,
@@ -63,6 +67,7 @@ fn recorded_kernel(
             .or(mapped_build_id),
         release: info.os_release.clone(),
         text_address,
+        beside: reading.recording_dir.clone(),
     }
 }
 
@@ -82,6 +87,7 @@ pub(super) fn finish_load(
     processes.qualify_shared_names();
     let kernel = KernelSource {
         recorded: recorded_kernel(
+            &reading,
             &info,
             restored.kernel_text_address,
             restored.kernel_build_id,
@@ -160,7 +166,7 @@ pub(super) fn read_records(
     let mut unwinders = Unwinders::default();
     let mut stacks = StackTable::default();
     let mut counts = IngestCounts::default();
-    let mut kernel = recorded_kernel(&recording.info, None, None);
+    let mut kernel = recorded_kernel(&reading, &recording.info, None, None);
     // /proc/kallsyms takes tens of milliseconds to read; it loads on the other
     // core while the recording streams, from the first kernel frame on,
     // unless the cache has the kernel's names.

@@ -265,11 +265,7 @@ mod tests {
 
         let cache = Cache::from_env(false);
         let kernel = KernelSource {
-            recorded: RecordedKernel {
-                build_id: None,
-                release: None,
-                text_address: None,
-            },
+            recorded: RecordedKernel::default(),
             started: Mutex::new(None),
         };
         let after_the_read = symbolize(&frames, &store, &kernel, &cache, NamedAhead::new());

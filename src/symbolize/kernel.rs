@@ -1,10 +1,11 @@
 //! Kernel symbols: the copy of kallsyms perf keeps in its build-id cache for
-//! the recorded kernel, else compile-perf's own copy in its cache, else
-//! `/proc/kallsyms` when the running kernel is the recorded one (and then
-//! compile-perf keeps a copy: `record` runs perf with `--buildid-mmap`,
-//! which turns perf's build-id cache off, so perf makes none).
+//! the recorded kernel, else the copy `record` keeps beside its recording,
+//! else compile-perf's own copy in its cache, else `/proc/kallsyms` when the
+//! running kernel is the recorded one (and then compile-perf keeps a copy:
+//! `record` runs perf with `--buildid-mmap`, which turns perf's build-id
+//! cache off, so perf makes none).
 //!
-//! Both copies are named by the recorded kernel's build id, so they are the
+//! Every copy is named by the recorded kernel's build id, so it is the
 //! right kernel by construction, and read in a millisecond where
 //! `/proc/kallsyms` costs tens. The running kernel's build id comes from
 //! `/sys/kernel/notes`. KASLR is undone with the `_text` address perf wrote
@@ -45,6 +46,9 @@ pub(crate) struct RecordedKernel {
     pub release: Option<String>,
     /// The `_text` address perf noted in its kernel mapping record.
     pub text_address: Option<u64>,
+    /// The directory the recording is in, where `record` keeps a copy of
+    /// the kernel's symbols ([`keep_kernel_symbols_beside`]).
+    pub beside: Option<PathBuf>,
 }
 
 impl KernelSymbols {
@@ -69,13 +73,15 @@ impl KernelSymbols {
                 .read::<String>(Kind::Binary, key)
                 .map(String::into_bytes)
         };
-        let copy = perf_copy.or_else(own_copy);
+        let run_copy = || {
+            let (dir, build_id) = (recorded.beside.as_deref()?, recorded.build_id.as_deref()?);
+            std::fs::read(dir.join(copy_name(build_id))).ok()
+        };
+        let copy = perf_copy.or_else(run_copy).or_else(own_copy);
         if let Some(symbols) = copy.and_then(|text| Self::parse(text, recorded.text_address).ok()) {
             return Ok(symbols);
         }
-        let running_id = std::fs::read("/sys/kernel/notes")
-            .ok()
-            .and_then(|notes| gnu_build_id(&notes));
+        let running_id = running_build_id();
         let same_kernel = match (recorded.build_id.as_deref(), running_id.as_deref()) {
             (Some(recorded), Some(running)) => {
                 crate::binary::same_build_id(Some(running), recorded)
@@ -160,6 +166,33 @@ impl KernelSymbols {
     }
 }
 
+/// The name of the copy of the kernel `build_id`'s symbols that `record`
+/// keeps in its run directory.
+fn copy_name(build_id: &[u8]) -> String {
+    format!("kallsyms-{}", hex(build_id))
+}
+
+/// Keeps a copy of the running kernel's symbols in `dir`, beside the
+/// recording just made, so that its reports (on this machine, with empty
+/// caches, or on another machine) name kernel frames without reading
+/// `/proc/kallsyms`, which costs the kernel tens of milliseconds. Returns the
+/// copy's name, or `None` when the kernel has no build id or hides its
+/// addresses.
+pub(crate) fn keep_kernel_symbols_beside(dir: &Path) -> Option<String> {
+    let name = copy_name(&running_build_id()?);
+    let text = std::fs::read("/proc/kallsyms").ok()?;
+    KernelSymbols::parse(text.clone(), None).ok()?;
+    std::fs::write(dir.join(&name), text).ok()?;
+    Some(name)
+}
+
+/// The running kernel's build id, from `/sys/kernel/notes`.
+fn running_build_id() -> Option<Vec<u8>> {
+    std::fs::read("/sys/kernel/notes")
+        .ok()
+        .and_then(|notes| gnu_build_id(&notes))
+}
+
 /// Where perf's build-id cache keeps kallsyms for the kernel `build_id`:
 /// `$PERF_BUILDID_DIR` or `~/.debug`, then `[kernel.kallsyms]/<id>/kallsyms`.
 fn cached_kallsyms_path(build_id: &[u8]) -> Option<PathBuf> {
@@ -216,6 +249,32 @@ mod tests {
         assert_eq!(symbols.lookup(0xffffffff81000150), Some("_text"));
         assert_eq!(symbols.lookup(0xffffffffc0000050), Some("ext4_fill_super"));
         assert_eq!(symbols.lookup(0xffffffffc0000200), Some("ext4_iget"));
+    }
+
+    #[test]
+    fn the_copy_beside_the_recording_is_read_for_its_build_id_only() {
+        let dir = std::env::temp_dir().join(format!("kallsyms-beside-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let build_id = [0xfe, 0xed, 0x01];
+        std::fs::write(
+            dir.join(copy_name(&build_id)),
+            "ffffffff81000000 T _text\nffffffff81000100 T clear_page_erms\n",
+        )
+        .unwrap();
+        let recorded = |build_id: &[u8]| RecordedKernel {
+            build_id: Some(build_id.to_vec()),
+            text_address: Some(0xffffffff90000000),
+            beside: Some(dir.clone()),
+            ..RecordedKernel::default()
+        };
+        let cache = Cache::from_env(false);
+        let symbols = KernelSymbols::load(&recorded(&build_id), &cache).unwrap();
+        assert_eq!(symbols.lookup(0xffffffff90000150), Some("clear_page_erms"));
+        // A recording of another kernel does not take the copy (and that
+        // kernel is not the running one).
+        let other = KernelSymbols::load(&recorded(&[0xfe, 0xed, 0x02]), &cache);
+        assert_eq!(other.err(), Some(KernelSymbolsUnavailable::OtherKernel));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

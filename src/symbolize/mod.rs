@@ -23,7 +23,9 @@ use rayon::prelude::*;
 
 pub(crate) use ahead::NamingAhead;
 pub(crate) use demangle::demangle;
-pub(crate) use kernel::{KernelSymbols, KernelSymbolsUnavailable, RecordedKernel};
+pub(crate) use kernel::{
+    KernelSymbols, KernelSymbolsUnavailable, RecordedKernel, keep_kernel_symbols_beside,
+};
 pub(crate) use memo::NamedAhead;
 pub(crate) use pass_names::declared_pass_names;
 
