@@ -4,7 +4,8 @@
 //! kernel's order without FINISHED_ROUND records.
 //!
 //! Each stream is read on a thread of its own (with its own decompression
-//! thread, as a single file is), its records copied into batches, and the
+//! thread, as a single file is), its records copied into batches (a
+//! sample's user stack copy only as far as the kernel filled it), and the
 //! batches merged here in time order: by time, then by stream number, each
 //! stream's records in its own order. So the records handed on, and every
 //! output made from them, do not depend on which thread finishes first, nor
@@ -19,8 +20,9 @@ use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
 
-use linux_perf_data::linux_perf_event_reader::RawEventRecord;
+use linux_perf_data::linux_perf_event_reader::{EventRecord, RawData, RawEventRecord, RecordType};
 
+use super::byte_order::ByteOrder;
 use super::events::Events;
 use super::mapped::MappedFile;
 use super::reader::{ReadEnd, RecordReader, Source};
@@ -153,7 +155,8 @@ impl Directory {
                 let (send, receive) = sync_channel(1);
                 let gate = &gate;
                 let reader = &mut stream.reader;
-                scope.spawn(move || read_stream(reader, &send, gate));
+                let order = self.events.rules.order;
+                scope.spawn(move || read_stream(reader, order, &send, gate));
                 batches.push(receive);
             }
             merge(&self.events, &batches, &mut handle)
@@ -238,14 +241,29 @@ enum Message {
 
 /// Reads one stream into batches, entering `gate` for the reading and
 /// leaving it while a full batch waits for the merge.
-fn read_stream(reader: &mut RecordReader, send: &SyncSender<Message>, gate: &Gate) {
+fn read_stream(
+    reader: &mut RecordReader,
+    order: ByteOrder,
+    send: &SyncSender<Message>,
+    gate: &Gate,
+) {
     let mut batch = Batch::new();
     let mut last_time = 0;
     gate.enter();
     let end = reader.for_each(|attr_index, record| {
         let body = record.data.as_slice();
         let start = batch.bytes.len();
-        batch.bytes.extend_from_slice(&body);
+        match unfilled_stack(&record, &body) {
+            Some(cut) => {
+                batch.bytes.extend_from_slice(&body[..cut.data_at]);
+                order.put_u64(&mut batch.bytes, start + cut.data_at - 8, cut.kept as u64);
+                batch
+                    .bytes
+                    .extend_from_slice(&body[cut.data_at..cut.data_at + cut.kept]);
+                batch.bytes.extend_from_slice(&body[cut.data_end..]);
+            }
+            None => batch.bytes.extend_from_slice(&body),
+        }
         last_time = record.timestamp().unwrap_or(last_time);
         batch.records.push(Held {
             start,
@@ -268,6 +286,44 @@ fn read_stream(reader: &mut RecordReader, send: &SyncSender<Message>, gate: &Gat
         let _ = send.send(Message::Batch(batch));
     }
     let _ = send.send(Message::End(end));
+}
+
+/// Where a sample's user stack copy is in its record, and how much of it the
+/// kernel filled.
+struct StackCopy {
+    /// Where the copy's bytes start; its size (a u64) is just before.
+    data_at: usize,
+    /// Where they end; the dynamic size (a u64) follows.
+    data_end: usize,
+    /// The bytes to keep: the dynamic size, rounded up to 8 to keep the
+    /// record's alignment.
+    kept: usize,
+}
+
+/// The user stack copy of a sample whose kernel filled less of it than perf
+/// wrote (perf writes the whole requested size; what follows the dynamic
+/// size is whatever its ring buffer held there, which no reader may use).
+/// Copying only the filled part halves what a stream copies into its
+/// batches on iree-compile's recordings. `None` for any other record.
+fn unfilled_stack(record: &RawEventRecord<'_>, body: &[u8]) -> Option<StackCopy> {
+    if record.record_type != RecordType::SAMPLE || !matches!(record.data, RawData::Single(_)) {
+        return None;
+    }
+    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| record.parse()));
+    let Ok(Ok(EventRecord::Sample(sample))) = parsed else {
+        return None;
+    };
+    let (RawData::Single(stack), dynamic_size) = sample.user_stack? else {
+        return None;
+    };
+    let data_at = (stack.as_ptr() as usize).checked_sub(body.as_ptr() as usize)?;
+    let data_end = data_at.checked_add(stack.len())?;
+    let kept = usize::try_from(dynamic_size).ok()?.next_multiple_of(8);
+    (data_at >= 8 && data_end <= body.len() && kept < stack.len()).then_some(StackCopy {
+        data_at,
+        data_end,
+        kept,
+    })
 }
 
 /// The batch a stream's merge is in, and its next record.
