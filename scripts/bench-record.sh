@@ -22,7 +22,8 @@
 # some kernels exits on a 1 s tick: `perf record -- true` takes 1.1 s, so perf's wall
 # times come in steps of about a second.) It prints a Markdown table (medians and
 # means), the overhead of (b) over (o) in percent (what recording costs the
-# compile; the target is <= 3%), and of (b) over (a) (what compile-perf adds to perf).
+# compile; the target is <= 3%), also as the median of the ratios of the runs of one
+# round, with a 95% bootstrap interval, and of (b) over (a) (what compile-perf adds to perf).
 # Each run starts when the CPUs have been idle for 2 s, and a run during which other
 # processes took more than 3% of the CPUs is done again (up to --retries times,
 # default 5): on a shared machine, the noise of other work is larger than the
@@ -222,6 +223,16 @@ over(col(plain, 0), alone, "plain perf's cost to the compile, (a) wall vs (o) th
 over(col(cp, 1), col(plain, 0), "what compile-perf adds to perf, (b) wall_seconds vs (a) wall")
 over(col(cp, 2), col(plain, 1), "overhead on the compile, (b) vs (a) span of the samples")
 over(col(cp, 0), col(plain, 0), "the whole compile-perf record command vs (a) wall")
+# The VM's own speed drifts over minutes, so the runs of one round, made one after
+# the other, are compared with each other: the median of the per-round ratios, with
+# a 95% bootstrap interval (fixed seed), is the overhead freest of that drift.
+import random
+ratios = [b / a for a, b in zip(alone, col(cp, 4))]
+rng = random.Random(1)
+boot = sorted(med(rng.choices(ratios, k=len(ratios))) for _ in range(2000))
+print(f"recording's cost to the compile, per round ((b) command_wall_seconds / (o) of the same round): "
+      f"median {100 * (med(ratios) - 1):+.1f}%, 95% interval {100 * (boot[49] - 1):+.1f}% to {100 * (boot[1949] - 1):+.1f}%; "
+      f"rounds: {', '.join(f'{100 * (r - 1):+.1f}%' for r in ratios)}")
 share = 100 * float(wrapper_ms) / 1000 / mean(col(plain, 1))
 print(f"(c) the measure wrapper alone adds {wrapper_ms} ms per compile ({share:.2f}% of (a)'s mean span)")
 EOF
