@@ -47,6 +47,10 @@ pub(crate) fn with_action_flags(
     if mode == ActionsMode::Units {
         flags.push((LOG_FLAG, LOG_FILE));
     }
+    let given = |flag: &str| {
+        args.iter()
+            .any(|arg| arg.to_string_lossy().starts_with(flag))
+    };
     let mut added = vec![program.clone()];
     for (flag, file) in flags {
         if let Some(given) = args
@@ -62,20 +66,14 @@ pub(crate) fn with_action_flags(
         arg.push(dir.join(file));
         added.push(arg);
     }
-    let dumps_sources = args
-        .iter()
-        .any(|arg| arg.to_string_lossy().starts_with(DUMP_SOURCES_FLAG));
-    if !dumps_sources {
+    if !given(DUMP_SOURCES_FLAG) {
         let mut arg = OsString::from(format!("{DUMP_SOURCES_FLAG}="));
         arg.push(dir.join(SOURCES_DIR));
         added.push(arg);
     }
     if mode == ActionsMode::Units {
         for flag in LOG_FLAGS {
-            if !args
-                .iter()
-                .any(|arg| arg.to_string_lossy().starts_with(flag))
-            {
+            if !given(flag) {
                 added.push(flag.into());
             }
         }
