@@ -157,6 +157,7 @@ fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, Error> {
         // Its own progress lines say what runs; several records run at once.
         quiet: true,
         status_label: None,
+        kernel_symbols: true,
     };
     prepare_series(&RecordOptions {
         command: full_command.clone(),

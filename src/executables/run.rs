@@ -130,6 +130,7 @@ fn record_one(dir: &Path, source: &ExecutableSource, plan: &Plan<'_>) -> Executa
             output_dir,
             force: false,
             repeat: None,
+            kernel_symbols: false,
             ..plan.settings.clone()
         };
         runs.push(OneRun {

@@ -373,10 +373,10 @@ pub(crate) fn record_with_timeout(
     if let Some(mode) = options.actions {
         actions::keep_actions_of_run(dir, mode, &mut run);
     }
-    // The kernel's symbols as they are now, for the reports of the run
-    // (perf keeps no copy of them with `--buildid-mmap`).
-    run.outputs
-        .extend(crate::symbolize::keep_kernel_symbols_beside(dir));
+    if options.kernel_symbols {
+        run.outputs
+            .extend(crate::symbolize::keep_kernel_symbols_beside(dir));
+    }
     if run.interrupted {
         run.notes.push(format!(
             "stopped by Ctrl-C after {wall:.1} s: the profile covers the compile up to then"

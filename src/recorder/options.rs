@@ -75,4 +75,9 @@ pub(crate) struct RecordOptions {
     /// What the status line starts with, e.g. `run 2/3` in a series.
     /// Default is nothing.
     pub status_label: Option<String>,
+    /// Keep a copy of the kernel's symbols in the run directory
+    /// (`kallsyms-<build id>`, 5.4 MB here) for the run's reports. On for
+    /// `record` and the full compile of `executables`; off for the runs of
+    /// each executable, which that command reads itself, with its caches.
+    pub kernel_symbols: bool,
 }

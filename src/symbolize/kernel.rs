@@ -180,9 +180,8 @@ fn copy_name(build_id: &[u8]) -> String {
 /// addresses.
 pub(crate) fn keep_kernel_symbols_beside(dir: &Path) -> Option<String> {
     let name = copy_name(&running_build_id()?);
-    let text = std::fs::read("/proc/kallsyms").ok()?;
-    KernelSymbols::parse(text.clone(), None).ok()?;
-    std::fs::write(dir.join(&name), text).ok()?;
+    let symbols = KernelSymbols::parse(std::fs::read("/proc/kallsyms").ok()?, None).ok()?;
+    std::fs::write(dir.join(&name), symbols.text).ok()?;
     Some(name)
 }
 

@@ -191,6 +191,7 @@ impl RecordArgs {
             actions: self.actions,
             quiet: self.quiet,
             status_label: None,
+            kernel_symbols: true,
         };
         let history = self.history.then(|| Keep {
             tags: self.tags.tags(&self.store.keys),
