@@ -164,8 +164,10 @@ fn check_exports(perf_data: &Path, filters: &[&str], dir: &TempDir) {
                 && pass["credited_samples"].as_u64() == Some(0)
         })
         .expect("a pass on the stacks with no credited samples");
+    // Pass names such as `Canonicalizer (initialize)` hold regex syntax.
     let name = pass["name"].as_str().unwrap();
-    let focused = pprof(&["-raw", &format!("-tagfocus=pass=^{name}$")], &pprof_file);
+    let focus = format!("-tagfocus=pass=^{}$", regex::escape(name));
+    let focused = pprof(&["-raw", &focus], &pprof_file);
     assert_eq!(
         raw_sample_total(&focused),
         pass["self_samples"].as_u64().unwrap(),
