@@ -215,12 +215,17 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
             actions,
             alike,
         };
-        let mut breakdown = breakdown(&profile, &classes, breakdown_options);
-        let (rss, rss_notice) = rss_join(&run_dir, &profile, &classes, filter);
-        let (timers, timer_notice) = match options.grouping {
-            Grouping::Pass => timer_join(&run_dir, &profile, &classes),
-            _ => (None, None),
-        };
+        let (mut breakdown, ((rss, rss_notice), (timers, timer_notice))) = rayon::join(
+            || breakdown(&profile, &classes, breakdown_options),
+            || {
+                let rss = rss_join(&run_dir, &profile, &classes, filter);
+                let timers = match options.grouping {
+                    Grouping::Pass => timer_join(&run_dir, &profile, &classes),
+                    _ => (None, None),
+                };
+                (rss, timers)
+            },
+        );
         let mut report_notices = notices(&profile, run);
         report_notices.extend(rss_notice);
         report_notices.extend(timer_notice);

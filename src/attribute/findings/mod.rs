@@ -105,9 +105,12 @@ pub(crate) fn findings(
     actions: Option<&ActionJoin>,
     alike: &[Alike],
 ) -> Findings {
-    let (duplicated, papercuts) = by_stack(profile, classes, filter, &THRESHOLDS);
+    let ((duplicated, papercuts), serialized) = rayon::join(
+        || by_stack(profile, classes, filter, &THRESHOLDS),
+        || serialized(profile, classes, filter, actions, &THRESHOLDS),
+    );
     Findings {
-        serialized: serialized(profile, classes, filter, actions, &THRESHOLDS),
+        serialized,
         duplicated,
         executables: duplicated_executables(profile, classes, filter, actions, alike),
         papercuts,

@@ -73,13 +73,29 @@ pub(crate) fn breakdown<'a>(
     classes: &'a Classes<'a>,
     options: BreakdownOptions,
 ) -> Breakdown<'a> {
-    let grouped = group_rows(
-        profile,
-        classes,
-        options.grouping,
-        options.attribution,
-        &options.filter,
-        options.actions.as_deref(),
+    // The rows and the findings each go over every sample: one core each.
+    let (grouped, (unwind, findings)) = rayon::join(
+        || {
+            group_rows(
+                profile,
+                classes,
+                options.grouping,
+                options.attribution,
+                &options.filter,
+                options.actions.as_deref(),
+            )
+        },
+        || {
+            let unwind = unwind_stats(profile, &options.filter).0;
+            let findings = findings(
+                profile,
+                classes,
+                &options.filter,
+                options.actions.as_deref(),
+                &options.alike,
+            );
+            (unwind, findings)
+        },
     );
     let mut order: Vec<RowKey> = grouped
         .rows
@@ -91,14 +107,6 @@ pub(crate) fn breakdown<'a>(
         let (ra, rb) = (&grouped.rows[a], &grouped.rows[b]);
         (rb.self_samples, rb.inclusive_samples, a).cmp(&(ra.self_samples, ra.inclusive_samples, b))
     });
-    let unwind = unwind_stats(profile, &options.filter).0;
-    let findings = findings(
-        profile,
-        classes,
-        &options.filter,
-        options.actions.as_deref(),
-        &options.alike,
-    );
     let utilization = (options.grouping == Grouping::Thread)
         .then(|| timeline(profile, classes, &options.filter, 1).utilization)
         .flatten();
