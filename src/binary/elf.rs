@@ -29,7 +29,8 @@ pub(crate) enum LoadError {
     },
 }
 
-/// A byte range of a mapped file, usable as framehop section data.
+/// A byte range of a mapped file, usable as framehop section data and, as
+/// it keeps the mapping alive, as the bytes of a gimli reader that owns them.
 #[derive(Clone)]
 pub(crate) struct SectionBytes {
     map: Arc<Mmap>,
@@ -42,6 +43,18 @@ impl Deref for SectionBytes {
         &self.map[self.range.clone()]
     }
 }
+
+impl std::fmt::Debug for SectionBytes {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "SectionBytes({:?})", self.range)
+    }
+}
+
+// SAFETY: the bytes are in a memory map that the `Arc` keeps, which never
+// moves or changes while mapped; a clone shares the same map and range.
+unsafe impl stable_deref_trait::StableDeref for SectionBytes {}
+// SAFETY: as above.
+unsafe impl stable_deref_trait::CloneStableDeref for SectionBytes {}
 
 /// Where a section sits in the file and in the stated address space.
 #[derive(Clone, Debug)]
@@ -141,7 +154,11 @@ impl ElfImage {
 
     /// The bytes of a section, when they are in the file.
     pub(crate) fn section_bytes(&self, place: &Option<SectionPlace>) -> Option<SectionBytes> {
-        let range = place.as_ref()?.file_range.clone()?;
+        self.bytes_at(place.as_ref()?.file_range.clone()?)
+    }
+
+    /// The bytes of the file at `range`, when the file has them.
+    pub(crate) fn bytes_at(&self, range: Range<usize>) -> Option<SectionBytes> {
         (range.end <= self.map.len()).then(|| SectionBytes {
             map: Arc::clone(&self.map),
             range,

@@ -14,6 +14,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 
 use hashbrown::HashMap;
 
+use super::inline::InlineSlot;
 use super::memo::{EntryAhead, NamedAhead, binary_key, cached_entry, extended};
 use super::{BinaryFiles, resolve_in_file};
 use crate::binary::{DsoId, DsoKind, Store};
@@ -179,6 +180,7 @@ fn name_batches(batches: &Receiver<Batch>, finished: &AtomicBool, cache: &Cache)
             let ahead = named.entry(dso).or_insert_with(|| EntryAhead {
                 entry: cached_entry(cache, key.as_deref()),
                 grown: false,
+                inline: InlineSlot::default(),
             });
             addresses.retain(|&address| ahead.entry.usable_chain_at(address).is_none());
             addresses.sort_unstable();
@@ -186,7 +188,7 @@ fn name_batches(batches: &Receiver<Batch>, finished: &AtomicBool, cache: &Cache)
             if addresses.is_empty() {
                 continue;
             }
-            let resolved = resolve_in_file(files, &addresses, &ahead.entry);
+            let resolved = resolve_in_file(files, &addresses, &ahead.entry, &mut ahead.inline);
             let entry = std::mem::take(&mut ahead.entry);
             ahead.entry = extended(entry, &addresses, resolved);
             ahead.grown = true;

@@ -1,34 +1,46 @@
 //! Inline frames from DWARF, through addr2line, for binaries that carry debug
 //! info (in the file itself or in a separate debug file).
+//!
+//! A binary's addr2line context is loaded at the first lookup and then kept
+//! ([`InlineSlot`]) while its frames are named, first ahead of the read's
+//! end, then after it: addr2line parses a unit's functions and line program
+//! when a lookup first lands in it, so each unit is parsed once, however
+//! many batches of frames land there.
 
-use gimli::{EndianSlice, RunTimeEndian};
+use gimli::{EndianReader, RunTimeEndian};
 use object::{Object, ObjectSection};
 
-use crate::binary::ElfImage;
+use crate::binary::{ElfImage, SectionBytes};
 
-type Reader<'a> = EndianSlice<'a, RunTimeEndian>;
+type Reader = EndianReader<RunTimeEndian, SectionBytes>;
 
-/// The DWARF of one binary, borrowed from its mapping, ready for lookups.
-pub(super) struct InlineInfo<'a> {
-    context: addr2line::Context<Reader<'a>>,
+/// The DWARF of one binary, read from its mapping (which it keeps), ready
+/// for lookups.
+pub(super) struct InlineInfo {
+    context: addr2line::Context<Reader>,
 }
 
-impl<'a> InlineInfo<'a> {
+impl InlineInfo {
     /// Reads the DWARF sections of `image`; `None` when it has no usable DWARF.
     /// Compressed sections are skipped, which leaves their frames without inline names.
-    pub(super) fn load(image: &'a ElfImage) -> Option<InlineInfo<'a>> {
+    fn load(image: &ElfImage) -> Option<InlineInfo> {
         let file = object::read::elf::ElfFile64::<object::Endianness>::parse(image.data()).ok()?;
         let endian = if file.is_little_endian() {
             RunTimeEndian::Little
         } else {
             RunTimeEndian::Big
         };
-        let load = |id: gimli::SectionId| -> Result<Reader<'a>, gimli::Error> {
+        let empty = image.bytes_at(0..0)?;
+        let load = |id: gimli::SectionId| -> Result<Reader, gimli::Error> {
             let bytes = file
                 .section_by_name(id.name())
-                .and_then(|section| section.data().ok())
-                .unwrap_or_default();
-            Ok(EndianSlice::new(bytes, endian))
+                .and_then(|section| section.file_range())
+                .and_then(|(start, size)| {
+                    let start = usize::try_from(start).ok()?;
+                    image.bytes_at(start..start.checked_add(usize::try_from(size).ok()?)?)
+                })
+                .unwrap_or_else(|| empty.clone());
+            Ok(EndianReader::new(bytes, endian))
         };
         let dwarf = gimli::Dwarf::load(load).ok()?;
         let context = addr2line::Context::from_dwarf(dwarf).ok()?;
@@ -51,5 +63,19 @@ impl<'a> InlineInfo<'a> {
             }
         }
         names
+    }
+}
+
+/// A binary's inline context: not looked for yet, or loaded (`None` when
+/// the binary has no usable DWARF).
+#[derive(Default)]
+pub(crate) struct InlineSlot(Option<Option<InlineInfo>>);
+
+impl InlineSlot {
+    /// The context of `image`, loaded at the first call.
+    pub(super) fn get(&mut self, image: Option<&ElfImage>) -> Option<&InlineInfo> {
+        self.0
+            .get_or_insert_with(|| image.and_then(InlineInfo::load))
+            .as_ref()
     }
 }

@@ -6,15 +6,18 @@ use std::hash::BuildHasher;
 
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 
+use super::inline::InlineSlot;
 use super::{NameChains, Named};
 use crate::binary::{DsoId, DsoKind, Store, hex};
 use crate::cache::{BinaryEntry, Cache, CachedName, Kind};
 
-/// A binary's cache entry (or an empty one) with the frames named ahead.
+/// A binary's cache entry (or an empty one) with the frames named ahead,
+/// and the binary's inline context, with the units those frames parsed.
 pub(crate) struct EntryAhead {
     pub(super) entry: BinaryEntry,
     /// True when frames were added to it.
     pub(super) grown: bool,
+    pub(super) inline: InlineSlot,
 }
 
 /// The entries named ahead, by binary.

@@ -33,7 +33,7 @@ use crate::binary::{DsoId, DsoKind, ElfImage, Store, hex};
 use crate::cache::{BinaryEntry, Cache};
 use crate::stacks::FrameId;
 use crate::unwind::FrameKey;
-use inline::InlineInfo;
+use inline::InlineSlot;
 use memo::EntryAhead;
 
 crate::index::index_type! {
@@ -259,7 +259,7 @@ pub(crate) fn symbolize(
         .collect();
 
     let kernel_unavailable = OnceLock::new();
-    let resolve_group = |(dso, indexes): &FrameGroup, ahead: Option<EntryAhead>| -> NameChains {
+    let resolve_group = |(dso, indexes): &FrameGroup, mut ahead: Option<EntryAhead>| -> NameChains {
         let lookups: Vec<u64> = indexes.iter().map(|&index| frames[index].lookup).collect();
         let unresolved_in = |address: u64| format!("{}+{:#x}", store.get(*dso).name, address);
         match store.get(*dso).kind {
@@ -286,14 +286,22 @@ pub(crate) fn symbolize(
                     .map(|_| Named::unresolved("[unknown]".to_owned()))
                     .collect(),
             ),
-            DsoKind::Vdso | DsoKind::File => memo::resolve_with_memo(
-                cache,
-                memo::binary_key(store, *dso),
-                ahead,
-                &lookups,
-                unresolved_in,
-                |missing, known| resolve_in_file(&BinaryFiles::of(store, *dso), missing, known),
-            ),
+            DsoKind::Vdso | DsoKind::File => {
+                // The context the frames named ahead parsed units into.
+                let mut inline = (ahead.as_mut())
+                    .map(|ahead| std::mem::take(&mut ahead.inline))
+                    .unwrap_or_default();
+                memo::resolve_with_memo(
+                    cache,
+                    memo::binary_key(store, *dso),
+                    ahead,
+                    &lookups,
+                    unresolved_in,
+                    |missing, known| {
+                        resolve_in_file(&BinaryFiles::of(store, *dso), missing, known, &mut inline)
+                    },
+                )
+            }
         }
     };
     // Larger binaries start first; rayon balances the rest, including the
@@ -361,7 +369,12 @@ fn resolve_kernel(
 /// pass over its symbol table for all of them, then inline frames from
 /// DWARF where it exists. Functions `known` from the cache are not
 /// demangled again.
-fn resolve_in_file(files: &BinaryFiles, sorted: &[u64], known: &BinaryEntry) -> memo::Resolved {
+fn resolve_in_file(
+    files: &BinaryFiles,
+    sorted: &[u64],
+    known: &BinaryEntry,
+    inline: &mut InlineSlot,
+) -> memo::Resolved {
     let debug = files.debug.as_ref();
     // A debug file's full .symtab beats a stripped file's .dynsym.
     let hits = debug
@@ -378,7 +391,7 @@ fn resolve_in_file(files: &BinaryFiles, sorted: &[u64], known: &BinaryEntry) -> 
         .as_ref()
         .filter(|image| image.has_dwarf)
         .or(debug);
-    let inline = dwarf_image.and_then(|image| InlineInfo::load(image));
+    let inline = inline.get(dwarf_image.map(|image| &**image));
 
     // Each function is named once; demangling is spread over the cores.
     let mut functions: Vec<(u64, &[u8])> = hits
