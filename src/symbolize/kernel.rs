@@ -11,7 +11,8 @@
 //! `/sys/kernel/notes`. KASLR is undone with the `_text` address perf wrote
 //! into its kernel mapping record.
 
-use std::ops::Range;
+use std::fs::File;
+use std::ops::{Deref, Range};
 use std::path::{Path, PathBuf};
 
 use crate::binary::hex;
@@ -34,7 +35,7 @@ pub(crate) enum KernelSymbolsUnavailable {
 /// The kernel's text symbols, shifted to the recording's addresses.
 pub(crate) struct KernelSymbols {
     /// The kallsyms text the names are read from.
-    text: Vec<u8>,
+    text: KallsymsText,
     /// (recorded address, the name's bytes in `text`), sorted by address.
     entries: Vec<(u64, Range<u32>)>,
 }
@@ -51,6 +52,42 @@ pub(crate) struct RecordedKernel {
     pub beside: Option<PathBuf>,
 }
 
+/// Kallsyms text: a kept copy, mapped (its pages come straight from the
+/// page cache, not copied into fresh memory), or bytes read.
+pub(crate) enum KallsymsText {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl KallsymsText {
+    /// The copy at `path`, mapped; `None` when it cannot be opened.
+    fn map(path: &Path) -> Option<KallsymsText> {
+        let file = File::open(path).ok()?;
+        // SAFETY: the copies are written whole once (perf's, or `record`'s
+        // beside its recording) and never changed in place; the text is
+        // only read, and every line is checked as it is parsed.
+        unsafe { memmap2::Mmap::map(&file) }
+            .ok()
+            .map(KallsymsText::Mapped)
+    }
+}
+
+impl Deref for KallsymsText {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            KallsymsText::Mapped(map) => map,
+            KallsymsText::Read(bytes) => bytes,
+        }
+    }
+}
+
+impl From<Vec<u8>> for KallsymsText {
+    fn from(bytes: Vec<u8>) -> KallsymsText {
+        KallsymsText::Read(bytes)
+    }
+}
+
 impl KernelSymbols {
     /// Loads the kernel symbols of `recorded`: perf's cached copy for its
     /// build id, else (no usable copy) `/proc/kallsyms` if the running
@@ -62,7 +99,7 @@ impl KernelSymbols {
         let perf_copy = recorded
             .build_id
             .as_deref()
-            .and_then(|build_id| std::fs::read(cached_kallsyms_path(build_id)?).ok());
+            .and_then(|build_id| KallsymsText::map(&cached_kallsyms_path(build_id)?));
         let cache_key = recorded
             .build_id
             .as_deref()
@@ -71,11 +108,11 @@ impl KernelSymbols {
             let key = cache_key.as_deref()?;
             cache
                 .read::<String>(Kind::Binary, key)
-                .map(String::into_bytes)
+                .map(|text| KallsymsText::from(text.into_bytes()))
         };
         let run_copy = || {
             let (dir, build_id) = (recorded.beside.as_deref()?, recorded.build_id.as_deref()?);
-            std::fs::read(dir.join(copy_name(build_id))).ok()
+            KallsymsText::map(&dir.join(copy_name(build_id)))
         };
         let copy = perf_copy.or_else(run_copy).or_else(own_copy);
         if let Some(symbols) = copy.and_then(|text| Self::parse(text, recorded.text_address).ok()) {
@@ -95,7 +132,7 @@ impl KernelSymbols {
             return Err(KernelSymbolsUnavailable::OtherKernel);
         }
         let text = std::fs::read("/proc/kallsyms").map_err(|_| KernelSymbolsUnavailable::Hidden)?;
-        let symbols = Self::parse(text, recorded.text_address)?;
+        let symbols = Self::parse(text.into(), recorded.text_address)?;
         if let (Some(key), Ok(text)) = (cache_key, std::str::from_utf8(&symbols.text)) {
             let text = text.to_owned();
             cache.write_with(Kind::Binary, &key, move || text);
@@ -106,7 +143,7 @@ impl KernelSymbols {
     /// Parses kallsyms text; `recorded_text` is `_text` at recording time.
     /// Lines are `ffffffff81000000 T _text`, a module's end in `\t[name]`.
     pub(crate) fn parse(
-        text: Vec<u8>,
+        text: KallsymsText,
         recorded_text: Option<u64>,
     ) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
         let mut entries = Vec::new();
@@ -180,8 +217,9 @@ fn copy_name(build_id: &[u8]) -> String {
 /// addresses.
 pub(crate) fn keep_kernel_symbols_beside(dir: &Path) -> Option<String> {
     let name = copy_name(&running_build_id()?);
-    let symbols = KernelSymbols::parse(std::fs::read("/proc/kallsyms").ok()?, None).ok()?;
-    std::fs::write(dir.join(&name), symbols.text).ok()?;
+    let text = std::fs::read("/proc/kallsyms").ok()?;
+    let symbols = KernelSymbols::parse(text.into(), None).ok()?;
+    std::fs::write(dir.join(&name), &*symbols.text).ok()?;
     Some(name)
 }
 
@@ -235,7 +273,7 @@ mod tests {
     #[test]
     fn kaslr_shift_is_undone_with_the_recorded_text_address() {
         let kallsyms = "ffffffff81000000 T _text\nffffffff81000100 T clear_page_erms\nffffffff81000200 t next\n";
-        let symbols = KernelSymbols::parse(kallsyms.into(), Some(0xffffffff90000000)).unwrap();
+        let symbols = KernelSymbols::parse(kallsyms.as_bytes().to_vec().into(), Some(0xffffffff90000000)).unwrap();
         assert_eq!(symbols.lookup(0xffffffff90000150), Some("clear_page_erms"));
         assert_eq!(symbols.lookup(0xffffffff81000150), None);
     }
@@ -244,7 +282,7 @@ mod tests {
     fn module_symbols_and_data_symbols_are_told_apart() {
         let kallsyms = "ffffffff81000000 T _text\nffffffff81000100 D some_data\n\
                         ffffffffc0000000 t ext4_fill_super\t[ext4]\nffffffffc0000100 T ext4_iget\t[ext4]\n";
-        let symbols = KernelSymbols::parse(kallsyms.into(), None).unwrap();
+        let symbols = KernelSymbols::parse(kallsyms.as_bytes().to_vec().into(), None).unwrap();
         assert_eq!(symbols.lookup(0xffffffff81000150), Some("_text"));
         assert_eq!(symbols.lookup(0xffffffffc0000050), Some("ext4_fill_super"));
         assert_eq!(symbols.lookup(0xffffffffc0000200), Some("ext4_iget"));
@@ -289,7 +327,7 @@ mod tests {
     fn zeroed_addresses_mean_hidden() {
         let kallsyms = "0000000000000000 T _text\n0000000000000000 T clear_page_erms\n";
         assert_eq!(
-            KernelSymbols::parse(kallsyms.into(), None).err(),
+            KernelSymbols::parse(kallsyms.as_bytes().to_vec().into(), None).err(),
             Some(KernelSymbolsUnavailable::Hidden)
         );
     }
