@@ -175,6 +175,10 @@ pub(crate) fn categories_cached(cache: &Cache, table: &RuleTable) -> bool {
     cache.contains(Kind::Categories, &categories_key(table))
 }
 
+/// Names classified at once by one core: enough for each rule's automaton
+/// to stay in the cache over many names, few enough to share out the cores.
+const CLASSIFY_CHUNK: usize = 512;
+
 /// The category of every symbol, indexed by [`SymbolId`]; each classified
 /// once, spread over the cores, unless the cache of this rule table's
 /// categories has it. New ones are added to that cache.
@@ -193,13 +197,30 @@ pub(super) fn classify_symbols(profile: &Profile, table: &RuleTable) -> Vec<Cate
             )
         })
         .collect();
-    let categories: Vec<(CategoryId, bool)> = (profile.symbols.symbols.par_iter())
-        .map(|symbol| {
-            let function = function_of(profile, symbol);
-            match known.get(&(function.dso, function.kernel, function.name)) {
-                Some(&category) => (CategoryId::new(category as usize), false),
-                None => (table.classify(function), true),
-            }
+    let functions: Vec<FunctionRef<'_>> = (profile.symbols.symbols.iter())
+        .map(|symbol| function_of(profile, symbol))
+        .collect();
+    let cached: Vec<Option<CategoryId>> = (functions.iter())
+        .map(|function| {
+            (known.get(&(function.dso, function.kernel, function.name)))
+                .map(|&category| CategoryId::new(category as usize))
+        })
+        .collect();
+    let unknown: Vec<FunctionRef<'_>> = (functions.iter().zip(&cached))
+        .filter(|(_, cached)| cached.is_none())
+        .map(|(&function, _)| function)
+        .collect();
+    let mut classified = (unknown.par_chunks(CLASSIFY_CHUNK))
+        .flat_map_iter(|chunk| table.classify_all(chunk))
+        .collect::<Vec<CategoryId>>()
+        .into_iter();
+    let categories: Vec<(CategoryId, bool)> = (cached.iter())
+        .map(|cached| match cached {
+            Some(category) => (*category, false),
+            None => (
+                classified.next().expect("one category per unknown name"),
+                true,
+            ),
         })
         .collect();
     if categories.iter().any(|&(_, new)| new) {

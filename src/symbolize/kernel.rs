@@ -273,7 +273,11 @@ mod tests {
     #[test]
     fn kaslr_shift_is_undone_with_the_recorded_text_address() {
         let kallsyms = "ffffffff81000000 T _text\nffffffff81000100 T clear_page_erms\nffffffff81000200 t next\n";
-        let symbols = KernelSymbols::parse(kallsyms.as_bytes().to_vec().into(), Some(0xffffffff90000000)).unwrap();
+        let symbols = KernelSymbols::parse(
+            kallsyms.as_bytes().to_vec().into(),
+            Some(0xffffffff90000000),
+        )
+        .unwrap();
         assert_eq!(symbols.lookup(0xffffffff90000150), Some("clear_page_erms"));
         assert_eq!(symbols.lookup(0xffffffff81000150), None);
     }

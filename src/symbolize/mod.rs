@@ -259,7 +259,9 @@ pub(crate) fn symbolize(
         .collect();
 
     let kernel_unavailable = OnceLock::new();
-    let resolve_group = |(dso, indexes): &FrameGroup, mut ahead: Option<EntryAhead>| -> NameChains {
+    let resolve_group = |(dso, indexes): &FrameGroup,
+                         mut ahead: Option<EntryAhead>|
+     -> NameChains {
         let lookups: Vec<u64> = indexes.iter().map(|&index| frames[index].lookup).collect();
         let unresolved_in = |address: u64| format!("{}+{:#x}", store.get(*dso).name, address);
         match store.get(*dso).kind {
