@@ -146,7 +146,8 @@ impl KernelSymbols {
         text: KallsymsText,
         recorded_text: Option<u64>,
     ) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
-        let mut entries = Vec::new();
+        // Lines are 40 bytes or more: room for all, without regrowing.
+        let mut entries = Vec::with_capacity(text.len() / 40);
         let mut running_text = None;
         let mut line_start = 0;
         while line_start < text.len() {
@@ -159,9 +160,7 @@ impl KernelSymbols {
                 continue;
             };
             let (Some(address), Some(&kind), Some(rest)) = (
-                std::str::from_utf8(&line[..space])
-                    .ok()
-                    .and_then(|digits| u64::from_str_radix(digits, 16).ok()),
+                hex_address(&line[..space]),
                 line.get(space + 1),
                 line.get(space + 3..),
             ) else {
@@ -201,6 +200,24 @@ impl KernelSymbols {
             std::str::from_utf8(&self.text[name.start as usize..name.end as usize]).ok()
         })
     }
+}
+
+/// The address a kallsyms line starts with: up to 16 hex digits. (Faster
+/// than `u64::from_str_radix` over 122k lines: no UTF-8 check, no radix
+/// dispatch.)
+fn hex_address(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() || digits.len() > 16 {
+        return None;
+    }
+    digits.iter().try_fold(0u64, |address, &digit| {
+        let value = match digit {
+            b'0'..=b'9' => digit - b'0',
+            b'a'..=b'f' => digit - b'a' + 10,
+            b'A'..=b'F' => digit - b'A' + 10,
+            _ => return None,
+        };
+        Some(address << 4 | u64::from(value))
+    })
 }
 
 /// The name of the copy of the kernel `build_id`'s symbols that `record`
@@ -325,6 +342,17 @@ mod tests {
             path.ends_with("[kernel.kallsyms]/48dc05/kallsyms"),
             "{path:?}"
         );
+    }
+
+    #[test]
+    fn addresses_are_read_as_hex_of_at_most_16_digits() {
+        assert_eq!(hex_address(b"ffffffff81000000"), Some(0xffffffff81000000));
+        assert_eq!(hex_address(b"FFFFFFFF8100abcd"), Some(0xffffffff8100abcd));
+        assert_eq!(hex_address(b"0"), Some(0));
+        assert_eq!(hex_address(b""), None);
+        assert_eq!(hex_address(b"ffffffff810000000"), None);
+        assert_eq!(hex_address(b"ffffffff8100000g"), None);
+        assert_eq!(hex_address(b"+fffffff81000000"), None);
     }
 
     #[test]
