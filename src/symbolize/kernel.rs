@@ -54,7 +54,7 @@ pub(crate) struct RecordedKernel {
 
 /// Kallsyms text: a kept copy, mapped (its pages come straight from the
 /// page cache, not copied into fresh memory), or bytes read.
-pub(crate) enum KallsymsText {
+enum KallsymsText {
     Mapped(memmap2::Mmap),
     Read(Vec<u8>),
 }
@@ -142,11 +142,11 @@ impl KernelSymbols {
 
     /// Parses kallsyms text; `recorded_text` is `_text` at recording time.
     /// Lines are `ffffffff81000000 T _text`, a module's end in `\t[name]`.
-    pub(crate) fn parse(
+    fn parse(
         text: KallsymsText,
         recorded_text: Option<u64>,
     ) -> Result<KernelSymbols, KernelSymbolsUnavailable> {
-        // Lines are 40 bytes or more: room for all, without regrowing.
+        // kallsyms lines average 44 bytes: room for nearly all of them.
         let mut entries = Vec::with_capacity(text.len() / 40);
         let mut running_text = None;
         let mut line_start = 0;
