@@ -48,8 +48,6 @@ const MAX_CARRY: usize = u16::MAX as usize;
 /// level 1 uses 512 KiB); a larger one goes through the streaming decoder,
 /// so that pieces stay small.
 const MAX_DIRECT_WINDOW: u64 = 4 << 20;
-/// Released pieces kept for reuse.
-const SPARE_PIECES: usize = 4;
 /// Pieces the thread may run ahead of the reader: a few, so that memory
 /// stays bounded whatever the recording's size.
 pub(super) const PIECES_AHEAD: usize = 8;
@@ -106,9 +104,11 @@ struct Pieces {
     /// bytes are handed on as they are, for the reader to name the damage.
     damaged: bool,
     spare: Vec<Vec<u8>>,
-    /// The address of the piece handed on last: with the direct decoder it
-    /// is zstd's history until the next one is, so it is never freed.
-    last_handed: usize,
+    /// Pieces the reader released, for a thread inflating ahead of it:
+    /// taken back whenever no spare is left, so that a compressed record
+    /// decompressing into many pieces reuses those read meanwhile instead
+    /// of touching new memory.
+    returned: Option<Receiver<Vec<u8>>>,
 }
 
 impl Inflater {
@@ -119,7 +119,7 @@ impl Inflater {
     pub(super) fn streaming(order: ByteOrder) -> Inflater {
         Inflater {
             decoder: Decoder::Stream(DCtx::create()),
-            pieces: Pieces::new(order, PIECE_BYTES),
+            pieces: Pieces::new(order, PIECE_BYTES, None),
         }
     }
 
@@ -128,16 +128,17 @@ impl Inflater {
     /// direct decoder, unless the frame's window is too large for the
     /// pieces (or `first` is no frame header, or a skippable one: the
     /// streaming decoder then names the damage, or reads on).
-    fn ahead(order: ByteOrder, first: &[u8]) -> Inflater {
-        match BlockDecoder::frame_info(first) {
-            Some(frame) if frame.holds_data && frame.window <= MAX_DIRECT_WINDOW => {
-                let window = frame.window as usize;
-                Inflater {
-                    decoder: Decoder::Direct(BlockDecoder::new()),
-                    pieces: Pieces::new(order, PIECE_BYTES.max(window + MIN_OUTPUT + MAX_CARRY)),
-                }
-            }
-            _ => Inflater::streaming(order),
+    fn ahead(order: ByteOrder, first: &[u8], returned: Receiver<Vec<u8>>) -> Inflater {
+        let (decoder, bytes) = match BlockDecoder::frame_info(first) {
+            Some(frame) if frame.holds_data && frame.window <= MAX_DIRECT_WINDOW => (
+                Decoder::Direct(BlockDecoder::new()),
+                PIECE_BYTES.max(frame.window as usize + MIN_OUTPUT + MAX_CARRY),
+            ),
+            _ => (Decoder::Stream(DCtx::create()), PIECE_BYTES),
+        };
+        Inflater {
+            decoder,
+            pieces: Pieces::new(order, bytes, Some(returned)),
         }
     }
 
@@ -186,7 +187,7 @@ impl Inflater {
 }
 
 impl Pieces {
-    fn new(order: ByteOrder, bytes: usize) -> Pieces {
+    fn new(order: ByteOrder, bytes: usize, returned: Option<Receiver<Vec<u8>>>) -> Pieces {
         Pieces {
             order,
             bytes,
@@ -196,7 +197,7 @@ impl Pieces {
             done: Vec::new(),
             damaged: false,
             spare: Vec::new(),
-            last_handed: 0,
+            returned,
         }
     }
 
@@ -253,8 +254,10 @@ impl Pieces {
             // room and at most MAX_CARRY carried in, so it is never empty,
             // which the reader would drop) and is neither changed nor freed
             // until the next piece is handed on: the reader only reads
-            // pieces, `recycle` keeps that one, and a reader that stops
-            // keeps the pieces until this thread has hung up.
+            // pieces, `recycle` frees none and a spare is written only
+            // once the piece then handed on holds the window, and a
+            // reader that stops keeps the pieces until this thread has
+            // hung up.
             let step = unsafe { decoder.step(&mut input, self.current.spare_capacity_mut()) }?;
             match step {
                 Step::NeedInput => return Ok(true),
@@ -268,18 +271,25 @@ impl Pieces {
         }
     }
 
-    /// Takes back a piece the reader no longer needs; the one handed on
-    /// last is kept whatever the spares, as zstd may still read it.
+    /// Takes back a piece the reader no longer needs, for reuse. Every one
+    /// is kept: a piece is made only when none is spare, so there are never
+    /// more than were in use at once, and none is freed to be made again
+    /// (a new piece is a megabyte of pages the kernel faults in).
     fn recycle(&mut self, mut piece: Vec<u8>) {
-        if self.spare.len() < SPARE_PIECES || piece.as_ptr() as usize == self.last_handed {
-            piece.clear();
-            self.spare.push(piece);
-        }
+        piece.clear();
+        self.spare.push(piece);
     }
 
     fn flush(&mut self, hand: &mut impl FnMut(Inflated) -> bool) -> bool {
         if self.whole == 0 && self.done.is_empty() {
             return true;
+        }
+        if self.spare.is_empty() {
+            while let Some(piece) =
+                (self.returned.as_ref()).and_then(|returned| returned.try_recv().ok())
+            {
+                self.recycle(piece);
+            }
         }
         let mut next = self
             .spare
@@ -288,7 +298,6 @@ impl Pieces {
         next.extend_from_slice(&self.current[self.whole..]);
         self.current.truncate(self.whole);
         self.whole = 0;
-        self.last_handed = self.current.as_ptr() as usize;
         hand(Inflated::Piece {
             bytes: std::mem::replace(&mut self.current, next),
             done: std::mem::take(&mut self.done),
@@ -345,6 +354,7 @@ pub(super) fn inflate_ahead(
 ) {
     let mut hand =
         |inflated: Inflated| !stop.load(Ordering::Relaxed) && pieces.send(inflated).is_ok();
+    let mut released = Some(released);
     let mut inflater: Option<Inflater> = None;
     let mut offset = data.start;
     // Where the records stop making sense, the reader reports why.
@@ -357,10 +367,10 @@ pub(super) fn inflate_ahead(
             let Some(input) = zstd_data(header.record_type, body, order) else {
                 break;
             };
-            let inflater = inflater.get_or_insert_with(|| Inflater::ahead(order, input));
-            for piece in released.try_iter() {
-                inflater.recycle(piece);
-            }
+            let inflater = inflater.get_or_insert_with(|| {
+                let released = released.take().expect("one inflater per stream");
+                Inflater::ahead(order, input, released)
+            });
             if !inflater.inflate(input, offset as u64, &mut hand) {
                 return;
             }

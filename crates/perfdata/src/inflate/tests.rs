@@ -62,41 +62,31 @@ fn perf_zstd(plain: &[u8], window_log: u32) -> Vec<Vec<u8>> {
 
 /// Inflates `chunks` ahead, as the decompression thread does, giving
 /// every piece back as soon as it is handed on (the quickest reader);
-/// returns the decompressed bytes in order and the `Done` marks.
-fn inflate_all(chunks: &[Vec<u8>]) -> (Vec<u8>, Vec<Done>, bool) {
-    let mut inflater = Inflater::ahead(ORDER, &chunks[0]);
+/// returns the decompressed bytes in order, the `Done` marks, whether the
+/// direct decoder ran, and how many pieces were made.
+fn inflate_all(chunks: &[Vec<u8>]) -> (Vec<u8>, Vec<Done>, bool, usize) {
+    let (give_back, returned) = std::sync::mpsc::channel();
+    let mut inflater = Inflater::ahead(ORDER, &chunks[0], returned);
     let direct = matches!(inflater.decoder, Decoder::Direct(_));
-    let mut handed: Vec<Inflated> = Vec::new();
     let (mut bytes, mut done) = (Vec::new(), Vec::new());
-    let mut take = |handed: &mut Vec<Inflated>, inflater: &mut Inflater| {
-        for inflated in handed.drain(..) {
-            match inflated {
-                Inflated::Piece {
-                    bytes: piece,
-                    done: marks,
-                } => {
-                    bytes.extend_from_slice(&piece);
-                    done.extend(marks);
-                    inflater.recycle(piece);
-                }
-                Inflated::Failed { reason, .. } => panic!("{reason}"),
-            }
+    let mut pieces = std::collections::HashSet::new();
+    let mut hand = |inflated| match inflated {
+        Inflated::Piece {
+            bytes: piece,
+            done: marks,
+        } => {
+            bytes.extend_from_slice(&piece);
+            done.extend(marks);
+            pieces.insert(piece.as_ptr());
+            give_back.send(piece).is_ok()
         }
+        Inflated::Failed { reason, .. } => panic!("{reason}"),
     };
     for (index, chunk) in chunks.iter().enumerate() {
-        let mut hand = |inflated| {
-            handed.push(inflated);
-            true
-        };
         assert!(inflater.inflate(chunk, index as u64, &mut hand));
-        take(&mut handed, &mut inflater);
     }
-    inflater.flush(&mut |inflated| {
-        handed.push(inflated);
-        true
-    });
-    take(&mut handed, &mut inflater);
-    (bytes, done, direct)
+    inflater.flush(&mut hand);
+    (bytes, done, direct, pieces.len())
 }
 
 #[test]
@@ -108,8 +98,11 @@ fn the_pieces_hold_the_stream_whatever_the_decoder() {
     // decoder.
     for (window_log, direct) in [(19, true), (21, true), (23, false)] {
         let chunks = perf_zstd(&plain, window_log);
-        let (bytes, done, was_direct) = inflate_all(&chunks);
+        let (bytes, done, was_direct, pieces) = inflate_all(&chunks);
         assert_eq!(was_direct, direct, "window 2^{window_log}");
+        // The current piece and the one handed on before it, reused
+        // throughout.
+        assert_eq!(pieces, 2, "window 2^{window_log}: pieces made");
         assert!(bytes == plain, "window 2^{window_log}: the bytes differ");
         assert_eq!(done.len(), chunks.len());
         assert_eq!(done.last().unwrap().written, plain.len() as u64);
@@ -126,7 +119,8 @@ fn damaged_zstd_data_is_named_after_the_whole_records_before_it() {
     let mut chunks = perf_zstd(&plain, 19);
     let middle = chunks.len() / 2;
     chunks[middle].fill(0xff);
-    let mut inflater = Inflater::ahead(ORDER, &chunks[0]);
+    let (_give_back, returned) = std::sync::mpsc::channel();
+    let mut inflater = Inflater::ahead(ORDER, &chunks[0], returned);
     let mut handed = Vec::new();
     let mut hand = |inflated| {
         handed.push(inflated);
