@@ -175,10 +175,6 @@ pub(crate) fn categories_cached(cache: &Cache, table: &RuleTable) -> bool {
     cache.contains(Kind::Categories, &categories_key(table))
 }
 
-/// Names classified at once by one core: enough for each rule's automaton
-/// to stay in the cache over many names, few enough to share out the cores.
-const CLASSIFY_CHUNK: usize = 512;
-
 /// The category of every symbol, indexed by [`SymbolId`]; each classified
 /// once, spread over the cores, unless the cache of this rule table's
 /// categories has it. New ones are added to that cache.
@@ -210,7 +206,9 @@ pub(super) fn classify_symbols(profile: &Profile, table: &RuleTable) -> Vec<Cate
         .filter(|(_, cached)| cached.is_none())
         .map(|(&function, _)| function)
         .collect();
-    let mut classified = (unknown.par_chunks(CLASSIFY_CHUNK))
+    // One batch per core: each batch builds its own automata.
+    let batch = unknown.len().div_ceil(rayon::current_num_threads()).max(1);
+    let mut classified = (unknown.par_chunks(batch))
         .flat_map_iter(|chunk| table.classify_all(chunk))
         .collect::<Vec<CategoryId>>()
         .into_iter();

@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use hashbrown::HashMap;
 
-use super::NamePattern;
+use super::{NamePattern, PatternError};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -57,7 +57,7 @@ pub(super) fn parse_table(
     text: &str,
     origin: &str,
     base: Option<RuleTable>,
-    pattern: fn(&str) -> Result<NamePattern, regex::Error>,
+    pattern: fn(&str) -> Result<NamePattern, PatternError>,
 ) -> Result<RuleTable, RulesError> {
     let error_at = |span: Option<Range<usize>>, message: String| {
         let (line, column) = line_and_column(text, span.map_or(0, |span| span.start));

@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 use xxhash_rust::xxh3::xxh3_64;
 
 pub use error::RulesError;
-pub use pattern::NamePattern;
+pub use pattern::{NamePattern, PatternCache, PatternError};
 
 /// The built-in rule table, as written in `rules.toml`.
 pub const BUILTIN_RULES: &str = include_str!("rules.toml");
@@ -226,7 +226,8 @@ impl RuleTable {
     /// gives one by one. The rules go over the whole batch one at a time:
     /// a rule's automaton stays in the CPU's cache while it runs over every
     /// name still unmatched, a fifth faster than trying every rule on one
-    /// name before the next.
+    /// name before the next. Each rule's automaton is built as it runs, once
+    /// per call: classify a core's share of names in one call.
     pub fn classify_all(&self, functions: &[FunctionRef<'_>]) -> Vec<CategoryId> {
         let mut categories = vec![self.other; functions.len()];
         let mut unmatched: Vec<usize> = (0..functions.len()).collect();
@@ -234,8 +235,9 @@ impl RuleTable {
             if unmatched.is_empty() {
                 break;
             }
+            let mut caches = rule.caches();
             unmatched.retain(|&at| {
-                let matched = rule.matches(functions[at]);
+                let matched = rule.matches_with(&mut caches, functions[at]);
                 if matched {
                     categories[at] = rule.category;
                 }
@@ -280,19 +282,28 @@ fn example_function(example: &str) -> FunctionRef<'_> {
 impl Rule {
     /// True when the name, the binary and the side match.
     pub fn matches(&self, function: FunctionRef<'_>) -> bool {
-        self.accepts(function)
-            && self
-                .symbol
-                .as_ref()
-                .is_none_or(|symbol| symbol.is_match(function.name.as_bytes()))
+        self.matches_with(&mut self.caches(), function)
+    }
+
+    /// The caches of the rule's patterns, for [`matches_with`](Self::matches_with).
+    fn caches(&self) -> RuleCaches {
+        RuleCaches {
+            symbol: self.symbol.as_ref().map(NamePattern::cache),
+            dso: self.dso.as_ref().map(NamePattern::cache),
+        }
+    }
+
+    /// [`matches`](Self::matches), with the rule's caches kept over many functions.
+    fn matches_with(&self, caches: &mut RuleCaches, function: FunctionRef<'_>) -> bool {
+        self.accepts(&mut caches.dso, function)
+            && (self.symbol.as_ref().zip(caches.symbol.as_mut()))
+                .is_none_or(|(symbol, cache)| symbol.is_match_with(cache, function.name.as_bytes()))
     }
 
     /// True when the binary and side match.
-    fn accepts(&self, function: FunctionRef<'_>) -> bool {
-        let dso_matches = self
-            .dso
-            .as_ref()
-            .is_none_or(|dso| dso.is_match(function.dso.as_bytes()));
+    fn accepts(&self, cache: &mut Option<PatternCache>, function: FunctionRef<'_>) -> bool {
+        let dso_matches = (self.dso.as_ref().zip(cache.as_mut()))
+            .is_none_or(|(dso, cache)| dso.is_match_with(cache, function.dso.as_bytes()));
         let space_matches = match self.space {
             None => true,
             Some(Space::Kernel) => function.kernel,
@@ -300,6 +311,12 @@ impl Rule {
         };
         dso_matches && space_matches
     }
+}
+
+/// The lazy DFA states of a rule's patterns.
+struct RuleCaches {
+    symbol: Option<PatternCache>,
+    dso: Option<PatternCache>,
 }
 
 #[cfg(test)]
