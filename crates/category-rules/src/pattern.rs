@@ -32,6 +32,10 @@ use regex_automata::{Anchored, Input, MatchKind};
 use regex_syntax::ast::{self, Ast};
 use regex_syntax::hir::Look;
 
+/// The largest automaton a pattern may compile to: `regex`'s default, so
+/// that a runaway pattern in a user's file is an error, not a stall.
+const NFA_SIZE_LIMIT: usize = 10 << 20;
+
 /// A name pattern, compiled.
 #[derive(Clone, Debug)]
 pub struct NamePattern {
@@ -142,7 +146,11 @@ impl Part {
         .map_err(|e| error(&e))?;
         let anchored = hir.properties().look_set_prefix().contains(Look::Start);
         let nfa = thompson::Compiler::new()
-            .configure(thompson::Config::new().which_captures(WhichCaptures::None))
+            .configure(
+                thompson::Config::new()
+                    .which_captures(WhichCaptures::None)
+                    .nfa_size_limit(Some(NFA_SIZE_LIMIT)),
+            )
             .build_from_hir(&hir)
             .map_err(|e| error(&e))?;
         let prefilter = if anchored {
@@ -377,5 +385,7 @@ mod tests {
     fn bad_patterns_report_the_regex_error() {
         let error = NamePattern::new("(unclosed").unwrap_err();
         assert!(error.to_string().contains("unclosed group"), "{error}");
+        let huge = NamePattern::new(r"(?:\w{1000}){1000}").unwrap_err();
+        assert!(huge.to_string().contains("exceeded limit"), "{huge}");
     }
 }
