@@ -12,7 +12,6 @@
 //! category it gets: the leaf, or that caller.
 
 use hashbrown::HashMap;
-use rayon::prelude::*;
 
 use super::pass::{Outside, PassId, Passes, outside_pass};
 use super::row_key::RowKey;
@@ -206,12 +205,7 @@ pub(super) fn classify_symbols(profile: &Profile, table: &RuleTable) -> Vec<Cate
         .filter(|(_, cached)| cached.is_none())
         .map(|(&function, _)| function)
         .collect();
-    // One batch per core: each batch builds its own automata.
-    let batch = unknown.len().div_ceil(rayon::current_num_threads()).max(1);
-    let mut classified = (unknown.par_chunks(batch))
-        .flat_map_iter(|chunk| table.classify_all(chunk))
-        .collect::<Vec<CategoryId>>()
-        .into_iter();
+    let mut classified = table.classify_all(&unknown).into_iter();
     let categories: Vec<(CategoryId, bool)> = (cached.iter())
         .map(|cached| match cached {
             Some(category) => (*category, false),

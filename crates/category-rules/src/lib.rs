@@ -22,6 +22,7 @@ mod file;
 mod pattern;
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use xxhash_rust::xxh3::xxh3_64;
 
 pub use error::RulesError;
@@ -223,28 +224,40 @@ impl RuleTable {
     }
 
     /// The category of each of `functions`, the same as [`classify`](Self::classify)
-    /// gives one by one. The rules go over the whole batch one at a time:
-    /// a rule's automaton stays in the CPU's cache while it runs over every
-    /// name still unmatched, a fifth faster than trying every rule on one
-    /// name before the next. Each rule's automaton is built as it runs, once
-    /// per call: classify a core's share of names in one call.
+    /// gives one by one, on all of rayon's threads. Each thread takes the
+    /// next rule in order and runs it over every name no earlier rule has
+    /// matched yet: a rule's automaton is built once, by one thread, and
+    /// stays in its CPU's cache over the names; the threads work on
+    /// neighbouring rules, so few names are tried against a rule after an
+    /// earlier one matched them. Each name ends with its earliest matching
+    /// rule, whichever thread found it and when.
     pub fn classify_all(&self, functions: &[FunctionRef<'_>]) -> Vec<CategoryId> {
-        let mut categories = vec![self.other; functions.len()];
-        let mut unmatched: Vec<usize> = (0..functions.len()).collect();
-        for rule in &self.rules {
-            if unmatched.is_empty() {
-                break;
-            }
-            let mut caches = rule.caches();
-            unmatched.retain(|&at| {
-                let matched = rule.matches_with(&mut caches, functions[at]);
-                if matched {
-                    categories[at] = rule.category;
+        let earliest: Vec<AtomicUsize> = (functions.iter())
+            .map(|_| AtomicUsize::new(usize::MAX))
+            .collect();
+        let next_rule = AtomicUsize::new(0);
+        rayon::broadcast(|_| {
+            loop {
+                let index = next_rule.fetch_add(1, Ordering::Relaxed);
+                let Some(rule) = self.rules.get(index) else {
+                    break;
+                };
+                let mut caches = rule.caches();
+                for (function, earliest) in functions.iter().zip(&earliest) {
+                    if earliest.load(Ordering::Relaxed) > index
+                        && rule.matches_with(&mut caches, *function)
+                    {
+                        earliest.fetch_min(index, Ordering::Relaxed);
+                    }
                 }
-                !matched
-            });
-        }
-        categories
+            }
+        });
+        (earliest.iter())
+            .map(|earliest| {
+                (self.rules.get(earliest.load(Ordering::Relaxed)))
+                    .map_or(self.other, |rule| rule.category)
+            })
+            .collect()
     }
 
     /// What is wrong with `example` (a `"DSO FUNCTION"` example of `rule`):
