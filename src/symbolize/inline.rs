@@ -1,69 +1,513 @@
-//! Inline frames from DWARF, through addr2line, for binaries that carry debug
-//! info (in the file itself or in a separate debug file).
+//! Inline frames from DWARF, for binaries that carry debug info (in the file
+//! itself or in a separate debug file): the names of the functions inlined
+//! at an address, read with gimli.
 //!
-//! A binary's addr2line context is loaded at the first lookup and then kept
+//! Only names are wanted, never files and lines. addr2line, which this
+//! module reads DWARF as (the same units, functions, ranges, search and
+//! names; a test compares the two on every function of a binary), always
+//! works out the source location too, running the line program of every
+//! unit it looks in, and it parses every unit to find their ranges: on the
+//! pyenv-built libpython those were two thirds of naming its frames. Here a
+//! unit's ranges come from `.debug_aranges` where it has them, and line
+//! programs are never run.
+//!
+//! A binary's DWARF is loaded at the first lookup and then kept
 //! ([`InlineSlot`]) while its frames are named, first ahead of the read's
-//! end, then after it: addr2line parses a unit's functions and line program
-//! when a lookup first lands in it, so each unit is parsed once, however
-//! many batches of frames land there.
+//! end, then after it: each unit is parsed once, however many batches of
+//! frames land there.
 
-use gimli::{EndianReader, RunTimeEndian};
+use std::cmp::Ordering;
+
+use gimli::{
+    AttributeValue, DebugInfoOffset, EndianReader, Reader as _, RunTimeEndian, UnitOffset,
+};
+use hashbrown::HashMap;
 use object::{Object, ObjectSection};
 
 use crate::binary::{ElfImage, SectionBytes};
 
 type Reader = EndianReader<RunTimeEndian, SectionBytes>;
+type Unit = gimli::Unit<Reader>;
 
-/// The DWARF of one binary, read from its mapping (which it keeps), ready
-/// for lookups.
+/// How deep `DW_AT_abstract_origin` and `DW_AT_specification` are followed
+/// for a name (addr2line's limit).
+const ORIGIN_DEPTH: usize = 16;
+
+/// The DWARF sections of `image`, read from its mapping.
+fn load_dwarf(image: &ElfImage) -> Option<gimli::Dwarf<Reader>> {
+    let file = object::read::elf::ElfFile64::<object::Endianness>::parse(image.data()).ok()?;
+    let endian = if file.is_little_endian() {
+        RunTimeEndian::Little
+    } else {
+        RunTimeEndian::Big
+    };
+    let empty = image.bytes_at(0..0)?;
+    let load = |id: gimli::SectionId| -> Result<Reader, gimli::Error> {
+        let bytes = file
+            .section_by_name(id.name())
+            .and_then(|section| section.file_range())
+            .and_then(|(start, size)| {
+                let start = usize::try_from(start).ok()?;
+                image.bytes_at(start..start.checked_add(usize::try_from(size).ok()?)?)
+            })
+            .unwrap_or_else(|| empty.clone());
+        Ok(EndianReader::new(bytes, endian))
+    };
+    gimli::Dwarf::load(load).ok()
+}
+
+/// The DWARF of one binary, read from its mapping (which it keeps): the
+/// names of functions and inlined functions by address, read from the
+/// units' DIEs when first needed.
 pub(super) struct InlineInfo {
-    context: addr2line::Context<Reader>,
+    dwarf: gimli::Dwarf<Reader>,
+    /// The units' address ranges, by start.
+    ranges: Vec<(gimli::Range, DebugInfoOffset)>,
+    /// The offset of every unit, in order, to find the unit of a reference.
+    unit_offsets: Vec<DebugInfoOffset>,
+    /// The units parsed so far; `None` for one that cannot be.
+    units: HashMap<DebugInfoOffset, Option<Box<ReadUnit>>>,
+}
+
+/// A unit, and its functions once looked in.
+struct ReadUnit {
+    unit: Unit,
+    /// Each function's ranges (`DW_TAG_subprogram` with an address), by start.
+    functions: Option<Vec<(gimli::Range, UnitOffset)>>,
+    /// The inlined functions of each function looked in.
+    inlined: HashMap<UnitOffset, Vec<Inlined>>,
+}
+
+/// A range of an inlined function, at its depth of inlining (0 for
+/// functions inlined into the function itself).
+struct Inlined {
+    range: gimli::Range,
+    depth: usize,
+    entry: UnitOffset,
 }
 
 impl InlineInfo {
     /// Reads the DWARF sections of `image`; `None` when it has no usable DWARF.
     /// Compressed sections are skipped, which leaves their frames without inline names.
     fn load(image: &ElfImage) -> Option<InlineInfo> {
-        let file = object::read::elf::ElfFile64::<object::Endianness>::parse(image.data()).ok()?;
-        let endian = if file.is_little_endian() {
-            RunTimeEndian::Little
-        } else {
-            RunTimeEndian::Big
-        };
-        let empty = image.bytes_at(0..0)?;
-        let load = |id: gimli::SectionId| -> Result<Reader, gimli::Error> {
-            let bytes = file
-                .section_by_name(id.name())
-                .and_then(|section| section.file_range())
-                .and_then(|(start, size)| {
-                    let start = usize::try_from(start).ok()?;
-                    image.bytes_at(start..start.checked_add(usize::try_from(size).ok()?)?)
-                })
-                .unwrap_or_else(|| empty.clone());
-            Ok(EndianReader::new(bytes, endian))
-        };
-        let dwarf = gimli::Dwarf::load(load).ok()?;
-        let context = addr2line::Context::from_dwarf(dwarf).ok()?;
-        Some(InlineInfo { context })
+        let dwarf = load_dwarf(image)?;
+        let (ranges, unit_offsets) = unit_ranges(&dwarf);
+        (!ranges.is_empty()).then(|| InlineInfo {
+            dwarf,
+            ranges,
+            unit_offsets,
+            units: HashMap::new(),
+        })
     }
 
-    /// The function names at `address`, innermost inlined function first.
-    /// Empty when DWARF does not cover the address.
-    pub(super) fn frames(&self, address: u64) -> Vec<String> {
-        let Ok(mut frames) = self.context.find_frames(address).skip_all_loads() else {
-            return Vec::new();
-        };
-        let mut names = Vec::new();
-        while let Ok(Some(frame)) = frames.next() {
-            let Some(function) = frame.function else {
-                continue;
+    /// The function names at `address`, innermost inlined function first,
+    /// the outer function last. Empty when DWARF does not cover the address.
+    pub(super) fn frames(&mut self, address: u64) -> Vec<String> {
+        let raw_names = self.raw_frames(address).unwrap_or_default();
+        (raw_names.iter())
+            .filter_map(|raw| Some(super::demangle::demangle(&raw.to_string_lossy().ok()?)))
+            .collect()
+    }
+
+    /// The raw names at `address`: the inlined functions innermost first,
+    /// then the function. As addr2line, names missing from the DWARF are
+    /// left out.
+    fn raw_frames(&mut self, address: u64) -> Option<Vec<Reader>> {
+        let at = self
+            .ranges
+            .partition_point(|(range, _)| range.begin <= address);
+        let (range, unit_offset) = *self.ranges.get(at.checked_sub(1)?)?;
+        if address >= range.end {
+            return None;
+        }
+        let (function, chain) = self.function_and_inlined(unit_offset, address)?;
+        let mut names: Vec<Reader> = (chain.iter().rev())
+            .filter_map(|&entry| self.name(unit_offset, entry))
+            .collect();
+        names.extend(self.name(unit_offset, function));
+        Some(names)
+    }
+
+    /// The function of unit `unit_offset` at `address`, and the functions
+    /// inlined there, outermost first.
+    fn function_and_inlined(
+        &mut self,
+        unit_offset: DebugInfoOffset,
+        address: u64,
+    ) -> Option<(UnitOffset, Vec<UnitOffset>)> {
+        let read = unit_in(&self.dwarf, &mut self.units, unit_offset)?;
+        let unit = gimli::UnitRef::new(&self.dwarf, &read.unit);
+        if read.functions.is_none() {
+            read.functions = Some(functions(unit).ok()?);
+        }
+        let functions = read.functions.as_deref()?;
+        let found = functions.binary_search_by(|(range, _)| compare(range, address));
+        let function = functions[found.ok()?].1;
+        if !read.inlined.contains_key(&function) {
+            let inlined = inlined_functions(unit, function).ok()?;
+            read.inlined.insert(function, inlined);
+        }
+        let mut inlined = &read.inlined[&function][..];
+        let mut chain = Vec::new();
+        loop {
+            let depth = chain.len();
+            let found = inlined.binary_search_by(|one| {
+                one.depth
+                    .cmp(&depth)
+                    .then_with(|| compare(&one.range, address))
+            });
+            let Ok(index) = found else {
+                break;
             };
-            if let Ok(raw) = function.raw_name() {
-                names.push(super::demangle::demangle(&raw));
+            chain.push(inlined[index].entry);
+            inlined = &inlined[index + 1..];
+        }
+        Some((function, chain))
+    }
+
+    /// The name of the function or inlined function at `entry` of unit
+    /// `unit_offset`, as addr2line names it: its linkage name, else the
+    /// first of its name and the name its `DW_AT_abstract_origin` or
+    /// `DW_AT_specification` leads to.
+    fn name(&mut self, unit_offset: DebugInfoOffset, entry: UnitOffset) -> Option<Reader> {
+        let mut linkage_name = None;
+        let mut in_order = Vec::new();
+        for (attribute, value) in self.attributes(unit_offset, entry)? {
+            match attribute {
+                NameAttribute::Linkage(name) => linkage_name = Some(name),
+                other => in_order.push((other, value)),
             }
         }
-        names
+        if linkage_name.is_some() {
+            return linkage_name;
+        }
+        for (attribute, value) in in_order {
+            match attribute {
+                NameAttribute::Name(name) => return Some(name),
+                _ => {
+                    if let Some(name) = self.name_at(unit_offset, value, ORIGIN_DEPTH) {
+                        return Some(name);
+                    }
+                }
+            }
+        }
+        None
     }
+
+    /// The name of the entry an origin or specification `value` points to,
+    /// as addr2line reads it: its first linkage name, else its last name,
+    /// else (at most `depth` deep) that of its last origin.
+    fn name_at(
+        &mut self,
+        unit_offset: DebugInfoOffset,
+        value: AttributeValue<Reader>,
+        depth: usize,
+    ) -> Option<Reader> {
+        if depth == 0 {
+            return None;
+        }
+        let (unit_offset, entry) = match value {
+            AttributeValue::UnitRef(entry) => (unit_offset, entry),
+            AttributeValue::DebugInfoRef(offset) => {
+                let at = self.unit_offsets.partition_point(|&unit| unit <= offset);
+                let unit_offset = *self.unit_offsets.get(at.checked_sub(1)?)?;
+                let header = &unit_in(&self.dwarf, &mut self.units, unit_offset)?
+                    .unit
+                    .header;
+                (unit_offset, offset.to_unit_offset(header)?)
+            }
+            _ => return None,
+        };
+        let mut name = None;
+        let mut origin = None;
+        for (attribute, value) in self.attributes(unit_offset, entry)? {
+            match attribute {
+                NameAttribute::Linkage(linkage_name) => return Some(linkage_name),
+                NameAttribute::Name(last) => name = Some(last),
+                NameAttribute::Origin => origin = Some(value),
+            }
+        }
+        if name.is_some() {
+            return name;
+        }
+        self.name_at(unit_offset, origin?, depth - 1)
+    }
+
+    /// The attributes of `entry` that name it, in their order (names that
+    /// are not valid strings left out).
+    fn attributes(
+        &mut self,
+        unit_offset: DebugInfoOffset,
+        entry: UnitOffset,
+    ) -> Option<Vec<(NameAttribute, AttributeValue<Reader>)>> {
+        let read = unit_in(&self.dwarf, &mut self.units, unit_offset)?;
+        let unit = gimli::UnitRef::new(&self.dwarf, &read.unit);
+        let mut entries = unit.entries_raw(Some(entry)).ok()?;
+        let abbrev = entries.read_abbreviation().ok()??;
+        let mut found = Vec::new();
+        for spec in abbrev.attributes() {
+            let attr = entries.read_attribute(*spec).ok()?;
+            let string = || unit.attr_string(attr.value()).ok();
+            let attribute = match attr.name() {
+                gimli::DW_AT_linkage_name | gimli::DW_AT_MIPS_linkage_name => {
+                    string().map(NameAttribute::Linkage)
+                }
+                gimli::DW_AT_name => string().map(NameAttribute::Name),
+                gimli::DW_AT_abstract_origin | gimli::DW_AT_specification => {
+                    Some(NameAttribute::Origin)
+                }
+                _ => None,
+            };
+            found.extend(attribute.map(|attribute| (attribute, attr.value())));
+        }
+        Some(found)
+    }
+}
+
+/// The address ranges of the units of `dwarf` with code, by start, and the
+/// offset of every unit in order. A unit's ranges are its `.debug_aranges`
+/// entries; a unit without any is read for the ranges its first entry
+/// states (addr2line reads every unit so, which on libpython cost a
+/// quarter of naming its frames).
+fn unit_ranges(
+    dwarf: &gimli::Dwarf<Reader>,
+) -> (Vec<(gimli::Range, DebugInfoOffset)>, Vec<DebugInfoOffset>) {
+    let mut aranges: HashMap<DebugInfoOffset, Vec<gimli::Range>> = HashMap::new();
+    let mut headers = dwarf.debug_aranges.headers();
+    while let Ok(Some(header)) = headers.next() {
+        let ranges = aranges.entry(header.debug_info_offset()).or_default();
+        let mut entries = header.entries();
+        while let Some(Ok(arange)) = entries.next().transpose() {
+            if arange.length() != 0 {
+                ranges.push(arange.range());
+            }
+        }
+    }
+    let mut ranges = Vec::new();
+    let mut unit_offsets = Vec::new();
+    let mut units = dwarf.units();
+    while let Ok(Some(header)) = units.next() {
+        let Some(offset) = header.debug_info_offset() else {
+            continue;
+        };
+        unit_offsets.push(offset);
+        if matches!(
+            header.type_(),
+            gimli::UnitType::Type { .. }
+                | gimli::UnitType::SplitType { .. }
+                | gimli::UnitType::Partial
+        ) {
+            continue;
+        }
+        let unit_ranges = match aranges.remove(&offset).filter(|ranges| !ranges.is_empty()) {
+            Some(from_aranges) => from_aranges,
+            None => own_ranges(dwarf, header).unwrap_or_default(),
+        };
+        ranges.extend(unit_ranges.into_iter().map(|range| (range, offset)));
+    }
+    ranges.sort_by_key(|(range, _)| range.begin);
+    (ranges, unit_offsets)
+}
+
+/// The ranges the first entry of the unit of `header` states; `None` when
+/// the unit cannot be read.
+fn own_ranges(
+    dwarf: &gimli::Dwarf<Reader>,
+    header: gimli::UnitHeader<Reader>,
+) -> Option<Vec<gimli::Range>> {
+    let unit = dwarf.unit(header).ok()?;
+    let unit = gimli::UnitRef::new(dwarf, &unit);
+    let mut entries = unit.entries_raw(None).ok()?;
+    let abbrev = entries.read_abbreviation().ok()??;
+    let mut found = Vec::new();
+    (read_ranges(unit, &mut entries, abbrev).ok()?)
+        .for_each(unit, |range| found.push(range))
+        .ok()?;
+    Some(found)
+}
+
+/// The unit of `dwarf` at `offset`, parsed at its first use.
+fn unit_in<'a>(
+    dwarf: &gimli::Dwarf<Reader>,
+    units: &'a mut HashMap<DebugInfoOffset, Option<Box<ReadUnit>>>,
+    offset: DebugInfoOffset,
+) -> Option<&'a mut ReadUnit> {
+    units
+        .entry(offset)
+        .or_insert_with(|| {
+            let header = dwarf.debug_info.header_from_offset(offset).ok()?;
+            let unit = dwarf.unit(header).ok()?;
+            Some(Box::new(ReadUnit {
+                unit,
+                functions: None,
+                inlined: HashMap::new(),
+            }))
+        })
+        .as_deref_mut()
+}
+
+/// An attribute that names a function.
+enum NameAttribute {
+    Linkage(Reader),
+    Name(Reader),
+    /// `DW_AT_abstract_origin` or `DW_AT_specification`: the name is the
+    /// entry's it points to.
+    Origin,
+}
+
+/// Where `range` is against `address`, for a binary search.
+fn compare(range: &gimli::Range, address: u64) -> Ordering {
+    if address < range.begin {
+        Ordering::Greater
+    } else if address >= range.end {
+        Ordering::Less
+    } else {
+        Ordering::Equal
+    }
+}
+
+/// The ranges of every function (`DW_TAG_subprogram`) of `unit` with an
+/// address, sorted by start.
+fn functions(unit: gimli::UnitRef<'_, Reader>) -> gimli::Result<Vec<(gimli::Range, UnitOffset)>> {
+    let mut functions = Vec::new();
+    let mut entries = unit.entries_raw(None)?;
+    while !entries.is_empty() {
+        let offset = entries.next_offset();
+        let Some(abbrev) = entries.read_abbreviation()? else {
+            continue;
+        };
+        if abbrev.tag() == gimli::DW_TAG_subprogram {
+            let ranges = read_ranges(unit, &mut entries, abbrev)?;
+            ranges.for_each(unit, |range| functions.push((range, offset)))?;
+        } else {
+            entries.skip_attributes(abbrev.attributes())?;
+        }
+    }
+    functions.sort_unstable_by_key(|(range, _)| range.begin);
+    Ok(functions)
+}
+
+/// The functions inlined into the function at `function`, at any depth,
+/// sorted by depth, then by start.
+fn inlined_functions(
+    unit: gimli::UnitRef<'_, Reader>,
+    function: UnitOffset,
+) -> gimli::Result<Vec<Inlined>> {
+    let mut entries = unit.entries_raw(Some(function))?;
+    let function_depth = entries.next_depth();
+    if let Some(abbrev) = entries.read_abbreviation()? {
+        entries.skip_attributes(abbrev.attributes())?;
+    }
+    let mut inlined = Vec::new();
+    // The DIE depths of the inlined functions the walk is inside.
+    let mut open: Vec<isize> = Vec::new();
+    loop {
+        let depth = entries.next_depth();
+        if depth <= function_depth || entries.is_empty() {
+            break;
+        }
+        let offset = entries.next_offset();
+        let Some(abbrev) = entries.read_abbreviation()? else {
+            continue;
+        };
+        while open.last().is_some_and(|&inside| depth <= inside) {
+            open.pop();
+        }
+        match abbrev.tag() {
+            gimli::DW_TAG_subprogram => {
+                entries.skip_attributes(abbrev.attributes())?;
+                while entries.next_depth() > depth {
+                    if let Some(abbrev) = entries.read_abbreviation()? {
+                        entries.skip_attributes(abbrev.attributes())?;
+                    }
+                }
+            }
+            gimli::DW_TAG_inlined_subroutine => {
+                let ranges = read_ranges(unit, &mut entries, abbrev)?;
+                let inline_depth = open.len();
+                ranges.for_each(unit, |range| {
+                    inlined.push(Inlined {
+                        range,
+                        depth: inline_depth,
+                        entry: offset,
+                    })
+                })?;
+                open.push(depth);
+            }
+            _ => entries.skip_attributes(abbrev.attributes())?,
+        }
+    }
+    inlined.sort_unstable_by(|a, b| {
+        a.depth
+            .cmp(&b.depth)
+            .then(a.range.begin.cmp(&b.range.begin))
+    });
+    Ok(inlined)
+}
+
+/// An entry's address attributes.
+#[derive(Default)]
+struct Ranges {
+    low_pc: Option<u64>,
+    high_pc: Option<u64>,
+    size: Option<u64>,
+    ranges: Option<gimli::RangeListsOffset<usize>>,
+}
+
+impl Ranges {
+    /// Calls `add` with each non-empty range, as addr2line reads them.
+    fn for_each(
+        &self,
+        unit: gimli::UnitRef<'_, Reader>,
+        mut add: impl FnMut(gimli::Range),
+    ) -> gimli::Result<()> {
+        let mut add_range = |range: gimli::Range| {
+            if range.begin < range.end {
+                add(range);
+            }
+        };
+        if let Some(offset) = self.ranges {
+            let mut list = unit.ranges(offset)?;
+            while let Some(range) = list.next()? {
+                add_range(range);
+            }
+        } else if let (Some(begin), Some(end)) = (self.low_pc, self.high_pc) {
+            add_range(gimli::Range { begin, end });
+        } else if let (Some(begin), Some(size)) = (self.low_pc, self.size) {
+            add_range(gimli::Range {
+                begin,
+                end: begin.wrapping_add(size),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Reads the attributes of the entry whose abbreviation was just read,
+/// keeping its address ones.
+fn read_ranges(
+    unit: gimli::UnitRef<'_, Reader>,
+    entries: &mut gimli::EntriesRaw<'_, Reader>,
+    abbrev: &gimli::Abbreviation,
+) -> gimli::Result<Ranges> {
+    let mut ranges = Ranges::default();
+    for spec in abbrev.attributes() {
+        let attr = entries.read_attribute(*spec)?;
+        match (attr.name(), attr.value()) {
+            (gimli::DW_AT_low_pc, AttributeValue::Addr(value)) => ranges.low_pc = Some(value),
+            (gimli::DW_AT_low_pc, AttributeValue::DebugAddrIndex(index)) => {
+                ranges.low_pc = Some(unit.address(index)?);
+            }
+            (gimli::DW_AT_high_pc, AttributeValue::Addr(value)) => ranges.high_pc = Some(value),
+            (gimli::DW_AT_high_pc, AttributeValue::DebugAddrIndex(index)) => {
+                ranges.high_pc = Some(unit.address(index)?);
+            }
+            (gimli::DW_AT_high_pc, AttributeValue::Udata(size)) => ranges.size = Some(size),
+            (gimli::DW_AT_ranges, value) => ranges.ranges = unit.attr_ranges_offset(value)?,
+            _ => {}
+        }
+    }
+    Ok(ranges)
 }
 
 /// A binary's inline context: not looked for yet, or loaded (`None` when
@@ -73,9 +517,79 @@ pub(crate) struct InlineSlot(Option<Option<InlineInfo>>);
 
 impl InlineSlot {
     /// The context of `image`, loaded at the first call.
-    pub(super) fn get(&mut self, image: Option<&ElfImage>) -> Option<&InlineInfo> {
+    pub(super) fn get(&mut self, image: Option<&ElfImage>) -> Option<&mut InlineInfo> {
         self.0
             .get_or_insert_with(|| image.and_then(InlineInfo::load))
-            .as_ref()
+            .as_mut()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use object::ObjectSymbol;
+    use std::path::PathBuf;
+
+    /// The raw names addr2line finds at `address`, innermost first.
+    fn context_frames(context: &addr2line::Context<Reader>, address: u64) -> Vec<Reader> {
+        let Ok(mut frames) = context.find_frames(address).skip_all_loads() else {
+            return Vec::new();
+        };
+        let mut names = Vec::new();
+        while let Ok(Some(frame)) = frames.next() {
+            if let Some(function) = frame.function {
+                names.push(function.name);
+            }
+        }
+        names
+    }
+
+    /// The raw names of every frame at `probes`, read here and by addr2line.
+    fn both_ways(image: &ElfImage, probes: &[u64]) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
+        let mut reader = InlineInfo::load(image).expect("the binary has DWARF");
+        let context = addr2line::Context::from_dwarf(load_dwarf(image).unwrap()).unwrap();
+        let text = |names: Vec<Reader>| -> Vec<String> {
+            (names.iter())
+                .map(|name| name.to_string_lossy().unwrap().into_owned())
+                .collect()
+        };
+        (probes.iter())
+            .map(|&probe| {
+                (
+                    text(reader.raw_frames(probe).unwrap_or_default()),
+                    text(context_frames(&context, probe)),
+                )
+            })
+            .unzip()
+    }
+
+    /// Names only, read here, are the names addr2line gives, at the start
+    /// and the middle of every function of the test binary, and of the
+    /// binary `COMPILE_PERF_TEST_DWARF` names (such as a libpython with
+    /// DWARF).
+    #[test]
+    fn names_are_those_addr2line_gives() {
+        let mut paths = vec![std::env::current_exe().expect("the test binary has a path")];
+        paths.extend(std::env::var_os("COMPILE_PERF_TEST_DWARF").map(PathBuf::from));
+        for path in paths {
+            let image = ElfImage::open(&path).unwrap();
+            let elf = object::File::parse(image.data()).unwrap();
+            let probes: Vec<u64> = (elf.symbols())
+                .filter(|symbol| symbol.kind() == object::SymbolKind::Text && symbol.size() > 0)
+                .flat_map(|symbol| [symbol.address(), symbol.address() + symbol.size() / 2])
+                .collect();
+            let (ours, addr2line) = both_ways(&image, &probes);
+            let differ: Vec<_> = (probes.iter().zip(ours.iter().zip(&addr2line)))
+                .filter(|(_, (ours, theirs))| ours != theirs)
+                .take(5)
+                .collect();
+            assert!(differ.is_empty(), "{}: {differ:#?}", path.display());
+            let inlined = ours.iter().filter(|names| names.len() > 1).count();
+            assert!(
+                inlined > 100,
+                "{}: {inlined} probes in inlined code",
+                path.display()
+            );
+        }
     }
 }

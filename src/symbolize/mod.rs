@@ -393,7 +393,7 @@ fn resolve_in_file(
         .as_ref()
         .filter(|image| image.has_dwarf)
         .or(debug);
-    let inline = inline.get(dwarf_image.map(|image| &**image));
+    let mut inline = inline.get(dwarf_image.map(|image| &**image));
 
     // Each function is named once; demangling is spread over the cores.
     let mut functions: Vec<(u64, &[u8])> = hits
@@ -458,7 +458,7 @@ fn resolve_in_file(
             continue;
         };
         let mut chain: Vec<u32> = Vec::new();
-        if let Some(info) = &inline {
+        if let Some(info) = &mut inline {
             let mut inlined = info.frames(address);
             inlined.pop(); // the outer function; the symbol table names it
             for name in inlined {
