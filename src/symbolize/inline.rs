@@ -16,8 +16,6 @@
 //! end, then after it: each unit is parsed once, however many batches of
 //! frames land there.
 
-use std::cmp::Ordering;
-
 use gimli::{
     AttributeValue, DebugInfoOffset, EndianReader, Reader as _, RunTimeEndian, UnitOffset,
 };
@@ -25,6 +23,9 @@ use hashbrown::HashMap;
 use object::{Object, ObjectSection};
 
 use crate::binary::{ElfImage, SectionBytes};
+use ranges::{compare, functions, inlined_functions, unit_ranges};
+
+mod ranges;
 
 type Reader = EndianReader<RunTimeEndian, SectionBytes>;
 type Unit = gimli::Unit<Reader>;
@@ -264,68 +265,6 @@ impl InlineInfo {
     }
 }
 
-/// The address ranges of the units of `dwarf` with code, by start, and the
-/// offset of every unit in order. A unit's ranges are its `.debug_aranges`
-/// entries; a unit without any is read for the ranges its first entry
-/// states (addr2line reads every unit so, which on libpython cost a
-/// quarter of naming its frames).
-fn unit_ranges(
-    dwarf: &gimli::Dwarf<Reader>,
-) -> (Vec<(gimli::Range, DebugInfoOffset)>, Vec<DebugInfoOffset>) {
-    let mut aranges: HashMap<DebugInfoOffset, Vec<gimli::Range>> = HashMap::new();
-    let mut headers = dwarf.debug_aranges.headers();
-    while let Ok(Some(header)) = headers.next() {
-        let ranges = aranges.entry(header.debug_info_offset()).or_default();
-        let mut entries = header.entries();
-        while let Some(Ok(arange)) = entries.next().transpose() {
-            if arange.length() != 0 {
-                ranges.push(arange.range());
-            }
-        }
-    }
-    let mut ranges = Vec::new();
-    let mut unit_offsets = Vec::new();
-    let mut units = dwarf.units();
-    while let Ok(Some(header)) = units.next() {
-        let Some(offset) = header.debug_info_offset() else {
-            continue;
-        };
-        unit_offsets.push(offset);
-        if matches!(
-            header.type_(),
-            gimli::UnitType::Type { .. }
-                | gimli::UnitType::SplitType { .. }
-                | gimli::UnitType::Partial
-        ) {
-            continue;
-        }
-        let unit_ranges = match aranges.remove(&offset).filter(|ranges| !ranges.is_empty()) {
-            Some(from_aranges) => from_aranges,
-            None => own_ranges(dwarf, header).unwrap_or_default(),
-        };
-        ranges.extend(unit_ranges.into_iter().map(|range| (range, offset)));
-    }
-    ranges.sort_by_key(|(range, _)| range.begin);
-    (ranges, unit_offsets)
-}
-
-/// The ranges the first entry of the unit of `header` states; `None` when
-/// the unit cannot be read.
-fn own_ranges(
-    dwarf: &gimli::Dwarf<Reader>,
-    header: gimli::UnitHeader<Reader>,
-) -> Option<Vec<gimli::Range>> {
-    let unit = dwarf.unit(header).ok()?;
-    let unit = gimli::UnitRef::new(dwarf, &unit);
-    let mut entries = unit.entries_raw(None).ok()?;
-    let abbrev = entries.read_abbreviation().ok()??;
-    let mut found = Vec::new();
-    (read_ranges(unit, &mut entries, abbrev).ok()?)
-        .for_each(unit, |range| found.push(range))
-        .ok()?;
-    Some(found)
-}
-
 /// The unit of `dwarf` at `offset`, parsed at its first use.
 fn unit_in<'a>(
     dwarf: &gimli::Dwarf<Reader>,
@@ -355,161 +294,6 @@ enum NameAttribute {
     Origin,
 }
 
-/// Where `range` is against `address`, for a binary search.
-fn compare(range: &gimli::Range, address: u64) -> Ordering {
-    if address < range.begin {
-        Ordering::Greater
-    } else if address >= range.end {
-        Ordering::Less
-    } else {
-        Ordering::Equal
-    }
-}
-
-/// The ranges of every function (`DW_TAG_subprogram`) of `unit` with an
-/// address, sorted by start.
-fn functions(unit: gimli::UnitRef<'_, Reader>) -> gimli::Result<Vec<(gimli::Range, UnitOffset)>> {
-    let mut functions = Vec::new();
-    let mut entries = unit.entries_raw(None)?;
-    while !entries.is_empty() {
-        let offset = entries.next_offset();
-        let Some(abbrev) = entries.read_abbreviation()? else {
-            continue;
-        };
-        if abbrev.tag() == gimli::DW_TAG_subprogram {
-            let ranges = read_ranges(unit, &mut entries, abbrev)?;
-            ranges.for_each(unit, |range| functions.push((range, offset)))?;
-        } else {
-            entries.skip_attributes(abbrev.attributes())?;
-        }
-    }
-    functions.sort_unstable_by_key(|(range, _)| range.begin);
-    Ok(functions)
-}
-
-/// The functions inlined into the function at `function`, at any depth,
-/// sorted by depth, then by start.
-fn inlined_functions(
-    unit: gimli::UnitRef<'_, Reader>,
-    function: UnitOffset,
-) -> gimli::Result<Vec<Inlined>> {
-    let mut entries = unit.entries_raw(Some(function))?;
-    let function_depth = entries.next_depth();
-    if let Some(abbrev) = entries.read_abbreviation()? {
-        entries.skip_attributes(abbrev.attributes())?;
-    }
-    let mut inlined = Vec::new();
-    // The DIE depths of the inlined functions the walk is inside.
-    let mut open: Vec<isize> = Vec::new();
-    loop {
-        let depth = entries.next_depth();
-        if depth <= function_depth || entries.is_empty() {
-            break;
-        }
-        let offset = entries.next_offset();
-        let Some(abbrev) = entries.read_abbreviation()? else {
-            continue;
-        };
-        while open.last().is_some_and(|&inside| depth <= inside) {
-            open.pop();
-        }
-        match abbrev.tag() {
-            gimli::DW_TAG_subprogram => {
-                entries.skip_attributes(abbrev.attributes())?;
-                while entries.next_depth() > depth {
-                    if let Some(abbrev) = entries.read_abbreviation()? {
-                        entries.skip_attributes(abbrev.attributes())?;
-                    }
-                }
-            }
-            gimli::DW_TAG_inlined_subroutine => {
-                let ranges = read_ranges(unit, &mut entries, abbrev)?;
-                let inline_depth = open.len();
-                ranges.for_each(unit, |range| {
-                    inlined.push(Inlined {
-                        range,
-                        depth: inline_depth,
-                        entry: offset,
-                    })
-                })?;
-                open.push(depth);
-            }
-            _ => entries.skip_attributes(abbrev.attributes())?,
-        }
-    }
-    inlined.sort_unstable_by(|a, b| {
-        a.depth
-            .cmp(&b.depth)
-            .then(a.range.begin.cmp(&b.range.begin))
-    });
-    Ok(inlined)
-}
-
-/// An entry's address attributes.
-#[derive(Default)]
-struct Ranges {
-    low_pc: Option<u64>,
-    high_pc: Option<u64>,
-    size: Option<u64>,
-    ranges: Option<gimli::RangeListsOffset<usize>>,
-}
-
-impl Ranges {
-    /// Calls `add` with each non-empty range, as addr2line reads them.
-    fn for_each(
-        &self,
-        unit: gimli::UnitRef<'_, Reader>,
-        mut add: impl FnMut(gimli::Range),
-    ) -> gimli::Result<()> {
-        let mut add_range = |range: gimli::Range| {
-            if range.begin < range.end {
-                add(range);
-            }
-        };
-        if let Some(offset) = self.ranges {
-            let mut list = unit.ranges(offset)?;
-            while let Some(range) = list.next()? {
-                add_range(range);
-            }
-        } else if let (Some(begin), Some(end)) = (self.low_pc, self.high_pc) {
-            add_range(gimli::Range { begin, end });
-        } else if let (Some(begin), Some(size)) = (self.low_pc, self.size) {
-            add_range(gimli::Range {
-                begin,
-                end: begin.wrapping_add(size),
-            });
-        }
-        Ok(())
-    }
-}
-
-/// Reads the attributes of the entry whose abbreviation was just read,
-/// keeping its address ones.
-fn read_ranges(
-    unit: gimli::UnitRef<'_, Reader>,
-    entries: &mut gimli::EntriesRaw<'_, Reader>,
-    abbrev: &gimli::Abbreviation,
-) -> gimli::Result<Ranges> {
-    let mut ranges = Ranges::default();
-    for spec in abbrev.attributes() {
-        let attr = entries.read_attribute(*spec)?;
-        match (attr.name(), attr.value()) {
-            (gimli::DW_AT_low_pc, AttributeValue::Addr(value)) => ranges.low_pc = Some(value),
-            (gimli::DW_AT_low_pc, AttributeValue::DebugAddrIndex(index)) => {
-                ranges.low_pc = Some(unit.address(index)?);
-            }
-            (gimli::DW_AT_high_pc, AttributeValue::Addr(value)) => ranges.high_pc = Some(value),
-            (gimli::DW_AT_high_pc, AttributeValue::DebugAddrIndex(index)) => {
-                ranges.high_pc = Some(unit.address(index)?);
-            }
-            (gimli::DW_AT_high_pc, AttributeValue::Udata(size)) => ranges.size = Some(size),
-            (gimli::DW_AT_ranges, value) => ranges.ranges = unit.attr_ranges_offset(value)?,
-            _ => {}
-        }
-    }
-    Ok(ranges)
-}
-
 /// A binary's inline context: not looked for yet, or loaded (`None` when
 /// the binary has no usable DWARF).
 #[derive(Default)]
@@ -525,71 +309,4 @@ impl InlineSlot {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use object::ObjectSymbol;
-    use std::path::PathBuf;
-
-    /// The raw names addr2line finds at `address`, innermost first.
-    fn context_frames(context: &addr2line::Context<Reader>, address: u64) -> Vec<Reader> {
-        let Ok(mut frames) = context.find_frames(address).skip_all_loads() else {
-            return Vec::new();
-        };
-        let mut names = Vec::new();
-        while let Ok(Some(frame)) = frames.next() {
-            if let Some(function) = frame.function {
-                names.push(function.name);
-            }
-        }
-        names
-    }
-
-    /// The raw names of every frame at `probes`, read here and by addr2line.
-    fn both_ways(image: &ElfImage, probes: &[u64]) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
-        let mut reader = InlineInfo::load(image).expect("the binary has DWARF");
-        let context = addr2line::Context::from_dwarf(load_dwarf(image).unwrap()).unwrap();
-        let text = |names: Vec<Reader>| -> Vec<String> {
-            (names.iter())
-                .map(|name| name.to_string_lossy().unwrap().into_owned())
-                .collect()
-        };
-        (probes.iter())
-            .map(|&probe| {
-                (
-                    text(reader.raw_frames(probe).unwrap_or_default()),
-                    text(context_frames(&context, probe)),
-                )
-            })
-            .unzip()
-    }
-
-    /// Names only, read here, are the names addr2line gives, at the start
-    /// and the middle of every function of the test binary, and of the
-    /// binary `COMPILE_PERF_TEST_DWARF` names (such as a libpython with
-    /// DWARF).
-    #[test]
-    fn names_are_those_addr2line_gives() {
-        let mut paths = vec![std::env::current_exe().expect("the test binary has a path")];
-        paths.extend(std::env::var_os("COMPILE_PERF_TEST_DWARF").map(PathBuf::from));
-        for path in paths {
-            let image = ElfImage::open(&path).unwrap();
-            let elf = object::File::parse(image.data()).unwrap();
-            let probes: Vec<u64> = (elf.symbols())
-                .filter(|symbol| symbol.kind() == object::SymbolKind::Text && symbol.size() > 0)
-                .flat_map(|symbol| [symbol.address(), symbol.address() + symbol.size() / 2])
-                .collect();
-            let (ours, addr2line) = both_ways(&image, &probes);
-            let differ: Vec<_> = (probes.iter().zip(ours.iter().zip(&addr2line)))
-                .filter(|(_, (ours, theirs))| ours != theirs)
-                .take(5)
-                .collect();
-            assert!(differ.is_empty(), "{}: {differ:#?}", path.display());
-            let inlined = ours.iter().filter(|names| names.len() > 1).count();
-            assert!(
-                inlined > 100,
-                "{}: {inlined} probes in inlined code",
-                path.display()
-            );
-        }
-    }
-}
+mod tests;
