@@ -101,12 +101,18 @@ impl InlineInfo {
         })
     }
 
-    /// The function names at `address`, innermost inlined function first,
-    /// the outer function last. Empty when DWARF does not cover the address.
-    pub(super) fn frames(&mut self, address: u64) -> Vec<String> {
+    /// The names of the functions inlined at `address`, innermost first.
+    /// Empty when DWARF does not cover the address or nothing is inlined
+    /// there. The outer function, which the symbol table names, is dropped
+    /// before any name is demangled.
+    pub(super) fn inlined(&mut self, address: u64) -> Vec<String> {
         let raw_names = self.raw_frames(address).unwrap_or_default();
-        (raw_names.iter())
-            .filter_map(|raw| Some(super::demangle::demangle(&raw.to_string_lossy().ok()?)))
+        let mut names: Vec<_> = (raw_names.iter())
+            .filter_map(|raw| raw.to_string_lossy().ok())
+            .collect();
+        names.pop();
+        (names.iter())
+            .map(|name| super::demangle::demangle(name))
             .collect()
     }
 

@@ -459,9 +459,7 @@ fn resolve_in_file(
         };
         let mut chain: Vec<u32> = Vec::new();
         if let Some(info) = &mut inline {
-            let mut inlined = info.frames(address);
-            inlined.pop(); // the outer function; the symbol table names it
-            for name in inlined {
+            for name in info.inlined(address) {
                 chain.push(names.push(Named {
                     name,
                     mangled: None,
