@@ -5,7 +5,7 @@
 # On the same compile (default examples/model.mlir) it runs, --runs times each,
 # rotating which goes first:
 #   (o) the compile alone, timed as the wall time of iree-compile;
-#   (a) perf record -z -F 499 -e EVENT --call-graph dwarf,65528 --buildid-mmap -k CLOCK_MONOTONIC -o X -- iree-compile ...
+#   (a) perf record --compression-level=3 -F 499 -e EVENT --call-graph dwarf,65528 --buildid-mmap -k CLOCK_MONOTONIC -o X -- iree-compile ...
 #       timed as the wall time of the whole perf command;
 #   (b) compile-perf record -o DIR --force -- iree-compile ...
 #       timed three ways: command_wall_seconds from DIR/run.json (the compile
@@ -137,7 +137,7 @@ run_perf() {
   local try
   for ((try = 1; ; try++)); do
     wait_quiet
-    timed "${tool_cpu[@]}" perf record -q -z -F 499 -e "$event" --call-graph dwarf,65528 --buildid-mmap -k CLOCK_MONOTONIC -o "$tmp/plain.data" -- \
+    timed "${tool_cpu[@]}" perf record -q --compression-level=3 -F 499 -e "$event" --call-graph dwarf,65528 --buildid-mmap -k CLOCK_MONOTONIC -o "$tmp/plain.data" -- \
       "${compile[@]}" > "$tmp/perf.out" 2> "$tmp/perf.err" || die "perf record failed: $(tail -n 5 "$tmp/perf.err")"
     disturbed && ((try <= max_retries)) || break
     log "  other processes used $others CPU s during the run; running it again"
@@ -197,7 +197,7 @@ med, mean = statistics.median, statistics.mean
 fmt = lambda xs: ", ".join(f"{x:.2f}" for x in xs)
 rows = [
     ("(o) the compile alone: wall", alone),
-    (f"(a) `perf record -z -F 499 -e {event} --call-graph dwarf,65528 --buildid-mmap -k CLOCK_MONOTONIC`: wall", col(plain, 0)),
+    (f"(a) `perf record --compression-level=3 -F 499 -e {event} --call-graph dwarf,65528 --buildid-mmap -k CLOCK_MONOTONIC`: wall", col(plain, 0)),
     ("(b) `compile-perf record`: perf + compile (`wall_seconds` in run.json)", col(cp, 1)),
     ("(b) `compile-perf record`: the compile under perf (`command_wall_seconds`)", col(cp, 4)),
     ("(b) `compile-perf record`: the whole command, with checks, report and SVGs", col(cp, 0)),

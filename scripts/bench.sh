@@ -28,7 +28,7 @@
 #   perf record --call-graph dwarf,65528 -F 499 -e cpu-clock
 # (no -z, so the file is large: about 270 MB, 7 s on 2 cores), into a temp dir;
 # with --zstd it records with `record`'s own flags instead
-# (-z -F 499 --call-graph dwarf,65528 --buildid-mmap); with --record it runs
+# (--compression-level=3 -F 499 --call-graph dwarf,65528 --buildid-mmap); with --record it runs
 # `compile-perf record` itself, with its defaults (on more than one core a
 # perf --threads directory), and benchmarks the run's perf.data.
 #
@@ -42,7 +42,7 @@
 #                    and the ratios of the fastest runs too
 #   --baseline-only  skip (a) and (c), for when compile-perf is not built yet
 #   --keep           keep the temp dir (the recording and outputs) and print its path
-#   --zstd           record with `record`'s flags (-z … --buildid-mmap)
+#   --zstd           record with `record`'s flags (--compression-level=3 … --buildid-mmap)
 #   --record         record with `compile-perf record` and its defaults
 #   --input FILE     record a compile of FILE.mlir instead of a generated workload
 # Environment: COMPILE_PERF (default target/release/compile-perf), IREE_COMPILE
@@ -104,7 +104,7 @@ if [ -z "$file" ]; then
     file=$tmp/run/perf.data
   else
     flags=(--call-graph dwarf,65528 -F 499 -e cpu-clock)
-    ((zstd == 0)) || flags+=(-z --buildid-mmap)
+    ((zstd == 0)) || flags+=(--compression-level=3 --buildid-mmap)
     log "recording iree-compile into $tmp/perf.data (${flags[*]})"
     perf record -q "${flags[@]}" -o "$tmp/perf.data" -- "${compile[@]}" >&2
     file=$tmp/perf.data

@@ -22,11 +22,21 @@ pub(crate) const STACK_SIZE_BYTES: u32 = 65528;
 
 /// The raw data rate `record` aims under, in MB/s across all cores
 /// (`--budget`): zstd -1 (perf's `-z`) compressed a raw recording of the
-/// example at 690 MB/s on one core here, so 256 MB/s costs perf's writers
-/// about 0.4 of a core; after zstd (18:1 on that recording) the disk gets
-/// about 14 MB/s of the 300 MB/s it wrote with fsync. 499 Hz × 64 KiB
+/// example at 690 MB/s on one core here (level 3, [`ZSTD_LEVEL`], was
+/// faster still on it: 2.5 GB/s against 1.7 in `zstd -b`), so 256 MB/s
+/// costs perf's writers at most about 0.4 of a core; after zstd (18:1 on
+/// that recording at level 1, 41:1 at level 3) the disk gets at most about
+/// 14 MB/s of the 300 MB/s it wrote with fsync. 499 Hz × 64 KiB
 /// fits on up to 7 busy cores; on more, `-F` is lowered.
 pub(crate) const BUDGET_MB_PER_S: u64 = 256;
+
+/// perf's zstd level in `record` (`--compression-level`): zstd's own
+/// default, where perf's bare `-z` means 1. Its 2 MiB window (level 1 has
+/// 512 KiB) finds far more of the stale bytes perf writes after each
+/// sample's stack copy in earlier samples: the example's streams came out
+/// 1.9× smaller, perf's CPU stayed the same, and a cold report of the same
+/// samples took 3% less time (docs/measurements/cold-and-warm.md).
+pub(crate) const ZSTD_LEVEL: u32 = 3;
 
 /// The lowest frequency the budget lowers `-F` to before it cuts the stack
 /// copy: 99 Hz still gives a 10-minute compile 59k samples per core.

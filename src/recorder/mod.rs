@@ -201,7 +201,8 @@ pub(crate) fn record_with_timeout(
         },
         &options.perf_args,
     );
-    let mut perf_args: Vec<OsString> = vec!["record".into(), "-z".into()];
+    let compression = format!("--compression-level={}", crate::defaults::ZSTD_LEVEL);
+    let mut perf_args: Vec<OsString> = vec!["record".into(), compression.into()];
     perf_args.extend(
         options
             .streams
@@ -239,7 +240,7 @@ pub(crate) fn record_with_timeout(
             CallGraph::Dwarf => format!("dwarf,{}", options.rate.stack_size_bytes).into(),
             CallGraph::Fp => "fp".into(),
         },
-        // -z drops the build-id table; MMAP2 records keep them instead.
+        // Compression drops the build-id table; MMAP2 records keep them instead.
         "--buildid-mmap".into(),
         // The clock of the RSS series (memory.json): one time axis for both.
         "-k".into(),
@@ -250,8 +251,7 @@ pub(crate) fn record_with_timeout(
     }
     perf_args.extend(["-o".into(), perf_data.clone().into()]);
     perf_args.extend(options.perf_args.iter().map(OsString::from));
-    // The wrapper runs the command and attaches perf to it, so that perf
-    // records the command alone.
+    // The wrapper runs the command and attaches perf to it alone.
     let mut wrapper_args: Vec<OsString> = vec![
         "measure".into(),
         "--into".into(),

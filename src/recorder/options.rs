@@ -27,7 +27,8 @@ pub(crate) enum CallGraph {
 }
 
 /// What to record and how. The defaults (in [`crate::defaults`]) make
-/// `perf record -z --threads -m PAGES -F 499 --call-graph dwarf,65528` on
+/// `perf record --compression-level=3 --threads -m PAGES -F 499
+/// --call-graph dwarf,65528` on
 /// a machine of up to 7 cores.
 #[derive(Clone, Debug)]
 pub(crate) struct RecordOptions {

@@ -45,8 +45,8 @@ const _: () = assert!(MIN_OUTPUT >= MAX_BLOCK, "a block fits the room a step ask
 /// size is 16 bits).
 const MAX_CARRY: usize = u16::MAX as usize;
 /// The largest zstd window decoded into the pieces directly (perf's default
-/// level 1 uses 512 KiB); a larger one goes through the streaming decoder,
-/// so that pieces stay small.
+/// level 1 uses 512 KiB, `compile-perf record`'s level 3 2 MiB); a larger
+/// one goes through the streaming decoder, so that pieces stay small.
 const MAX_DIRECT_WINDOW: u64 = 4 << 20;
 /// Pieces the thread may run ahead of the reader: a few, so that memory
 /// stays bounded whatever the recording's size.
