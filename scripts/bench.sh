@@ -18,8 +18,9 @@
 # (outputs of (d) and (i) must be the same bytes).
 # and prints a Markdown table on stdout: file size, median wall time (to the
 # millisecond; the page cache is synced before each command), peak RSS,
-# throughput, the size of the folded output (a pipeline that unwinds less
-# writes less), the speed ratios b/a (folded stacks) and e/d (table and
+# throughput, the size of the folded output and the share of its samples
+# that reach a thread root (a pipeline that unwinds less writes less and
+# is faster), the speed ratios b/a (folded stacks) and e/d (table and
 # flamegraph), and what pass attribution and the timeline add to a report
 # (g/f, h/f). Progress goes to stderr.
 #
@@ -207,6 +208,13 @@ median_cpu() { cut -d' ' -f3 "$tmp/$1.times" | sort -n | awk '{ v[NR] = $1 } END
 fastest() { cut -d' ' -f1 "$tmp/$1.times" | sort -n | head -n 1; }
 rss_mb() { cut -d' ' -f2 "$tmp/$1.times" | sort -n | tail -n 1 | awk '{ printf "%.0f", $1 / 1024 }'; }
 rate() { awk -v b="$bytes" -v s="$1" 'BEGIN { printf "%.1f", (s > 0) ? b / 1e6 / s : 0 }'; }
+# The share of a folded file's samples whose stack reaches a thread root
+# (the frame under the process is _start, clone, clone3 or start_thread).
+rooted() {
+  awk '{ n = $NF; sub(/ [0-9]+$/, ""); split($0, frame, ";"); total += n
+         if (frame[2] ~ /^(_start|(__)?clone3?|start_thread)$/) rooted += n }
+       END { printf "%.1f%%", total ? 100 * rooted / total : 0 }' "$1"
+}
 # "LINES / MB" of an output file.
 lines() { awk -v b="$(stat -c %s "$1")" -v l="$(wc -l < "$1")" 'BEGIN { printf "%d / %.1f", l, b / 1e6 }'; }
 
@@ -233,6 +241,7 @@ if ((ours)); then
   ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", (a > 0) ? b / a : 0 }'; }
   echo "speed ratio, (b) wall / (a) wall: $(ratio "$(median collapse)" "$tb") median, $(ratio "$(fastest collapse)" "$(fastest baseline)") fastest runs (above 1: compile-perf is faster)"
   echo "speed ratio, (e) wall / (d) wall: $(ratio "$t" "$te") median, $(ratio "$(fastest report)" "$(fastest baseline_svg)") fastest runs"
+  echo "stacks reaching a thread root: $(rooted "$tmp/out1.folded") in (a), $(rooted "$tmp/out2.folded") in (b) (perf's unwinder stops early on some recordings, and its pipeline then does less work)"
   echo
   echo "| report --flamegraph | wall s | CPU s | peak RSS MB | (e) / this |"
   echo "|---|---:|---:|---:|---:|"
