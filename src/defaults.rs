@@ -25,8 +25,8 @@ pub(crate) const STACK_SIZE_BYTES: u32 = 65528;
 /// example at 690 MB/s on one core here (level 3, [`ZSTD_LEVEL`], was
 /// faster still on it: 2.5 GB/s against 1.7 in `zstd -b`), so 256 MB/s
 /// costs perf's writers at most about 0.4 of a core; after zstd (18:1 on
-/// that recording at level 1, 41:1 at level 3) the disk gets at most about
-/// 14 MB/s of the 300 MB/s it wrote with fsync. 499 Hz × 64 KiB
+/// that recording at level 1; level 3 packs 2–3× tighter) the disk gets at
+/// most about 14 MB/s of the 300 MB/s it wrote with fsync. 499 Hz × 64 KiB
 /// fits on up to 7 busy cores; on more, `-F` is lowered.
 pub(crate) const BUDGET_MB_PER_S: u64 = 256;
 

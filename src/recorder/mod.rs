@@ -251,7 +251,7 @@ pub(crate) fn record_with_timeout(
     }
     perf_args.extend(["-o".into(), perf_data.clone().into()]);
     perf_args.extend(options.perf_args.iter().map(OsString::from));
-    // The wrapper runs the command and attaches perf to it alone.
+    // The wrapper runs the command and attaches perf to it, and to nothing else.
     let mut wrapper_args: Vec<OsString> = vec![
         "measure".into(),
         "--into".into(),

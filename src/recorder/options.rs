@@ -28,8 +28,7 @@ pub(crate) enum CallGraph {
 
 /// What to record and how. The defaults (in [`crate::defaults`]) make
 /// `perf record --compression-level=3 --threads -m PAGES -F 499
-/// --call-graph dwarf,65528` on
-/// a machine of up to 7 cores.
+/// --call-graph dwarf,65528` on a machine of up to 7 cores.
 #[derive(Clone, Debug)]
 pub(crate) struct RecordOptions {
     pub command: Vec<OsString>,
