@@ -26,9 +26,10 @@ use serde_json::Value;
 const SERIAL: [&str; 2] = ["--iree-opt-const-eval=false", "--mlir-disable-threading"];
 /// Passes whose timers mlir-timing mixes up: it keys a pass's timer by the
 /// pass object's address, and IREE builds each executable variant's
-/// pipelines anew, so a variant's translation pass, allocated where its
-/// configuration pass was, adds its time to that pass's timer, or now and
-/// then to one of its own. Their sum is what both measure; see
+/// pipelines anew, so a variant's translation pass adds its time to the
+/// timer named for its configuration pass (where it was allocated in the
+/// freed pass's place, it seems), or now and then to one of its own.
+/// Their sum is what both measure; see
 /// docs/passes-and-threads.md ("Passes: compile-perf and mlir-timing").
 const MIXED_UP: [&str; 2] = [
     "ConfigureTargetExecutableVariants",
