@@ -208,12 +208,16 @@ median_cpu() { cut -d' ' -f3 "$tmp/$1.times" | sort -n | awk '{ v[NR] = $1 } END
 fastest() { cut -d' ' -f1 "$tmp/$1.times" | sort -n | head -n 1; }
 rss_mb() { cut -d' ' -f2 "$tmp/$1.times" | sort -n | tail -n 1 | awk '{ printf "%.0f", $1 / 1024 }'; }
 rate() { awk -v b="$bytes" -v s="$1" 'BEGIN { printf "%.1f", (s > 0) ? b / 1e6 / s : 0 }'; }
-# The share of a folded file's samples whose stack reaches a thread root
-# (the frame under the process is _start, clone, clone3 or start_thread).
+# The share of a folded file's samples whose stack reaches a thread root:
+# the frame under the process is one of the thread entry functions that
+# compile-perf and its live tests use (src/profile/thread_entries.txt),
+# with any @VERSION suffix taken off (a PLT stub, `@plt`, is none).
 rooted() {
-  awk '{ n = $NF; sub(/ [0-9]+$/, ""); split($0, frame, ";"); total += n
-         if (frame[2] ~ /^(_start|(__)?clone3?|start_thread)$/) rooted += n }
-       END { printf "%.1f%%", total ? 100 * rooted / total : 0 }' "$1"
+  awk 'NR == FNR { entry[$0] = 1; next }
+       { n = $NF; sub(/ [0-9]+$/, ""); split($0, frame, ";"); total += n
+         root = frame[2]; if (root !~ /@plt$/) sub(/@.*/, "", root)
+         if (root in entry) rooted += n }
+       END { printf "%.1f%%", total ? 100 * rooted / total : 0 }' src/profile/thread_entries.txt "$1"
 }
 # "LINES / MB" of an output file.
 lines() { awk -v b="$(stat -c %s "$1")" -v l="$(wc -l < "$1")" 'BEGIN { printf "%d / %.1f", l, b / 1e6 }'; }
