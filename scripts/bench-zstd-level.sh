@@ -43,27 +43,16 @@ tmp=$(mktemp -d /tmp/bench-zstd-level.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 compile=("$iree" --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu
   --iree-llvmcpu-target-cpu=generic "$input" -o "$tmp/model.vmfb")
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# shellcheck source=scripts/perf-attach.sh
+source scripts/perf-attach.sh
 
 log "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((i = 1; i <= runs; i++)); do
   for level in "${levels[@]}"; do
     log "run $i/$runs: the compile under perf at level $level"
-    rm -rf "$tmp/perf.data"
-    # The compile waits stopped until perf is attached, as under `record`:
-    # perf started beside a running compile can miss all of it.
-    bash -c 'kill -STOP $$; exec "$@"' _ "${compile[@]}" 2>/dev/null &
-    pid=$!
-    until [[ $(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) == T ]]; do sleep 0.01; done
-    /usr/bin/time -f '%U %S' -o "$tmp/time" perf record -q --threads --compression-level="$level" \
-      -F 499 -e cpu-clock --call-graph dwarf,65528 --buildid-mmap -m 16M -o "$tmp/perf.data" \
-      -p "$pid" 2>"$tmp/perf.err" &
-    perf_pid=$!
-    sleep 1
-    kill -CONT "$pid"
-    wait "$pid" || die "the compile failed"
-    wait "$perf_pid" || die "perf record failed: $(tail -n 3 "$tmp/perf.err")"
-    samples=$(perf report -i "$tmp/perf.data" --stats 2>/dev/null | awk '$1 == "SAMPLE" { print $3; exit }')
+    perf_on_compile "$tmp/time" "$tmp/perf.data" "$tmp/perf.err" --threads --compression-level="$level" \
+      -F 499 -e cpu-clock --call-graph dwarf,65528 --buildid-mmap -m 16M
+    samples=$(perf_samples "$tmp/perf.data")
     ((${samples:-0} > 0)) || die "perf recorded no samples of the compile at level $level"
     echo "$(awk '{ print $1 + $2 }' "$tmp/time") $(du -sb "$tmp/perf.data" | cut -f1)" >> "$tmp/perf.$level"
   done

@@ -326,11 +326,11 @@ fn a_compressed_record_that_does_not_decompress_is_corrupt() {
     );
 }
 
-#[test]
-fn decompressed_records_that_end_inside_a_record_are_corrupt() {
+/// The fake-dwarf fixture's header (its first 632 bytes), and the records
+/// its first compressed record (at byte 632, 2417 bytes) holds: it starts
+/// the zstd stream, and its records end on a record boundary.
+fn fixture_header_and_first_records() -> (Vec<u8>, Vec<u8>) {
     let full = std::fs::read(fixture("fake-dwarf.perf.data")).unwrap();
-    // The first compressed record (at byte 632, 2417 bytes) starts the zstd
-    // stream; its records end on a record boundary.
     let first = &full[632 + 8..632 + 2417];
     let mut context = zstd_safe::DCtx::create();
     let mut records = vec![0u8; 1 << 20];
@@ -339,19 +339,32 @@ fn decompressed_records_that_end_inside_a_record_are_corrupt() {
         .decompress_stream(&mut output, &mut zstd_safe::InBuffer::around(first))
         .unwrap();
     let decompressed = output.pos();
+    records.truncate(decompressed);
+    (full[..632].to_vec(), records)
+}
+
+/// A recording of the fixture's `header` whose only compressed record holds
+/// `zstd`, then a FINISHED_ROUND, and no feature sections.
+fn with_one_compressed_record(mut header: Vec<u8>, zstd: &[u8]) -> Vec<u8> {
+    header.extend_from_slice(&81u32.to_le_bytes());
+    header.extend_from_slice(&0u16.to_le_bytes());
+    header.extend_from_slice(&u16::try_from(8 + zstd.len()).unwrap().to_le_bytes());
+    header.extend_from_slice(zstd);
+    header.extend_from_slice(&[68, 0, 0, 0, 0, 0, 8, 0]); // FINISHED_ROUND
+    let data_size = (header.len() - 264) as u64;
+    header[48..56].copy_from_slice(&data_size.to_le_bytes());
+    header[72..104].fill(0); // no feature sections
+    header
+}
+
+#[test]
+fn decompressed_records_that_end_inside_a_record_are_corrupt() {
+    let (header, records) = fixture_header_and_first_records();
     // The same records but the last 100 bytes, compressed alone, as the
     // recording's only compressed record.
     let mut compressed = vec![0u8; 1 << 20];
-    let len = zstd_safe::compress(&mut compressed[..], &records[..decompressed - 100], 1).unwrap();
-    let mut bytes = full[..632].to_vec();
-    bytes.extend_from_slice(&81u32.to_le_bytes());
-    bytes.extend_from_slice(&0u16.to_le_bytes());
-    bytes.extend_from_slice(&u16::try_from(8 + len).unwrap().to_le_bytes());
-    bytes.extend_from_slice(&compressed[..len]);
-    bytes.extend_from_slice(&[68, 0, 0, 0, 0, 0, 8, 0]); // FINISHED_ROUND
-    let data_size = (bytes.len() - 264) as u64;
-    bytes[48..56].copy_from_slice(&data_size.to_le_bytes());
-    bytes[72..104].fill(0); // no feature sections
+    let len = zstd_safe::compress(&mut compressed[..], &records[..records.len() - 100], 1).unwrap();
+    let bytes = with_one_compressed_record(header, &compressed[..len]);
     let output = collapse_bytes("cut-inside-zstd.data", &bytes);
     assert_error(&output, 8, "the decompressed records end inside a record");
     let err = String::from_utf8_lossy(&output.stderr);
@@ -359,6 +372,51 @@ fn decompressed_records_that_end_inside_a_record_are_corrupt() {
         err.contains("of the data decompressed from the compressed record at byte 632 of the file"),
         "{err}"
     );
+}
+
+#[test]
+fn a_full_last_compressed_record_that_ends_inside_a_record_is_perfs_lost_zstd_tail() {
+    // perf 6.1 drops what zstd has not flushed when its last drain fills
+    // its last 64 KiB compressed record. Built here: the records of the
+    // fixture's first compressed record, then the start of a sample that
+    // never ends, as one raw zstd block filling a record of 65,535 bytes.
+    let (header, mut raw) = fixture_header_and_first_records();
+    raw.extend_from_slice(&9u32.to_le_bytes()); // a SAMPLE
+    raw.extend_from_slice(&2u16.to_le_bytes());
+    raw.extend_from_slice(&65528u16.to_le_bytes());
+    let payload = usize::from(u16::MAX) - 8;
+    let frame_and_block_headers = 4 + 1 + 1 + 3;
+    raw.resize(payload - frame_and_block_headers, 0);
+    let mut zstd = 0xFD2F_B528u32.to_le_bytes().to_vec();
+    zstd.push(0); // no content size, checksum or dictionary
+    zstd.push(7 << 3); // a window of 128 KiB
+    // A raw block that is not the last: perf never ends its zstd frame.
+    let block = u32::try_from(raw.len()).unwrap() << 3;
+    zstd.extend_from_slice(&block.to_le_bytes()[..3]);
+    zstd.extend_from_slice(&raw);
+    assert_eq!(zstd.len(), payload);
+    let bytes = with_one_compressed_record(header, &zstd);
+    let output = collapse_bytes("full-last-record.data", &bytes);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "a warning, not an error: {err}"
+    );
+    for part in [
+        "warning",
+        "perf did not finish writing its zstd data: the last compressed record is full",
+        "at most zstd's last block (128 KiB of raw data",
+    ] {
+        assert!(err.contains(part), "{part:?} in {err}");
+    }
+    let read: u64 = err
+        .split("; the ")
+        .nth(1)
+        .and_then(|rest| rest.strip_suffix(" samples before it were read\n"))
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("how many samples were read: {err}"));
+    assert!(read > 0, "the samples before it are kept: {err}");
 }
 
 #[test]

@@ -2,7 +2,9 @@
 //! file `data` and one stream per CPU, `data.0`, `data.1`, …): plain and
 //! zstd directories agree with `perf report` and give the same bytes read
 //! with one thread and with two; a cut or damaged stream exits 8 naming the
-//! stream and the byte, and `--salvage` reads the cut one (exit 6).
+//! stream and the byte, `--salvage` reads the cut one (exit 6), and one cut
+//! after a full compressed record is read with a warning that names perf
+//! 6.1's lost zstd tail.
 //!
 //! They need perf and iree-compile (see `tests/live.rs` for the live-test
 //! rules).
@@ -50,9 +52,9 @@ fn streams_by_size(data: &Path) -> Vec<(PathBuf, u64)> {
     streams
 }
 
-/// The byte offsets where the top-level COMPRESSED records (type 81) of a
-/// stream file end (little-endian headers: type u32, misc u16, size u16).
-fn compressed_record_ends(stream: &[u8]) -> Vec<usize> {
+/// Where the top-level COMPRESSED records (type 81) of a stream file end,
+/// and their sizes (little-endian headers: type u32, misc u16, size u16).
+fn compressed_record_ends(stream: &[u8]) -> Vec<(usize, usize)> {
     let mut ends = Vec::new();
     let mut at = 0;
     while at + 8 <= stream.len() {
@@ -65,7 +67,7 @@ fn compressed_record_ends(stream: &[u8]) -> Vec<usize> {
         }
         at += size;
         if record_type == 81 && at <= stream.len() {
-            ends.push(at);
+            ends.push((at, size));
         }
     }
     ends
@@ -208,7 +210,7 @@ fn a_cut_or_damaged_stream_is_named_with_its_byte_and_a_cut_one_salvaged() {
     let damaged_stream = damaged.join(&stream);
     let mut bytes = std::fs::read(&damaged_stream).unwrap();
     let boundaries = compressed_record_ends(&bytes);
-    let at = boundaries[boundaries.len() / 2];
+    let (at, _) = boundaries[boundaries.len() / 2];
     bytes[at..at + 8].copy_from_slice(&[81, 0, 0, 0, 0, 0, 4, 0]);
     std::fs::write(&damaged_stream, &bytes).unwrap();
     let (_, stderr) = samples_read(&damaged, &[], 8, "a damaged stream");
@@ -219,11 +221,11 @@ fn a_cut_or_damaged_stream_is_named_with_its_byte_and_a_cut_one_salvaged() {
 
     // Cut at the end of a compressed record: where the records decompressed
     // so far end inside a sample (records span compressed records), the
-    // stream is unfinished, as perf 6.1's writer threads sometimes leave
-    // one: every record before it is read, with a warning and exit 0.
+    // stream is unfinished: every record before it is read, with a warning
+    // and exit 0.
     let unfinished = dir.join("unfinished.perf.data");
     let mut warned = None;
-    for &end in boundaries.iter().skip(boundaries.len() / 2).take(40) {
+    for &(end, _) in boundaries.iter().skip(boundaries.len() / 2).take(40) {
         let _ = std::fs::remove_dir_all(&unfinished);
         copy_directory(&data, &unfinished);
         let stream_path = unfinished.join(&stream);
@@ -248,4 +250,59 @@ fn a_cut_or_damaged_stream_is_named_with_its_byte_and_a_cut_one_salvaged() {
     copy_directory(&data, &garbled);
     std::fs::write(garbled.join("data"), b"not a perf.data header at all").unwrap();
     samples_read(&garbled, &[], 5, "a garbled header file");
+}
+
+#[test]
+fn a_stream_cut_after_a_full_compressed_record_is_perfs_lost_zstd_tail() {
+    let _live = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    // perf drains half its ring buffer at a time; at `-m 4096` (16 MiB) a
+    // drain fills several compressed records of 65,535 bytes, perf 6.1's
+    // largest. A stream that ends in one, inside a sample, is what perf
+    // leaves when it drops the end of its zstd data (at most zstd's last
+    // block), and the warning says so.
+    let dir = TempDir::new("live-directory-zstd-tail");
+    let data = record_directory(
+        &dir,
+        "hex-constants",
+        &["-z", "--call-graph", "dwarf,65528", "-m", "4096"],
+    );
+    let (whole, _) = samples_read(&data, &[], 0, "the whole directory");
+    let (largest, _) = streams_by_size(&data).remove(0);
+    let stream = largest.file_name().unwrap().to_string_lossy().into_owned();
+    let bytes = std::fs::read(&largest).unwrap();
+    let boundaries = compressed_record_ends(&bytes);
+    let full_ends: Vec<usize> = boundaries[..boundaries.len() - 1]
+        .iter()
+        .filter(|&&(_, size)| size == usize::from(u16::MAX))
+        .map(|&(end, _)| end)
+        .collect();
+    assert!(
+        !full_ends.is_empty(),
+        "{stream} has full compressed records"
+    );
+    let cut = dir.join("tail.perf.data");
+    let mut warned = None;
+    for &end in full_ends.iter().skip(full_ends.len() / 2).take(20) {
+        let _ = std::fs::remove_dir_all(&cut);
+        copy_directory(&data, &cut);
+        std::fs::write(cut.join(&stream), &bytes[..end]).unwrap();
+        let (samples, stderr) = samples_read(&cut, &[], 0, "a stream cut after a full record");
+        assert!(samples < whole, "a cut stream gives fewer samples");
+        if stderr.contains("did not finish writing") {
+            warned = Some((samples, stderr));
+            break;
+        }
+    }
+    let (samples, stderr) = warned.expect("a cut after some full record ends in a sample");
+    for part in [
+        stream.as_str(),
+        "perf did not finish writing its zstd data: the last compressed record is full",
+        "at most zstd's last block (128 KiB of raw data",
+    ] {
+        assert!(stderr.contains(part), "{part:?} in {stderr}");
+    }
+    assert!(samples > 0, "the samples before it were read: {stderr}");
 }

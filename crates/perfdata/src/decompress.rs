@@ -8,7 +8,7 @@ use super::inflate::{Inflated, Inflater, zstd_data};
 use super::pieces::Inflation;
 use super::plausible::is_perf_type;
 use super::reading::{Core, Rounds, Stop, hold};
-use super::record_header::{Next, next_header};
+use super::record_header::{HEADER_SIZE, Next, next_header};
 use super::round_order::{Origin, Place};
 
 impl Core<'_> {
@@ -31,6 +31,7 @@ impl Core<'_> {
         })?;
         self.compressed_starts
             .push_back((self.decompressed.written, offset));
+        self.last_compressed_full = fills_its_record(body.len());
         let order = self.events.rules.order;
         let mut inflation = self.inflation.take().unwrap_or_else(|| Inflation::InStep {
             inflater: Inflater::streaming(order),
@@ -175,10 +176,15 @@ impl Core<'_> {
     }
 
     /// At the end of the data, the decompressed bytes must end with a
-    /// complete record (a salvaged file may end inside one). A stream of a
-    /// `--threads` directory that ends inside one is unfinished: perf 6.1's
-    /// writer threads sometimes stop before the rest of their last record
-    /// (`perf report` skips it too).
+    /// complete record (a salvaged file may end inside one). Ending inside
+    /// one after a full compressed record is perf 6.1's lost zstd tail:
+    /// perf splits each drain of the ring buffer into compressed records of
+    /// at most 64 KiB and ignores whether zstd's last flush fitted, so when
+    /// the last drain fills its last record, what zstd still held (at most
+    /// one 128 KiB block of raw data) is never written. A stream of a
+    /// `--threads` directory that ends inside a record otherwise is
+    /// unfinished too (`perf report` skips its last record as well); a file
+    /// that does is corrupt.
     pub(super) fn check_decompressed_end(&mut self, end_may_be_cut: bool) -> Result<(), Stop> {
         let end = self.decompressed.cursor_position();
         let left = self.decompressed.written - end;
@@ -186,11 +192,29 @@ impl Core<'_> {
             return Ok(());
         }
         let origin = self.decompressed_origin(end);
+        if self.last_compressed_full {
+            return Err(Stop::Unfinished(format!(
+                "perf did not finish writing its zstd data: the last compressed record is \
+                 full, and perf 6.1 drops what zstd has not flushed when its last drain fills \
+                 its last record; {left} bytes of a record are left {origin}, and at most \
+                 zstd's last block (128 KiB of raw data, about two samples with 64 KiB of \
+                 stack each) is missing"
+            )));
+        }
         let reason =
             format!("the decompressed records end inside a record: {left} bytes are left {origin}");
         Err(match self.rounds {
             Rounds::Marked => Stop::Read(reason),
-            Rounds::EachRecord => Stop::Unfinished(reason),
+            Rounds::EachRecord => Stop::Unfinished(format!(
+                "its last record, which perf did not finish writing, is cut ({reason})"
+            )),
         })
     }
+}
+
+/// Whether a compressed record whose body is `body_len` bytes has no room
+/// for more: perf writes at most `u16::MAX` bytes per record, and fills a
+/// record to its end only when zstd had more to flush than fitted.
+fn fills_its_record(body_len: usize) -> bool {
+    HEADER_SIZE + body_len + 8 > usize::from(u16::MAX)
 }

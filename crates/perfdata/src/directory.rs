@@ -410,10 +410,9 @@ fn input_end(names: &[String], ends: Vec<ReadEnd>, salvaged: Option<&Salvage>) -
     for (name, end) in names.iter().zip(ends) {
         match end {
             ReadEnd::Complete => {}
-            ReadEnd::Unfinished(reason) => unfinished.push(format!(
-                "its stream {name} ends inside its last record, which perf did not finish \
-                 writing ({reason})"
-            )),
+            ReadEnd::Unfinished(reason) => {
+                unfinished.push(format!("in its stream {name}, {reason}"));
+            }
             ReadEnd::Corrupt(reason) => {
                 return InputEnd::Corrupt {
                     reason: format!("in its stream {name}, {reason}"),

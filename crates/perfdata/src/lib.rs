@@ -127,9 +127,8 @@ impl Recording {
                 ),
             },
             (ReadEnd::CutShort { bytes, reason }, _) => InputEnd::CutShort { bytes, reason },
-            (ReadEnd::Corrupt(reason) | ReadEnd::Unfinished(reason), _) => {
-                InputEnd::Corrupt { reason }
-            }
+            (ReadEnd::Unfinished(reason), _) => InputEnd::Unfinished { reason },
+            (ReadEnd::Corrupt(reason), _) => InputEnd::Corrupt { reason },
         })
     }
 }

@@ -42,8 +42,9 @@ pub(super) enum ReadEnd {
     /// A salvaged file ends in a record perf did not finish writing; the
     /// records before byte `read_to` were read.
     Salvaged { read_to: u64 },
-    /// A stream of a `--threads` directory ends inside its last record,
-    /// which perf did not finish writing; every record before it was read.
+    /// The data ends inside its last record, which perf did not finish
+    /// writing (a stream of a `--threads` directory, or zstd data whose end
+    /// perf 6.1 dropped); every record before it was read.
     Unfinished(String),
 }
 
@@ -121,6 +122,7 @@ impl RecordReader {
             inflation: None,
             decompressed: Decompressed::default(),
             compressed_starts: VecDeque::new(),
+            last_compressed_full: false,
             ended_with_round: false,
             stream,
             rounds: self.rounds,

@@ -66,7 +66,8 @@ pub(super) enum Stop {
     CutShort { bytes: u64, reason: &'static str },
     /// A salvaged file ends here.
     Salvaged { read_to: u64 },
-    /// A directory's stream ends inside its last record (the reason says where).
+    /// The data ends inside its last record, which perf did not finish
+    /// writing (the reason says where and why).
     Unfinished(String),
 }
 
@@ -100,6 +101,9 @@ pub(super) struct Core<'e> {
     /// Where the output of recent compressed records starts in the
     /// decompressed stream, and where each record is.
     pub(super) compressed_starts: VecDeque<(u64, u64)>,
+    /// Whether the last compressed record read had no room left: perf
+    /// 6.1 may not have written the rest of the zstd data flushed into it.
+    pub(super) last_compressed_full: bool,
     /// Whether the last top-level record (LOST_SAMPLES aside) was a FINISHED_ROUND.
     pub(super) ended_with_round: bool,
     /// Whether offsets are of a pipe stream rather than a file (for messages).

@@ -255,9 +255,10 @@ pub enum InputEnd {
         /// What is missing, and how far the file was read.
         reason: String,
     },
-    /// Every record was read but the last of some streams of a `--threads`
-    /// directory, which perf did not finish writing (`perf report` skips
-    /// them too): a warning, not an error.
+    /// Every record was read but the last, which perf did not finish
+    /// writing: the last of some streams of a `--threads` directory, or
+    /// the last of a file whose zstd data perf 6.1 did not write to its end
+    /// (`perf report` skips them too): a warning, not an error.
     Unfinished {
         /// Which streams, and where they end.
         reason: String,
