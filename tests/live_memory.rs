@@ -248,10 +248,14 @@ fn a_failed_compile_under_a_shell_names_the_compiler_not_the_shell() {
         return;
     }
     let dir = TempDir::new("memory-failed");
-    let input = workload(&dir, "hex-constants");
+    // The compiler refuses the device after parsing its input, which takes
+    // f32-literals' decimal literals about 0.5 s here: the memory sampler,
+    // which looks for new processes every 100 ms, sees it 20 times or more
+    // (hex-constants' 0.1 s gave it 1 to 9 samples in 25 runs, and none in
+    // a CI run, which failed).
+    // The shell outlives it and exits 3.
+    let input = workload(&dir, "f32-literals");
     let run_dir = dir.join("run");
-    // The compiler refuses the device after reading its input; the shell
-    // outlives it and exits 3.
     let script = format!(
         "{} --iree-hal-target-device=no-such-device {} -o {}; exit 3",
         common::iree_compile().display(),
