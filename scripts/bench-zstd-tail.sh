@@ -64,21 +64,18 @@ source scripts/perf-attach.sh
 # COMPRESSED records the streams hold.
 compressed_records() {
   python3 - "$1" <<'EOF'
-import os, struct, sys
-full = records = 0
+import os, sys
+sys.path.insert(0, "scripts")
+from perf_stream import COMPRESSED, records
+full = count = 0
 for name in os.listdir(sys.argv[1]):
     if not name.startswith("data."):
         continue
     data = open(os.path.join(sys.argv[1], name), "rb").read()
-    at, last = 0, None
-    while at + 8 <= len(data):
-        kind, _, size = struct.unpack_from("<IHH", data, at)
-        if size < 8 or at + size > len(data):
-            break
-        last, at = (kind, size), at + size
-        records += kind == 81
-    full += last == (81, 65535)
-print(full, records)
+    whole = [(kind, len(rec)) for kind, _, rec in records(data) if kind is not None]
+    count += sum(kind == COMPRESSED for kind, _ in whole)
+    full += bool(whole) and whole[-1] == (COMPRESSED, 65535)
+print(full, count)
 EOF
 }
 

@@ -11,21 +11,9 @@ report of either gives the same results. Needs the `zstandard` package
 """
 import os, shutil, struct, sys
 import zstandard as zstd
+from perf_stream import COMPRESSED, records
 
-COMPRESSED = 81
 MAX_RECORD = 0xffff - 8 - 1
-
-def records(buf):
-    pos = 0
-    while pos + 8 <= len(buf):
-        rtype, misc, size = struct.unpack_from('<IHH', buf, pos)
-        if size < 8 or pos + size > len(buf):
-            break
-        yield rtype, misc, buf[pos:pos + size]
-        pos += size
-    if pos != len(buf):
-        print(f'  trailing {len(buf) - pos} bytes kept as is', file=sys.stderr)
-        yield None, None, buf[pos:]
 
 def recompress(src, dst, level):
     buf = open(src, 'rb').read()
@@ -34,6 +22,8 @@ def recompress(src, dst, level):
     out = bytearray()
     raw = 0
     for rtype, misc, rec in records(buf):
+        if rtype is None:
+            print(f'  trailing {len(rec)} bytes kept as is', file=sys.stderr)
         if rtype != COMPRESSED:
             out += rec
             continue

@@ -165,6 +165,32 @@ fn samples_read(data: &Path, flags: &[&str], code: i32, what: &str) -> (u64, Str
     (samples, run.stderr)
 }
 
+/// Copies the directory `data` to `cut` with its stream `stream` (whose
+/// bytes are `bytes`) cut at each of `ends` in turn, until `report` warns
+/// that perf did not finish writing it; returns the samples read and the
+/// warning then. Every cut must give fewer samples than the `whole`
+/// directory.
+fn first_unfinished_cut(
+    data: &Path,
+    cut: &Path,
+    stream: &str,
+    bytes: &[u8],
+    ends: impl IntoIterator<Item = usize>,
+    whole: u64,
+) -> Option<(u64, String)> {
+    for end in ends {
+        let _ = std::fs::remove_dir_all(cut);
+        copy_directory(data, cut);
+        std::fs::write(cut.join(stream), &bytes[..end]).unwrap();
+        let (samples, stderr) = samples_read(cut, &[], 0, "a stream cut after a record");
+        assert!(samples < whole, "a cut stream gives fewer samples");
+        if stderr.contains("did not finish writing") {
+            return Some((samples, stderr));
+        }
+    }
+    None
+}
+
 #[test]
 fn a_cut_or_damaged_stream_is_named_with_its_byte_and_a_cut_one_salvaged() {
     let _live = live_lock();
@@ -223,22 +249,17 @@ fn a_cut_or_damaged_stream_is_named_with_its_byte_and_a_cut_one_salvaged() {
     // so far end inside a sample (records span compressed records), the
     // stream is unfinished: every record before it is read, with a warning
     // and exit 0.
-    let unfinished = dir.join("unfinished.perf.data");
-    let mut warned = None;
-    for &(end, _) in boundaries.iter().skip(boundaries.len() / 2).take(40) {
-        let _ = std::fs::remove_dir_all(&unfinished);
-        copy_directory(&data, &unfinished);
-        let stream_path = unfinished.join(&stream);
-        let bytes = std::fs::read(&stream_path).unwrap();
-        std::fs::write(&stream_path, &bytes[..end]).unwrap();
-        let (samples, stderr) = samples_read(&unfinished, &[], 0, "a stream cut after a record");
-        assert!(samples < whole, "a cut stream gives fewer samples");
-        if stderr.contains("did not finish writing") {
-            warned = Some((samples, stderr));
-            break;
-        }
-    }
-    let (samples, stderr) = warned.expect("a cut after some compressed record ends in a sample");
+    let bytes = std::fs::read(data.join(&stream)).unwrap();
+    let ends = boundaries.iter().skip(boundaries.len() / 2).take(40);
+    let (samples, stderr) = first_unfinished_cut(
+        &data,
+        &dir.join("unfinished.perf.data"),
+        &stream,
+        &bytes,
+        ends.map(|&(end, _)| end),
+        whole,
+    )
+    .expect("a cut after some compressed record ends in a sample");
     assert!(
         stderr.contains(&stream) && samples > whole / 4,
         "the warning names the stream, and the samples before it were read ({samples} of \
@@ -283,20 +304,15 @@ fn a_stream_cut_after_a_full_compressed_record_is_perfs_lost_zstd_tail() {
         !full_ends.is_empty(),
         "{stream} has full compressed records"
     );
-    let cut = dir.join("tail.perf.data");
-    let mut warned = None;
-    for &end in full_ends.iter().skip(full_ends.len() / 2).take(20) {
-        let _ = std::fs::remove_dir_all(&cut);
-        copy_directory(&data, &cut);
-        std::fs::write(cut.join(&stream), &bytes[..end]).unwrap();
-        let (samples, stderr) = samples_read(&cut, &[], 0, "a stream cut after a full record");
-        assert!(samples < whole, "a cut stream gives fewer samples");
-        if stderr.contains("did not finish writing") {
-            warned = Some((samples, stderr));
-            break;
-        }
-    }
-    let (samples, stderr) = warned.expect("a cut after some full record ends in a sample");
+    let (samples, stderr) = first_unfinished_cut(
+        &data,
+        &dir.join("tail.perf.data"),
+        &stream,
+        &bytes,
+        full_ends.iter().skip(full_ends.len() / 2).take(20).copied(),
+        whole,
+    )
+    .expect("a cut after some full record ends in a sample");
     for part in [
         stream.as_str(),
         "perf did not finish writing its zstd data: the last compressed record is full",
