@@ -3,9 +3,11 @@
 //! records in perf's order like any other, keeps each piece until no
 //! pending record lies in it, and names where each record came from.
 
+use std::sync::mpsc::Sender;
+
 use super::chunks::ChunkAt;
 use super::inflate::{Inflated, Inflater, zstd_data};
-use super::pieces::Inflation;
+use super::pieces::{Inflation, Piece};
 use super::plausible::is_perf_type;
 use super::reading::{Core, Rounds, Stop, hold};
 use super::record_header::{HEADER_SIZE, Next, next_header};
@@ -37,6 +39,7 @@ impl Core<'_> {
             inflater: Inflater::streaming(order),
             arrived: Vec::new(),
         });
+        let home = inflation.home();
         match &mut inflation {
             Inflation::InStep { inflater, arrived } => {
                 let mut hand = |inflated| {
@@ -47,7 +50,7 @@ impl Core<'_> {
                     inflater.flush(&mut hand);
                 }
                 for inflated in arrived.drain(..) {
-                    self.take(inflated, offset)?;
+                    self.take(inflated, offset, &home)?;
                 }
             }
             Inflation::Ahead { pieces, .. } => {
@@ -57,7 +60,7 @@ impl Core<'_> {
                             "the decompression stopped before the compressed record {origin}"
                         ))
                     })?;
-                    self.take(inflated, offset)?;
+                    self.take(inflated, offset, &home)?;
                 }
             }
         }
@@ -76,12 +79,17 @@ impl Core<'_> {
     }
 
     /// Takes what the inflater handed on while the reader is at the
-    /// compressed record at `offset`.
-    fn take(&mut self, inflated: Inflated, offset: u64) -> Result<(), Stop> {
+    /// compressed record at `offset`; its pieces go back `home`.
+    fn take(
+        &mut self,
+        inflated: Inflated,
+        offset: u64,
+        home: &Option<Sender<Vec<u8>>>,
+    ) -> Result<(), Stop> {
         match inflated {
             Inflated::Piece { bytes, done } => {
                 if !bytes.is_empty() {
-                    self.decompressed.push(bytes);
+                    self.decompressed.push(Piece::new(bytes, home.clone()));
                 }
                 self.decompressed.done.extend(done);
                 Ok(())

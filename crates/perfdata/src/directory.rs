@@ -4,10 +4,9 @@
 //! kernel's order without FINISHED_ROUND records.
 //!
 //! Each stream is read on a thread of its own (with its own decompression
-//! thread, as a single file is), its records copied into batches (a
-//! sample's user stack copy only as far as the kernel filled it), and the
-//! batches merged here in time order: by time, then by stream number, each
-//! stream's records in its own order. So the records handed on, and every
+//! thread, as a single file is) into [batches](super::batch), and the
+//! batches are merged here in time order: by time, then by stream number,
+//! each stream's records in its own order. So the records handed on, and every
 //! output made from them, do not depend on which thread finishes first, nor
 //! on how many read at once.
 
@@ -20,8 +19,9 @@ use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
 
-use linux_perf_data::linux_perf_event_reader::{EventRecord, RawData, RawEventRecord, RecordType};
+use linux_perf_data::linux_perf_event_reader::RawEventRecord;
 
+use super::batch::{Batch, Held};
 use super::byte_order::ByteOrder;
 use super::events::Events;
 use super::mapped::MappedFile;
@@ -33,11 +33,6 @@ use super::validate::Salvage;
 
 /// The header file of the directory.
 pub(super) const HEADER_FILE: &str = "data";
-/// A stream's batch is handed to the merge once it holds this many bytes.
-const BATCH_BYTES: usize = 256 << 10;
-/// What a batch reserves: enough for its last record to go past
-/// `BATCH_BYTES` without growing it (a sample with a 64 KiB stack copy).
-const BATCH_CAPACITY: usize = BATCH_BYTES + (80 << 10);
 /// Read buffer of a stream that cannot be mapped.
 const READ_BUFFER: usize = 32 << 10;
 
@@ -205,34 +200,6 @@ impl Gate {
     }
 }
 
-/// Records of one stream, copied out of its file or its decompressed
-/// pieces, in the stream's order.
-struct Batch {
-    bytes: Vec<u8>,
-    records: Vec<Held>,
-}
-
-impl Batch {
-    fn new() -> Batch {
-        Batch {
-            bytes: Vec::with_capacity(BATCH_CAPACITY),
-            records: Vec::new(),
-        }
-    }
-}
-
-/// One record of a batch: its body is `bytes[start..end]`.
-struct Held {
-    start: usize,
-    end: usize,
-    record_type: u32,
-    misc: u16,
-    attr_index: usize,
-    /// Its time; a record without one takes the time of the record before
-    /// it in the stream, so that it keeps its place.
-    time: u64,
-}
-
 /// What a stream's thread hands to the merge.
 enum Message {
     Batch(Batch),
@@ -250,30 +217,20 @@ fn read_stream(
     let mut batch = Batch::new();
     let mut last_time = 0;
     gate.enter();
-    let end = reader.for_each(|attr_index, record| {
-        let body = record.data.as_slice();
-        let start = batch.bytes.len();
-        match unfilled_stack(&record, &body) {
-            Some(cut) => {
-                batch.bytes.extend_from_slice(&body[..cut.data_at]);
-                order.put_u64(&mut batch.bytes, start + cut.data_at - 8, cut.kept as u64);
-                batch
-                    .bytes
-                    .extend_from_slice(&body[cut.data_at..cut.data_at + cut.kept]);
-                batch.bytes.extend_from_slice(&body[cut.data_end..]);
-            }
-            None => batch.bytes.extend_from_slice(&body),
-        }
+    let end = reader.for_each(|attr_index, record, in_piece| {
+        let body = match in_piece {
+            Some((piece, at)) => batch.keep(piece, at, HEADER_SIZE + record.data.len()),
+            None => batch.copy(&record, &record.data.as_slice(), order),
+        };
         last_time = record.timestamp().unwrap_or(last_time);
         batch.records.push(Held {
-            start,
-            end: batch.bytes.len(),
+            body,
             record_type: record.record_type.0,
             misc: record.misc,
             attr_index,
             time: last_time,
         });
-        if batch.bytes.len() >= BATCH_BYTES {
+        if batch.is_full() {
             gate.leave();
             let sent = send.send(Message::Batch(std::mem::replace(&mut batch, Batch::new())));
             gate.enter();
@@ -286,44 +243,6 @@ fn read_stream(
         let _ = send.send(Message::Batch(batch));
     }
     let _ = send.send(Message::End(end));
-}
-
-/// Where a sample's user stack copy is in its record, and how much of it the
-/// kernel filled.
-struct StackCopy {
-    /// Where the copy's bytes start; its size (a u64) is just before.
-    data_at: usize,
-    /// Where they end; the dynamic size (a u64) follows.
-    data_end: usize,
-    /// The bytes to keep: the dynamic size, rounded up to 8 to keep the
-    /// record's alignment.
-    kept: usize,
-}
-
-/// The user stack copy of a sample whose kernel filled less of it than perf
-/// wrote (perf writes the whole requested size; what follows the dynamic
-/// size is whatever its ring buffer held there, which no reader may use).
-/// Copying only the filled part halves what a stream copies into its
-/// batches on iree-compile's recordings. `None` for any other record.
-fn unfilled_stack(record: &RawEventRecord<'_>, body: &[u8]) -> Option<StackCopy> {
-    if record.record_type != RecordType::SAMPLE || !matches!(record.data, RawData::Single(_)) {
-        return None;
-    }
-    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| record.parse()));
-    let Ok(Ok(EventRecord::Sample(sample))) = parsed else {
-        return None;
-    };
-    let (RawData::Single(stack), dynamic_size) = sample.user_stack? else {
-        return None;
-    };
-    let data_at = (stack.as_ptr() as usize).checked_sub(body.as_ptr() as usize)?;
-    let data_end = data_at.checked_add(stack.len())?;
-    let kept = usize::try_from(dynamic_size).ok()?.next_multiple_of(8);
-    (data_at >= 8 && data_end <= body.len() && kept < stack.len()).then_some(StackCopy {
-        data_at,
-        data_end,
-        kept,
-    })
 }
 
 /// The batch a stream's merge is in, and its next record.
@@ -373,7 +292,7 @@ fn merge(
             continue;
         };
         let held = &head.batch.records[head.next];
-        let body = &head.batch.bytes[held.start..held.end];
+        let body = head.batch.body(held);
         let header = Header {
             record_type: held.record_type,
             misc: held.misc,

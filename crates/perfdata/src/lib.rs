@@ -13,6 +13,7 @@
 //! turns them into the few plain [`Record`]s the pipeline needs. It knows
 //! nothing about processes, unwinding or symbols.
 
+mod batch;
 mod byte_order;
 mod chunks;
 mod convert;
@@ -100,7 +101,7 @@ impl Recording {
     /// in time order; `handle` refuses a record by saying why.
     fn for_each_event(
         &mut self,
-        handle: impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
+        mut handle: impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
     ) -> Result<InputEnd, Error> {
         let records = match &mut self.reader {
             Reader::Records(records) => records,
@@ -108,7 +109,7 @@ impl Recording {
                 return Ok(directory.for_each(handle, self.salvaged.as_ref()));
             }
         };
-        let end = records.for_each(handle);
+        let end = records.for_each(|attr_index, record, _| handle(attr_index, record));
         Ok(match (end, &self.salvaged) {
             (ReadEnd::Complete, None) => InputEnd::Complete,
             (ReadEnd::Complete, Some(salvage)) => InputEnd::Salvaged {

@@ -15,7 +15,7 @@ use memmap2::{Advice, Mmap, UncheckedAdvice};
 
 use super::inflate::inflate_ahead;
 use super::pieces::Inflation;
-use super::reading::{Bytes, Core, Rounds, Stop};
+use super::reading::{Bytes, Core, InPiece, Rounds, Stop};
 use super::record_header::{
     COMPRESSED, COMPRESSED2, FINISHED_ROUND, Next, auxtrace_payload_end, next_header,
 };
@@ -101,7 +101,7 @@ impl Core<'_> {
         data: Range<usize>,
         end_may_be_cut: bool,
         tell_pages: Sender<ReaderAt>,
-        handle: &mut impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
+        handle: &mut impl FnMut(usize, RawEventRecord<'_>, InPiece<'_>) -> Result<(), String>,
     ) -> Result<(), Stop> {
         std::thread::scope(|scope| {
             let read =
@@ -119,7 +119,7 @@ impl Core<'_> {
         end_may_be_cut: bool,
         tell_pages: Sender<ReaderAt>,
         scope: &'scope Scope<'scope, 'map>,
-        handle: &mut impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
+        handle: &mut impl FnMut(usize, RawEventRecord<'_>, InPiece<'_>) -> Result<(), String>,
     ) -> Result<(), Stop> {
         let bytes = Bytes {
             map: Some(map),

@@ -1,8 +1,10 @@
 //! The pieces of decompressed records of a `-z` recording, as the reader
-//! holds them: where the decompression runs, and which pieces may still hold
-//! records not yet handed on.
+//! holds them: where the decompression runs, which pieces may still hold
+//! records not yet handed on, and the pieces shared with whoever keeps
+//! records handed on from them.
 
 use std::collections::VecDeque;
+use std::ops::Deref;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
@@ -26,12 +28,47 @@ pub(super) enum Inflation {
     },
 }
 
+/// A decompressed piece, shared by the reader and by whoever keeps records
+/// handed on from it (a directory's batches): it goes back to the thread
+/// that decompresses ahead when the last holder lets go, so that it is
+/// reused and never freed while that thread may still read it as zstd's
+/// history. Pieces decompressed in step (`home` is `None`) are freed by
+/// their last holder, or recycled by the reader when it is the last.
+pub(super) struct Piece {
+    bytes: Vec<u8>,
+    home: Option<Sender<Vec<u8>>>,
+}
+
+impl Piece {
+    pub(super) fn new(bytes: Vec<u8>, home: Option<Sender<Vec<u8>>>) -> Piece {
+        Piece { bytes, home }
+    }
+}
+
+impl Deref for Piece {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl Drop for Piece {
+    fn drop(&mut self) {
+        if let Some(home) = &self.home {
+            // Once that thread has hung up, nothing reads the piece: it is
+            // then freed here.
+            let _ = home.send(std::mem::take(&mut self.bytes));
+        }
+    }
+}
+
 /// The decompressed pieces whose records may still be pending, numbered
 /// from 0 in stream order, and how far their records are held.
 #[derive(Default)]
 pub(super) struct Decompressed {
     /// Each live piece, and the position of its first byte in the stream.
-    pub(super) live: VecDeque<(Vec<u8>, u64)>,
+    pub(super) live: VecDeque<(Arc<Piece>, u64)>,
     /// The number of `live[0]`.
     pub(super) first: u64,
     /// The first record not yet held.
@@ -46,24 +83,23 @@ pub(super) struct Decompressed {
 }
 
 impl Decompressed {
-    /// The `len` bytes at `at`, which must still be live.
-    pub(super) fn get(&self, at: ChunkAt, len: usize) -> &[u8] {
-        let (piece, _) = &self.live[(at.chunk - self.first) as usize];
-        &piece[at.at..at.at + len]
+    /// The piece holding the record at `at`, which must still be live.
+    pub(super) fn piece(&self, at: ChunkAt) -> &Arc<Piece> {
+        &self.live[(at.chunk - self.first) as usize].0
     }
 
     /// Removes the pieces before piece number `keep`, and before the first
     /// record not yet held.
-    pub(super) fn release_before(&mut self, keep: u64) -> impl Iterator<Item = Vec<u8>> + '_ {
+    pub(super) fn release_before(&mut self, keep: u64) -> impl Iterator<Item = Arc<Piece>> + '_ {
         let keep = keep.min(self.cursor.chunk);
         let count = keep.saturating_sub(self.first).min(self.live.len() as u64);
         self.first += count;
         self.live.drain(..count as usize).map(|(piece, _)| piece)
     }
 
-    pub(super) fn push(&mut self, piece: Vec<u8>) {
+    pub(super) fn push(&mut self, piece: Piece) {
         let len = piece.len() as u64;
-        self.live.push_back((piece, self.end));
+        self.live.push_back((Arc::new(piece), self.end));
         self.end += len;
     }
 
@@ -75,12 +111,23 @@ impl Decompressed {
 }
 
 impl Inflation {
-    /// Gives a piece back to the inflater, for reuse.
-    pub(super) fn recycle(&mut self, piece: Vec<u8>) {
+    /// Where pieces made here go back to when their last holder lets go:
+    /// the thread decompressing ahead. In step, the reader recycles them.
+    pub(super) fn home(&self) -> Option<Sender<Vec<u8>>> {
         match self {
-            Inflation::InStep { inflater, .. } => inflater.recycle(piece),
-            // The inflater may have stopped; the piece is then dropped.
-            Inflation::Ahead { released, .. } => drop(released.send(piece)),
+            Inflation::InStep { .. } => None,
+            Inflation::Ahead { released, .. } => Some(released.clone()),
+        }
+    }
+
+    /// Lets go of a piece the reader no longer needs: one decompressed in
+    /// step goes back to the inflater unless records handed on from it
+    /// are still kept; one decompressed ahead goes home with its last holder.
+    pub(super) fn recycle(&mut self, piece: Arc<Piece>) {
+        if let Inflation::InStep { inflater, .. } = self {
+            if let Some(mut piece) = Arc::into_inner(piece) {
+                inflater.recycle(std::mem::take(&mut piece.bytes));
+            }
         }
     }
 }

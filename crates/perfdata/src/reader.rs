@@ -27,7 +27,7 @@ use super::chunks::Chunks;
 use super::events::Events;
 use super::mapped::MappedFile;
 use super::pieces::Decompressed;
-use super::reading::{Bytes, Core, Lookahead, Rounds, Stop, StreamKind};
+use super::reading::{Bytes, Core, InPiece, Lookahead, Rounds, Stop, StreamKind};
 use super::round_order::RoundOrder;
 
 /// How a reading ended.
@@ -104,7 +104,7 @@ impl RecordReader {
     /// record by returning why; that ends the reading as corrupt.
     pub(super) fn for_each(
         &mut self,
-        mut handle: impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
+        mut handle: impl FnMut(usize, RawEventRecord<'_>, InPiece<'_>) -> Result<(), String>,
     ) -> ReadEnd {
         let Some(source) = self.source.take() else {
             return ReadEnd::Complete;

@@ -6,6 +6,7 @@
 
 use std::collections::VecDeque;
 use std::io::Read;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use linux_perf_data::linux_perf_event_reader::{RawEventRecord, RecordType};
@@ -13,7 +14,7 @@ use linux_perf_data::linux_perf_event_reader::{RawEventRecord, RecordType};
 use super::chunks::Chunks;
 use super::events::Events;
 use super::inflate::PIECES_AHEAD;
-use super::pieces::{Decompressed, Inflation};
+use super::pieces::{Decompressed, Inflation, Piece};
 use super::plausible::is_perf_type;
 use super::record_header::{
     AUXTRACE, COMPRESSED, COMPRESSED2, FINISHED_ROUND, HEADER_SIZE, Header, Next, next_header,
@@ -83,6 +84,11 @@ pub(super) enum Rounds {
     EachRecord,
 }
 
+/// Where a record handed on lies, when it lies in a decompressed piece: the
+/// piece, shared, and the record's first byte in it. A reader that keeps
+/// the record past the call can keep the piece instead of a copy.
+pub(super) type InPiece<'a> = Option<(&'a Arc<Piece>, usize)>;
+
 /// The byte stores records are handed on from, besides the decompressed pieces.
 pub(super) struct Bytes<'a> {
     pub(super) map: Option<&'a [u8]>,
@@ -122,7 +128,7 @@ impl Core<'_> {
         kind: StreamKind,
         end_may_be_cut: bool,
         chunks: &mut Chunks,
-        handle: &mut impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
+        handle: &mut impl FnMut(usize, RawEventRecord<'_>, InPiece<'_>) -> Result<(), String>,
     ) -> Result<(), Stop> {
         let order = self.events.rules.order;
         let mut skip: u64 = 0;
@@ -231,7 +237,7 @@ impl Core<'_> {
         place: Place,
         offset: u64,
         bytes: &Bytes<'_>,
-        handle: &mut impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
+        handle: &mut impl FnMut(usize, RawEventRecord<'_>, InPiece<'_>) -> Result<(), String>,
     ) -> Result<u64, Stop> {
         let body = &record[HEADER_SIZE..];
         let origin = Origin::Top {
@@ -267,7 +273,7 @@ impl Core<'_> {
     fn end_unmarked_round(
         &mut self,
         bytes: &Bytes<'_>,
-        handle: &mut impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
+        handle: &mut impl FnMut(usize, RawEventRecord<'_>, InPiece<'_>) -> Result<(), String>,
     ) -> Result<(), Stop> {
         match self.rounds {
             Rounds::Marked => Ok(()),
@@ -278,7 +284,7 @@ impl Core<'_> {
     pub(super) fn hand_on_round(
         &mut self,
         bytes: &Bytes<'_>,
-        handle: &mut impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
+        handle: &mut impl FnMut(usize, RawEventRecord<'_>, InPiece<'_>) -> Result<(), String>,
     ) -> Result<(), Stop> {
         let Core {
             events,
@@ -305,7 +311,7 @@ impl Core<'_> {
     pub(super) fn hand_on_all(
         &mut self,
         bytes: &Bytes<'_>,
-        handle: &mut impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
+        handle: &mut impl FnMut(usize, RawEventRecord<'_>, InPiece<'_>) -> Result<(), String>,
     ) -> Result<(), Stop> {
         let Core {
             events,
@@ -348,22 +354,29 @@ pub(super) fn hand_on(
     events: &Events,
     bytes: &Bytes<'_>,
     decompressed: &Decompressed,
-    handle: &mut impl FnMut(usize, RawEventRecord<'_>) -> Result<(), String>,
+    handle: &mut impl FnMut(usize, RawEventRecord<'_>, InPiece<'_>) -> Result<(), String>,
 ) -> Result<(), Stop> {
     for pending in ready {
         let size = pending.header.size;
-        let record = match pending.key.1 {
-            Place::File(offset) => {
-                &bytes.map.expect("file records come from the map")[offset..offset + size]
+        let (record, in_piece) = match pending.key.1 {
+            Place::File(offset) => (
+                &bytes.map.expect("file records come from the map")[offset..offset + size],
+                None,
+            ),
+            Place::Stream(at) => (
+                bytes
+                    .stream
+                    .expect("stream records come from the stream")
+                    .get(at, size),
+                None,
+            ),
+            Place::Decompressed(at) => {
+                let piece = decompressed.piece(at);
+                (&piece[at.at..at.at + size], Some((piece, at.at)))
             }
-            Place::Stream(at) => bytes
-                .stream
-                .expect("stream records come from the stream")
-                .get(at, size),
-            Place::Decompressed(at) => decompressed.get(at, size),
         };
         let parsed = events.record(pending.header, &record[HEADER_SIZE..], pending.attr_index);
-        handle(pending.attr_index, parsed)
+        handle(pending.attr_index, parsed, in_piece)
             .map_err(|reason| Stop::HandOn(format!("{reason} ({})", pending.origin)))?;
     }
     Ok(())
