@@ -230,7 +230,9 @@ impl RuleTable {
     /// stays in its CPU's cache over the names; the threads work on
     /// neighbouring rules, so few names are tried against a rule after an
     /// earlier one matched them. Each name ends with its earliest matching
-    /// rule, whichever thread found it and when.
+    /// rule, whichever thread found it and when. A rule that no name still
+    /// needs is skipped before its automaton is built: with no names (every
+    /// one's category cached) none is built.
     pub fn classify_all(&self, functions: &[FunctionRef<'_>]) -> Vec<CategoryId> {
         let earliest: Vec<AtomicUsize> = (functions.iter())
             .map(|_| AtomicUsize::new(usize::MAX))
@@ -242,6 +244,11 @@ impl RuleTable {
                 let Some(rule) = self.rules.get(index) else {
                     break;
                 };
+                // A name's earliest rule only moves earlier, so one matched
+                // before this rule needs no more of them.
+                if !(earliest.iter()).any(|earliest| earliest.load(Ordering::Relaxed) > index) {
+                    continue;
+                }
                 let mut caches = rule.caches();
                 for (function, earliest) in functions.iter().zip(&earliest) {
                     if earliest.load(Ordering::Relaxed) > index
@@ -374,6 +381,25 @@ mod tests {
         assert_eq!(table.classify_all(&functions), one_by_one);
         assert!(one_by_one.contains(&table.other()));
         assert!(table.classify_all(&[]).is_empty());
+    }
+
+    /// A report whose names' categories are all cached classifies none, and
+    /// builds no automaton for them.
+    #[test]
+    fn no_names_build_no_automaton() {
+        let table = file::parse_table(BUILTIN_RULES, "built-in rules.toml", None, |pattern| {
+            Ok(NamePattern::known_good(pattern))
+        })
+        .expect("the built-in table parses");
+        assert!(table.classify_all(&[]).is_empty());
+        let patterns = || (table.rules.iter()).flat_map(|rule| rule.symbol.iter().chain(&rule.dso));
+        assert!(patterns().count() > 10);
+        assert!(patterns().all(|pattern| !pattern.is_compiled()));
+        table.classify_all(&[example_function("libfoo.so no_rule_matches_this")]);
+        assert!(
+            patterns().all(NamePattern::is_compiled),
+            "a name no rule matches tries them all"
+        );
     }
 
     /// Every built-in rule fires on the real function names written beside it,

@@ -103,6 +103,12 @@ impl NamePattern {
         self.compiled();
     }
 
+    /// Whether the pattern has been compiled.
+    #[cfg(test)]
+    pub(crate) fn is_compiled(&self) -> bool {
+        self.compiled.get().is_some()
+    }
+
     /// The pattern as written.
     pub fn as_str(&self) -> &str {
         &self.source
