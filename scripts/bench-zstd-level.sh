@@ -34,17 +34,8 @@ while (($#)); do
   shift
 done
 ((${#levels[@]})) || levels=(1 3)
-cp_bin=${COMPILE_PERF:-$PWD/target/release/compile-perf}
-iree=${IREE_COMPILE:-.venv/bin/iree-compile}
-[[ -x $cp_bin ]] || die "$cp_bin missing: run scripts/setup.sh"
-[[ -x $iree ]] || die "$iree missing: run scripts/setup.sh"
-command -v perf >/dev/null || die "perf missing: run scripts/setup.sh"
-tmp=$(mktemp -d /tmp/bench-zstd-level.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-compile=("$iree" --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu
-  --iree-llvmcpu-target-cpu=generic "$input" -o "$tmp/model.vmfb")
 # shellcheck source=scripts/perf-attach.sh
-source scripts/perf-attach.sh
+source scripts/perf-attach.sh bench-zstd-level
 
 log "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((i = 1; i <= runs; i++)); do

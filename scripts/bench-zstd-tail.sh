@@ -47,17 +47,8 @@ IFS=, read -ra modes <<< "$modes"
 for mode in "${modes[@]}"; do
   case $mode in buffered | no-buffering | no-buffering-flush) ;; *) die "unknown mode $mode" ;; esac
 done
-cp_bin=${COMPILE_PERF:-$PWD/target/release/compile-perf}
-iree=${IREE_COMPILE:-.venv/bin/iree-compile}
-[[ -x $cp_bin ]] || die "$cp_bin missing: run scripts/setup.sh"
-[[ -x $iree ]] || die "$iree missing: run scripts/setup.sh"
-command -v perf >/dev/null || die "perf missing: run scripts/setup.sh"
-tmp=$(mktemp -d /tmp/bench-zstd-tail.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-compile=("$iree" --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu
-  --iree-llvmcpu-target-cpu=generic "$input" -o "$tmp/model.vmfb")
 # shellcheck source=scripts/perf-attach.sh
-source scripts/perf-attach.sh
+source scripts/perf-attach.sh bench-zstd-tail
 
 # How many streams of the directory $1 end in a COMPRESSED record (type 81)
 # of 65,535 bytes, perf 6.1's largest (zstd filled it), and how many

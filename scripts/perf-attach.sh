@@ -1,6 +1,12 @@
 # perf-attach.sh: sourced by bench-zstd-level.sh and bench-zstd-tail.sh, which
 # measure perf attached to a compile as `record` attaches it.
 #
+# `source scripts/perf-attach.sh NAME`, once the caller has set `input` (the
+# .mlir to compile) and defined `die`: checks for compile-perf (`cp_bin`,
+# $COMPILE_PERF), iree-compile ($IREE_COMPILE) and perf, makes the temp dir
+# `tmp` (/tmp/NAME.XXXXXX, removed on exit) and the array `compile`, the
+# compile of $input into $tmp/model.vmfb.
+#
 # perf_on_compile TIME OUT ERR PERF_ARG...: starts "${compile[@]}" (the
 # caller's array) stopped, attaches `perf record -q PERF_ARG... -o OUT -p PID`
 # under /usr/bin/time (perf's own user and system seconds into TIME, its
@@ -9,6 +15,16 @@
 # perf is attached. Calls the caller's `die` if either fails.
 # perf_samples OUT: the samples perf counts in the recording OUT.
 # median: the median of the numbers on stdin, one per line.
+
+cp_bin=${COMPILE_PERF:-$PWD/target/release/compile-perf}
+iree=${IREE_COMPILE:-.venv/bin/iree-compile}
+[[ -x $cp_bin ]] || die "$cp_bin missing: run scripts/setup.sh"
+[[ -x $iree ]] || die "$iree missing: run scripts/setup.sh"
+command -v perf >/dev/null || die "perf missing: run scripts/setup.sh"
+tmp=$(mktemp -d "/tmp/${1:?NAME missing}.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+compile=("$iree" --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu
+  --iree-llvmcpu-target-cpu=generic "$input" -o "$tmp/model.vmfb")
 
 perf_on_compile() {
   local time=$1 out=$2 err=$3 pid perf_pid
