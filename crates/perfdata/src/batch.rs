@@ -45,19 +45,15 @@ impl Batch {
         self.bytes.len() >= BATCH_BYTES || self.kept_bytes >= BATCH_KEPT_BYTES
     }
 
-    /// Copies a record's `body` in (a sample's user stack copy only as far
-    /// as the kernel filled it); returns where it is.
-    pub(super) fn copy(
-        &mut self,
-        record: &RawEventRecord<'_>,
-        body: &[u8],
-        order: ByteOrder,
-    ) -> Body {
+    /// Copies a record's body in (a sample's user stack copy only as far as
+    /// the kernel filled it); returns where it is.
+    pub(super) fn copy(&mut self, record: &RawEventRecord<'_>, order: ByteOrder) -> Body {
         if self.bytes.capacity() == 0 {
             self.bytes.reserve_exact(BATCH_CAPACITY);
         }
+        let body = record.data.as_slice();
         let start = self.bytes.len();
-        match unfilled_stack(record, body) {
+        match unfilled_stack(record, &body) {
             Some(cut) => {
                 self.bytes.extend_from_slice(&body[..cut.data_at]);
                 order.put_u64(&mut self.bytes, start + cut.data_at - 8, cut.kept as u64);
@@ -65,7 +61,7 @@ impl Batch {
                     .extend_from_slice(&body[cut.data_at..cut.data_at + cut.kept]);
                 self.bytes.extend_from_slice(&body[cut.data_end..]);
             }
-            None => self.bytes.extend_from_slice(body),
+            None => self.bytes.extend_from_slice(&body),
         }
         Body::Copied {
             start,

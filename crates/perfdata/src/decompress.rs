@@ -50,7 +50,7 @@ impl Core<'_> {
                     inflater.flush(&mut hand);
                 }
                 for inflated in arrived.drain(..) {
-                    self.take(inflated, offset, &home)?;
+                    self.take(inflated, offset, home.as_ref())?;
                 }
             }
             Inflation::Ahead { pieces, .. } => {
@@ -60,7 +60,7 @@ impl Core<'_> {
                             "the decompression stopped before the compressed record {origin}"
                         ))
                     })?;
-                    self.take(inflated, offset, &home)?;
+                    self.take(inflated, offset, home.as_ref())?;
                 }
             }
         }
@@ -84,12 +84,12 @@ impl Core<'_> {
         &mut self,
         inflated: Inflated,
         offset: u64,
-        home: &Option<Sender<Vec<u8>>>,
+        home: Option<&Sender<Vec<u8>>>,
     ) -> Result<(), Stop> {
         match inflated {
             Inflated::Piece { bytes, done } => {
                 if !bytes.is_empty() {
-                    self.decompressed.push(Piece::new(bytes, home.clone()));
+                    self.decompressed.push(Piece::new(bytes, home.cloned()));
                 }
                 self.decompressed.done.extend(done);
                 Ok(())

@@ -220,7 +220,7 @@ fn read_stream(
     let end = reader.for_each(|attr_index, record, in_piece| {
         let body = match in_piece {
             Some((piece, at)) => batch.keep(piece, at, HEADER_SIZE + record.data.len()),
-            None => batch.copy(&record, &record.data.as_slice(), order),
+            None => batch.copy(&record, order),
         };
         last_time = record.timestamp().unwrap_or(last_time);
         batch.records.push(Held {
