@@ -25,6 +25,7 @@ mod binary;
 mod cache;
 mod cli;
 mod commands;
+mod consteval;
 mod defaults;
 pub mod error;
 mod executable_sources;

@@ -16,6 +16,12 @@
 //! pass whose output it verifies, by the actions' intervals
 //! ([`ActionJoin::verification_at`]). Samples before the main thread's first pass, or while it is
 //! outside the pass manager, stay where their stacks put them.
+//!
+//! A pass that compiles a module of its own (const-eval's JIT) runs its
+//! pipeline's passes on the thread pool too, where the stacks show those
+//! passes but not the pass they run for: while the main thread is in such
+//! a nested compiler, a worker's passes are credited to it, as its own
+//! (`JitGlobalsPass > ApplyPatternsPass`).
 
 use std::hash::Hash;
 
@@ -82,6 +88,9 @@ enum KeyRole {
         in_task: bool,
         verifying: bool,
     },
+    /// A sample of another compiler thread running these passes (outermost
+    /// first) in a task: the main thread's, if it is in a nested compiler.
+    WorkerPasses(Vec<PassId>),
     /// A sample of another compiler thread with no pass on its stack;
     /// `verifying` when its task verifies IR, `own_pipeline` when that is
     /// the verification of a pipeline the thread runs itself (the pass
@@ -116,6 +125,7 @@ pub(crate) fn credit_workers(
             .any(|&symbol| Some(classes.category_of(symbol)) == verifier);
         if !main_thread {
             return match task_has_pass {
+                true if cut.is_some() => KeyRole::WorkerPasses(on_stack.clone()),
                 true => KeyRole::Kept,
                 false => KeyRole::Worker {
                     verifying,
@@ -164,8 +174,20 @@ pub(crate) fn credit_workers(
             actions.filter(|join| profile.processes.image(process).pid == join.actions.main_tid)?;
         join.verification_at(thread, time_ns)
     };
+    // A worker's passes under the nested compiler the main thread is in.
+    let nest = |doing: &[PassId], own: &[PassId]| {
+        let owner_at = passes.nested_compiler(doing)?;
+        let owner = doing[owner_at];
+        (passes.nested_compiler(own).is_none()
+            && own.iter().all(|&pass| passes.parent(pass).is_none()))
+        .then(|| {
+            let mut nested = doing[..=owner_at].to_vec();
+            nested.extend(own.iter().map(|&pass| passes.under(Some(owner), pass)));
+            nested
+        })
+    };
     Credits {
-        by_key: walk(in_time_order, verified),
+        by_key: walk(in_time_order, verified, nest),
     }
 }
 
@@ -184,10 +206,13 @@ struct Sample<'a, P, K> {
 /// thread is doing is what its latest sample says. Verification by the
 /// pass manager goes to the passes `verified(process, thread, time)` names,
 /// when it names them: the verification of the pass that has just run on
-/// that thread (`None`: as the process's main thread says).
+/// that thread (`None`: as the process's main thread says). A worker's own
+/// passes go where `nest(main thread's passes, worker's passes)` puts
+/// them, when it puts them anywhere.
 fn walk<'a, P: Copy + Eq + Hash, K: Copy + Eq + Hash>(
     in_time_order: impl Iterator<Item = Sample<'a, P, K>>,
     verified: impl Fn(P, Option<i32>, u64) -> Option<Vec<PassId>>,
+    nest: impl Fn(&[PassId], &[PassId]) -> Option<Vec<PassId>>,
 ) -> HashMap<K, Vec<(CreditedTo, u64)>> {
     let mut main_doing: HashMap<P, Option<CreditedTo>> = HashMap::new();
     let mut credits: HashMap<K, HashMap<CreditedTo, u64>> = HashMap::new();
@@ -217,6 +242,13 @@ fn walk<'a, P: Copy + Eq + Hash, K: Copy + Eq + Hash>(
                     (Some(_), true) => (Some(CreditedTo::PassManager), true, own),
                     (doing, _) => (doing, false, None),
                 }
+            }
+            KeyRole::WorkerPasses(own) => {
+                let nested = match main_doing.get(&sample.process) {
+                    Some(Some(CreditedTo::Passes(doing))) => nest(doing, own),
+                    _ => None,
+                };
+                (nested.map(CreditedTo::Passes), false, None)
             }
             KeyRole::Kept => (None, false, None),
         };
@@ -306,7 +338,7 @@ mod tests {
             sample(1, 'w', &worker, true),       // nothing
         ];
         // Without actions, no pass is known to have just run.
-        let credits = walk(samples.into_iter(), |_, _, _| None);
+        let credits = walk(samples.into_iter(), |_, _, _| None, |_, _| None);
         // Most samples first, then in the order of what they are credited to.
         assert_eq!(
             credits[&'w'],
@@ -316,6 +348,46 @@ mod tests {
         assert_eq!(credits[&'t'], [(passes(&[0]).unwrap(), 1)]);
         for uncredited in ['x', 'k', 'm', 'p'] {
             assert!(!credits.contains_key(&uncredited), "{uncredited}");
+        }
+    }
+
+    #[test]
+    fn a_worker_s_passes_go_to_the_nested_compiler_the_main_thread_is_in() {
+        let (jit, jit_apply) = (PassId::new(1), PassId::new(9));
+        let main_in_jit = KeyRole::Main {
+            doing: passes(&[0, 1]),
+            in_task: false,
+            verifying: false,
+        };
+        let main_elsewhere = KeyRole::Main {
+            doing: passes(&[2]),
+            in_task: false,
+            verifying: false,
+        };
+        let worker = KeyRole::WorkerPasses(vec![PassId::new(3)]);
+        let samples = [
+            sample(1, 'a', &worker, true),      // before any main sample: its own
+            sample(1, 'm', &main_in_jit, true), // main in the JIT
+            sample(1, 'b', &worker, true),      // the JIT's
+            sample(2, 'c', &worker, true),      // another process: its own
+            sample(1, 'n', &main_elsewhere, true), // main left the JIT
+            sample(1, 'd', &worker, true),      // its own
+        ];
+        let credits = walk(
+            samples.into_iter(),
+            |_, _, _| None,
+            |doing, own| {
+                let at = doing.iter().position(|&pass| pass == jit)?;
+                assert_eq!(own, [PassId::new(3)]);
+                Some([&doing[..=at], &[jit_apply]].concat())
+            },
+        );
+        assert_eq!(
+            credits[&'b'],
+            [(CreditedTo::Passes(vec![PassId::new(0), jit, jit_apply]), 1)]
+        );
+        for own in ['a', 'c', 'd', 'm', 'n'] {
+            assert!(!credits.contains_key(&own), "{own}");
         }
     }
 
@@ -362,11 +434,15 @@ mod tests {
             ), // its own pass 6
         ];
         let (verification_of_5, verification_of_6) = (PassId::new(7), PassId::new(8));
-        let credits = walk(samples.into_iter(), |_, thread, time| match thread {
-            None => (time < 50).then(|| vec![verification_of_5]),
-            Some(9) => Some(vec![verification_of_6]),
-            Some(_) => None,
-        });
+        let credits = walk(
+            samples.into_iter(),
+            |_, thread, time| match thread {
+                None => (time < 50).then(|| vec![verification_of_5]),
+                Some(9) => Some(vec![verification_of_6]),
+                Some(_) => None,
+            },
+            |_, _| None,
+        );
         assert_eq!(
             credits[&'f'],
             [(CreditedTo::Passes(vec![verification_of_6]), 1)]

@@ -25,6 +25,9 @@ use hashbrown::HashMap;
 use crate::profile::Profile;
 use crate::symbolize::SymbolId;
 use category_rules::{CategoryId, RuleTable};
+use names::{init_class, pass_class, phase_of};
+
+mod names;
 
 /// The methods that run a pass: `runOnOperation()`, and IREE's pipeline
 /// adaptor's synchronous and asynchronous variants, which its
@@ -53,6 +56,15 @@ const INIT_SUFFIX: &str = " (initialize)";
 const VERIFY_SUFFIX: &str = " (verify)";
 /// The frame from which LLVM's thread pool runs a queued task.
 const TASK_RUNNER: &str = "llvm::StdThreadPool::processTasks(";
+/// Passes that compile a module of their own inside the compile: IREE's
+/// const-eval JIT, which runs a whole compile pipeline (on the main
+/// thread and the thread pool) for the globals it evaluates. The passes
+/// under one are its own, named `JitGlobalsPass > ApplyPatternsPass`,
+/// apart from the compile's own runs of the same passes, which MLIR's
+/// timers time without them.
+const NESTED_COMPILERS: [&str; 1] = ["JitGlobalsPass"];
+/// Between a nested compiler's name and the name of a pass it runs.
+const NESTED_SEPARATOR: &str = " > ";
 
 crate::index::index_type! {
     /// Index of a pass name.
@@ -147,6 +159,13 @@ pub(crate) struct Passes {
     /// The verification row of each pass that runs (`None` for a pass's
     /// initialization and for the verification rows themselves).
     verifications: Vec<Option<PassId>>,
+    /// The nested compiler each pass runs under, for the passes of a
+    /// nested compiler ([`NESTED_COMPILERS`]): `Owner > Pass`.
+    parents: Vec<Option<PassId>>,
+    /// `(owner, pass)` → the pass as the owner's.
+    nested: HashMap<(PassId, PassId), PassId>,
+    /// The nested compilers that run.
+    compilers: Vec<PassId>,
 }
 
 impl Passes {
@@ -197,12 +216,72 @@ impl Passes {
             verifications[at] = Some(PassId::new(names.len() - 1));
         }
         verifications.resize(names.len(), None);
-        Passes {
+        let mut passes = Passes {
             roles,
             names,
             phases,
             verifications,
+            parents: Vec::new(),
+            nested: HashMap::new(),
+            compilers: Vec::new(),
+        };
+        passes.add_nested(&runs);
+        passes
+    }
+
+    /// The rows of the passes a nested compiler that runs may run: each
+    /// pass and pass initialization, as its.
+    fn add_nested(&mut self, runs: &[bool]) {
+        let known = self.names.len();
+        self.parents = vec![None; known];
+        self.compilers = (0..runs.len())
+            .filter(|&at| runs[at] && NESTED_COMPILERS.contains(&self.names[at].as_str()))
+            .map(PassId::new)
+            .collect();
+        for owner in self.compilers.clone() {
+            for at in (0..known).filter(|&at| at != owner.index()) {
+                let pass = PassId::new(at);
+                if self.is_verification(pass) {
+                    continue;
+                }
+                let name = format!(
+                    "{}{NESTED_SEPARATOR}{}",
+                    self.names[owner.index()],
+                    self.names[at]
+                );
+                self.names.push(name);
+                self.phases.push(self.phases[owner.index()]);
+                self.verifications.push(None);
+                self.parents.push(Some(owner));
+                self.nested
+                    .insert((owner, pass), PassId::new(self.names.len() - 1));
+            }
         }
+    }
+
+    /// `pass` as it runs under the nested compiler `owner`, if any.
+    pub(crate) fn under(&self, owner: Option<PassId>, pass: PassId) -> PassId {
+        owner
+            .and_then(|owner| self.nested.get(&(owner, pass)).copied())
+            .unwrap_or(pass)
+    }
+
+    /// The nested compiler among `passes` (outermost first): the passes
+    /// after it are its own.
+    pub(crate) fn nested_compiler(&self, passes: &[PassId]) -> Option<usize> {
+        passes
+            .iter()
+            .position(|&pass| self.is_nested_compiler(pass))
+    }
+
+    /// Whether `pass` compiles a module of its own ([`NESTED_COMPILERS`]).
+    pub(crate) fn is_nested_compiler(&self, pass: PassId) -> bool {
+        self.compilers.contains(&pass)
+    }
+
+    /// The nested compiler a pass runs under, for a pass of one.
+    pub(crate) fn parent(&self, pass: PassId) -> Option<PassId> {
+        self.parents.get(pass.index()).copied().flatten()
     }
 
     /// The row of the pass manager's verification of `pass`'s output.
@@ -227,6 +306,7 @@ impl Passes {
         self.names.push(name);
         self.phases.push(phase_of(pass));
         self.verifications.push(None);
+        self.parents.push(None);
         PassId::new(self.names.len() - 1)
     }
 
@@ -276,13 +356,22 @@ impl Passes {
     pub(crate) fn on_stack(&self, leaf_first: &[SymbolId], into: &mut Vec<PassId>) {
         into.clear();
         let (mut managed, mut initializing) = (false, false);
+        // The nested compiler the frames so far run under.
+        let mut owner = None;
         for symbol in leaf_first.iter().rev() {
             match self.roles[symbol.index()] {
                 Role::Adaptor => managed = true,
                 Role::Initializer => (managed, initializing) = (true, true),
-                Role::Pass(id) if managed && !into.contains(&id) => into.push(id),
+                Role::Pass(id) if managed => {
+                    let id = self.under(owner, id);
+                    if !into.contains(&id) {
+                        into.push(id);
+                    }
+                    owner = owner.or(self.is_nested_compiler(id).then_some(id));
+                }
                 Role::PassInit(id) if initializing => {
                     initializing = false;
+                    let id = self.under(owner, id);
                     if !into.contains(&id) {
                         into.push(id);
                     }
@@ -301,6 +390,7 @@ impl Passes {
         into.clear();
         let (mut managed, mut initializing) = (false, false);
         let mut since_pass = false;
+        let mut owner = None;
         for symbol in leaf_first.iter().rev() {
             match self.roles[symbol.index()] {
                 Role::Adaptor => {
@@ -311,13 +401,17 @@ impl Passes {
                     (managed, initializing) = (true, true);
                     since_pass = true;
                 }
-                Role::Pass(id) if managed && (since_pass || into.last() != Some(&id)) => {
+                Role::Pass(id)
+                    if managed && (since_pass || into.last() != Some(&self.under(owner, id))) =>
+                {
+                    let id = self.under(owner, id);
                     into.push(id);
                     since_pass = false;
+                    owner = owner.or(self.is_nested_compiler(id).then_some(id));
                 }
                 Role::PassInit(id) if initializing => {
                     initializing = false;
-                    into.push(id);
+                    into.push(self.under(owner, id));
                     since_pass = false;
                 }
                 _ => {}
@@ -396,73 +490,6 @@ pub(super) fn outside_pass(
         OutsidePass::PoolTasks
     } else {
         OutsidePass::Other
-    }
-}
-
-/// The pass class of a `…::Class::runOnOperation()` frame, without
-/// namespaces or template arguments; `None` for other frames.
-fn pass_class(function: &str) -> Option<&str> {
-    let qualified = RUN_METHODS
-        .iter()
-        .find_map(|method| function.strip_suffix(method))?;
-    class_of(qualified)
-}
-
-/// The class of a `…::Class::initialize(mlir::MLIRContext*)` frame, as
-/// [`pass_class`]; `None` for other frames.
-fn init_class(function: &str) -> Option<&str> {
-    class_of(function.strip_suffix(INIT_METHOD)?)
-}
-
-/// The last name of `qualified` (`ns::Class<…>`), without template
-/// arguments; `None` for the pass manager's own adaptor, an empty name or
-/// one that is not an identifier.
-fn class_of(qualified: &str) -> Option<&str> {
-    let mut depth = 0i32;
-    let mut start = 0;
-    let bytes = qualified.as_bytes();
-    for (at, &byte) in bytes.iter().enumerate() {
-        match byte {
-            b'<' | b'(' => depth += 1,
-            b'>' | b')' => depth -= 1,
-            b':' if depth == 0 && bytes.get(at + 1) == Some(&b':') => start = at + 2,
-            _ => {}
-        }
-    }
-    let class = &qualified[start..];
-    let class = class.split('<').next().unwrap_or(class);
-    let adaptor = class == "OpToOpPassAdaptor" || class.is_empty();
-    (!adaptor && class.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some(class)
-}
-
-/// The compile phase a pass belongs to, from its namespace.
-fn phase_of(function: &str) -> Option<Phase> {
-    let has = |needle: &str| function.contains(needle);
-    if has("IREE::HAL::") {
-        if has("TranslateTargetExecutableVariants")
-            || has("TranslateAllExecutables")
-            || has("SerializeTargetExecutables")
-            || has("SerializeAllExecutables")
-        {
-            Some(Phase::Codegen)
-        } else {
-            Some(Phase::Hal)
-        }
-    } else if has("IREE::Stream::") {
-        Some(Phase::Stream)
-    } else if has("IREE::Flow::")
-        || has("DispatchCreation::")
-        || has("GlobalOptimization::")
-        || has("InputConversion")
-        || has("Preprocessing::")
-    {
-        Some(Phase::Flow)
-    } else if has("IREE::VM::") {
-        Some(Phase::Vm)
-    } else if has("LLVMCPU") || has("Codegen") || has("Bufferize") {
-        Some(Phase::Codegen)
-    } else {
-        None
     }
 }
 

@@ -16,6 +16,7 @@ use crate::attribute::{
     ActionRows, Attribution, Classes, FoldingStacks, RowKey, row_name, self_row, timeline,
     unwind_stats,
 };
+use crate::consteval::ConstEval;
 use crate::defaults;
 use crate::error::Error;
 use crate::executable_sources::Alike;
@@ -272,6 +273,8 @@ pub(super) struct PageRun<'a> {
     /// the run has a heap recording: the page then has the live-heap
     /// section and the timeline its line.
     pub(super) heap: Option<(&'a Profile, &'a Classes<'a>)>,
+    /// The globals const-eval computed, when the run kept them.
+    pub(super) consteval: Option<&'a ConstEval>,
 }
 
 /// The HTML report: what `run` holds (the run's `run.json` facts and the
@@ -321,6 +324,7 @@ pub(super) fn html_report(
             .map_or_else(Vec::new, |facts| facts.artifacts.clone()),
         actions: run.actions,
         heap: heap_peak.as_ref(),
+        consteval: run.consteval,
     };
     html::render(&page, profile, classes, filter)
 }

@@ -158,6 +158,7 @@ fn run(config: &Config, options: &ExecutablesOptions) -> Result<u8, Error> {
         quiet: true,
         status_label: None,
         kernel_symbols: true,
+        consteval: true,
     };
     prepare_series(&RecordOptions {
         command: full_command.clone(),

@@ -161,6 +161,7 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
                 actions: actions.as_ref(),
                 alike: &alike,
                 heap: Some((&profile, &classes)),
+                consteval: run_dir.consteval().0.as_ref(),
             },
             flamegraphs,
         );
@@ -230,9 +231,13 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
         report_notices.extend(rss_notice);
         report_notices.extend(timer_notice);
         report_notices.extend(alike_notice);
+        let (consteval, consteval_notice) = run_dir.consteval();
+        report_notices.extend(consteval_notice);
+        breakdown.set_consteval(consteval);
         breakdown.set_run(run.cloned(), report_notices);
         breakdown.set_timers(timers);
         breakdown.set_rss(rss);
+
         let memory = memory_section(
             &reading.input,
             &reading.read,

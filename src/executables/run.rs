@@ -131,6 +131,7 @@ fn record_one(dir: &Path, source: &ExecutableSource, plan: &Plan<'_>) -> Executa
             force: false,
             repeat: None,
             kernel_symbols: false,
+            consteval: false,
             ..plan.settings.clone()
         };
         runs.push(OneRun {

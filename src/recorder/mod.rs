@@ -13,6 +13,7 @@ mod actions;
 mod artifacts;
 mod attach;
 mod checks;
+mod consteval;
 mod heap;
 pub(crate) mod measure;
 mod options;
@@ -93,9 +94,10 @@ fn preflight(options: &RecordOptions) -> Result<String, RecordError> {
 }
 
 /// The command as it runs: with `--mlir-timing`, with MLIR's timing
-/// flags; with `--actions`, with the action flags.
+/// flags; with `--actions`, with the action flags; with const-eval's
+/// flags where they can be added (see [`consteval::command_with_flags`]).
 fn command_to_run(options: &RecordOptions) -> Result<Vec<OsString>, RecordError> {
-    let mut command = options.command.clone();
+    let mut command = consteval::command_with_flags(options).0;
     if options.mlir_timing {
         command = with_timing_flags(&command).map_err(|reason| RecordError::CompilerFlags {
             option: "--mlir-timing",
@@ -135,6 +137,7 @@ pub(crate) fn record_with_timeout(
     timeout: Option<Duration>,
 ) -> Result<Recorded, RecordError> {
     let command_run = command_to_run(options)?;
+    let consteval_note = consteval::command_with_flags(options).1;
     let perf_version = preflight(options)?;
     let dir = &options.output_dir;
     // The probes first: when they cannot be added, no run directory is made.
@@ -373,6 +376,7 @@ pub(crate) fn record_with_timeout(
     if let Some(mode) = options.actions {
         actions::keep_actions_of_run(dir, mode, &mut run);
     }
+    consteval::keep_consteval(dir, &command_run, consteval_note, &mut run);
     if options.kernel_symbols {
         run.outputs
             .extend(crate::symbolize::keep_kernel_symbols_beside(dir));

@@ -80,4 +80,10 @@ pub(crate) struct RecordOptions {
     /// `record` and the full compile of `executables`; off for the runs of
     /// each executable, which that command reads itself, with its caches.
     pub kernel_symbols: bool,
+    /// Print the module around const-eval's `JitGlobalsPass` (constants
+    /// elided) and keep the globals it computed as `consteval.json`, where
+    /// the command is iree-compile and writes no MLIR text. On for `record`
+    /// (`--no-consteval` turns it off) and the full compile of
+    /// `executables`; off for the runs of each executable.
+    pub consteval: bool,
 }

@@ -191,6 +191,10 @@ pub(crate) struct DiffJson<'a> {
     /// With `--heap`: the sides' live heaps at their instants read compared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) heap_peak: Option<crate::attribute::heap_diff::HeapPeakDiff>,
+    /// The globals const-eval computed that one side has and the other
+    /// not, or whose addition to the module changed: largest change first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) consteval: Vec<crate::report::consteval::GlobalChange>,
 }
 
 /// One side in the JSON document.
@@ -259,6 +263,7 @@ fn side_json(side: &Side) -> SideJson<'_> {
 pub(crate) fn to_json<'a>(diff: &'a Diff, scope: &Scope) -> DiffJson<'a> {
     DiffJson {
         heap_peak: None,
+        consteval: Vec::new(),
         lost_samples: diff.base.lost_samples() + diff.new.lost_samples(),
         base: side_json(&diff.base),
         new: side_json(&diff.new),

@@ -5,6 +5,7 @@
 pub(crate) mod artifacts;
 pub(crate) mod breakdown;
 pub(crate) mod collapse;
+pub(crate) mod consteval;
 pub(crate) mod diff;
 pub(crate) mod executables;
 pub(crate) mod heap;

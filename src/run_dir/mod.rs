@@ -19,6 +19,7 @@ pub(crate) use run_json::{
 };
 
 use crate::actions::{ACTIONS_FILE, Actions};
+use crate::consteval::{CONSTEVAL_FILE, ConstEval};
 use crate::executable_sources::{Alike, SOURCES_DIR, alike, dumped_sources};
 use crate::mlir_timing::{TIMING_FILE, Timers};
 use crate::rss::{MEMORY_FILE, RssSeries};
@@ -49,6 +50,8 @@ pub(crate) struct RunDir {
     pub rss: RunFile<RssSeries>,
     /// `mlir-timing.json` of `record --mlir-timing`: MLIR's pass timers.
     pub timers: RunFile<Timers>,
+    /// `consteval.json`: the globals const-eval computed.
+    pub consteval: RunFile<ConstEval>,
     /// The directory, when the recording is in one.
     pub dir: Option<PathBuf>,
 }
@@ -73,11 +76,26 @@ impl RunDir {
             text.and_then(Timers::parse)
                 .map_err(|error| format!("is not MLIR's timing report: {error}"))
         });
+        let consteval = read_file(dir, CONSTEVAL_FILE, |bytes| {
+            serde_json::from_slice(bytes)
+                .map_err(|error| format!("is not const-eval's globals: {error}"))
+        });
         RunDir {
             run,
             rss,
             timers,
+            consteval,
             dir: Some(dir.to_owned()),
+        }
+    }
+
+    /// The globals const-eval computed, if the run kept them, and the
+    /// notice when `consteval.json` is there but unreadable.
+    pub(crate) fn consteval(&self) -> (Option<ConstEval>, Option<String>) {
+        match &self.consteval {
+            RunFile::Read(consteval) => (Some(consteval.clone()), None),
+            RunFile::Absent => (None, None),
+            RunFile::Unreadable(why) => (None, Some(why.clone())),
         }
     }
 

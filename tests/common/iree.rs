@@ -157,3 +157,40 @@ pub(crate) fn timer_total(tree: &Value) -> f64 {
         .and_then(|timer| timer["wall"]["duration"].as_f64())
         .expect("the timing tree has a Total timer")
 }
+
+/// A real PyTorch model exported to MLIR by `scripts/models.sh NAME` (into
+/// the models cache, with its own venv of torch and transformers). `None`,
+/// after a note, when the models venv is not installed here; under
+/// `CI=true` (whose scripts/test.sh installs it) it is made or the test
+/// fails.
+pub(crate) fn real_model(name: &str) -> Option<PathBuf> {
+    let home = std::env::var_os("COMPILE_PERF_MODELS")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let cache = std::env::var_os("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cache")))?;
+            Some(cache.join("compile-perf").join("models"))
+        })?;
+    if !super::is_ci() && !home.join("venv").join("pins.txt").exists() {
+        eprintln!(
+            "note: skipping live test on a real model: the models venv is not installed \
+             (bash scripts/models.sh {name} installs it; under CI=true this is a failure)"
+        );
+        return None;
+    }
+    let output = run_ok(
+        Command::new("bash")
+            .arg(repo_root().join("scripts").join("models.sh"))
+            .arg(name),
+    );
+    let stdout = String::from_utf8(output.stdout).expect("models.sh prints paths");
+    let path = PathBuf::from(
+        stdout
+            .lines()
+            .last()
+            .expect("models.sh prints the model's path"),
+    );
+    assert!(path.exists(), "{} is not there", path.display());
+    Some(path)
+}

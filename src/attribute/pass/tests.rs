@@ -75,6 +75,9 @@ fn nesting_keeps_a_pass_inside_itself_and_one_run_once() {
         names: vec!["OpPipelineAdaptorPass".to_owned(), "Inner".to_owned()],
         phases: vec![None, None],
         verifications: vec![None, None],
+        parents: vec![None, None],
+        nested: HashMap::new(),
+        compilers: Vec::new(),
     };
     let root_first = [0, 1, 2, 3, 1, 4, 1, 2, 3, 1, 4, 5];
     let leaf_first: Vec<SymbolId> = root_first
@@ -119,6 +122,9 @@ fn a_pass_initialized_by_the_pipeline_adaptor_s_pipeline_is_its_initialization()
         ],
         phases: vec![None; 3],
         verifications: vec![None; 3],
+        parents: vec![None; 3],
+        nested: HashMap::new(),
+        compilers: Vec::new(),
     };
     let stack = |root_first: &[usize]| -> Vec<SymbolId> {
         root_first
@@ -144,6 +150,67 @@ fn a_pass_initialized_by_the_pipeline_adaptor_s_pipeline_is_its_initialization()
     // An initialize outside the pass manager's initialization is not a pass.
     passes.on_stack(&stack(&[0, 6, 3, 5]), &mut on_stack);
     assert!(on_stack.is_empty(), "{on_stack:?}");
+}
+
+#[test]
+fn passes_under_a_nested_compiler_are_its_own() {
+    // Symbols 0..6: main, the adaptor, the pipeline adaptor pass (0),
+    // JitGlobalsPass (1), the adaptor of the JIT's pipeline,
+    // ApplyPatternsPass (2), a leaf.
+    let mut passes = Passes {
+        roles: vec![
+            Role::Plain,
+            Role::Adaptor,
+            Role::Pass(PassId::new(0)),
+            Role::Pass(PassId::new(1)),
+            Role::Adaptor,
+            Role::Pass(PassId::new(2)),
+            Role::Plain,
+        ],
+        names: [
+            "OpPipelineAdaptorPass",
+            "JitGlobalsPass",
+            "ApplyPatternsPass",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+        phases: vec![Some(Phase::Flow), None, Some(Phase::Flow)],
+        verifications: vec![None; 3],
+        parents: Vec::new(),
+        nested: HashMap::new(),
+        compilers: Vec::new(),
+    };
+    passes.add_nested(&[true, true, true]);
+    let (opa, jit, apply) = (PassId::new(0), PassId::new(1), PassId::new(2));
+    let jit_apply = passes.under(Some(jit), apply);
+    assert_ne!(jit_apply, apply);
+    assert_eq!(passes.name(jit_apply), "JitGlobalsPass > ApplyPatternsPass");
+    assert_eq!(passes.parent(jit_apply), Some(jit));
+    assert_eq!(passes.parent(apply), None);
+    assert_eq!(
+        passes.phase(&[jit_apply]),
+        None,
+        "the JIT's phase, not the pass's"
+    );
+    assert_eq!(passes.under(Some(jit), jit), jit);
+    let stack = |root_first: &[usize]| -> Vec<SymbolId> {
+        root_first
+            .iter()
+            .rev()
+            .map(|&at| SymbolId::new(at))
+            .collect()
+    };
+    let (mut on_stack, mut nesting) = (Vec::new(), Vec::new());
+    let in_jit = stack(&[0, 1, 2, 1, 3, 4, 5, 6]);
+    passes.on_stack(&in_jit, &mut on_stack);
+    assert_eq!(on_stack, [opa, jit, jit_apply]);
+    passes.nesting(&in_jit, &mut nesting);
+    assert_eq!(nesting, [opa, jit, jit_apply]);
+    assert_eq!(passes.nested_compiler(&on_stack), Some(1));
+    // The compile's own run of the same pass is not the JIT's.
+    passes.on_stack(&stack(&[0, 1, 2, 1, 5, 6]), &mut on_stack);
+    assert_eq!(on_stack, [opa, apply]);
+    assert_eq!(passes.nested_compiler(&on_stack), None);
 }
 
 #[test]

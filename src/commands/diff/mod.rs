@@ -24,6 +24,7 @@ use crate::attribute::rss::compiler_series;
 use crate::attribute::run_diff::{Measure, RunMeasures, run_failures};
 use crate::attribute::runs::{RunRows, run_rows};
 use crate::attribute::{Attribution, Classes, Grouping};
+use crate::consteval::ConstEval;
 use crate::defaults;
 use crate::error::{EXIT_DIFFERENT_INPUTS, EXIT_FAILED_RUN, EXIT_REGRESSION, Error};
 use crate::output::{Output, write_output};
@@ -181,6 +182,7 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
     // Each side's runs, and each run's folded stacks for the flamegraphs.
     let mut read_side = |path: &Path| -> Result<(Side, SideExtras), Error> {
         let mut heap_peaks = Vec::new();
+        let mut consteval = None;
         let mut runs = Vec::new();
         let mut measures = Vec::new();
         let mut stacks = Vec::new();
@@ -190,6 +192,10 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
             let profile = load_recording(&Input::Path(input.clone()), &options.read, &run_dir)?;
             let run = run_dir.run.as_ref();
             compiled.add(&input.display().to_string(), run);
+            // Const-eval computes the same globals in every run of a side.
+            if let (None, RunFile::Read(computed)) = (&consteval, &run_dir.consteval) {
+                consteval = Some(computed.clone());
+            }
             let mut classes = Classes::new(&profile, &rules);
             let actions = actions_for(options.grouping, &run_dir, &profile, &mut classes, "diff")?;
             let rows = run_rows(
@@ -220,10 +226,11 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
             measures,
             compiled,
         };
-        Ok((side, (stacks, heap_peaks)))
+        Ok((side, (stacks, heap_peaks, consteval)))
     };
-    let (base, (base_stacks, base_heap)) = read_side(&options.base)?;
-    let (new, (new_stacks, new_heap)) = read_side(&options.new)?;
+    let (base, (base_stacks, base_heap, base_consteval)) = read_side(&options.base)?;
+    let (new, (new_stacks, new_heap, new_consteval)) = read_side(&options.new)?;
+    let (base_consteval, new_consteval) = (base_consteval.as_ref(), new_consteval.as_ref());
     let heap = options
         .read
         .heap
@@ -249,18 +256,23 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
     write_output(&config.output, |out| match options.format.text() {
         Some(format) => {
             write_text(&compared, &scope, format, colors, out)?;
-            match (&heap, format) {
-                // A CSV file is the one table.
-                (Some(heap), TextFormat::Table | TextFormat::Markdown) => {
+            // A CSV file is the one table.
+            if format == TextFormat::Csv {
+                return Ok(());
+            }
+            crate::report::consteval::write_changes(base_consteval, new_consteval, out)?;
+            match &heap {
+                Some(heap) => {
                     writeln!(out)?;
                     crate::report::heap::write_diff_text(heap, out)
                 }
-                _ => Ok(()),
+                None => Ok(()),
             }
         }
         None => {
             let mut document = to_json(&compared, &scope);
             document.heap_peak = heap.clone();
+            document.consteval = crate::report::consteval::changes(base_consteval, new_consteval);
             serde_json::to_writer_pretty(&mut *out, &document)?;
             writeln!(out)
         }
@@ -300,9 +312,10 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
     Ok(EXIT_REGRESSION)
 }
 
-/// A side's folded stacks (for the flamegraphs) and its runs' live heaps
-/// (with `--heap`).
-type SideExtras = (Vec<HashMap<String, u64>>, Vec<HeapPeak>);
+/// A side's folded stacks (for the flamegraphs), its runs' live heaps
+/// (with `--heap`), and the globals const-eval computed in its first run
+/// that has them.
+type SideExtras = (Vec<HashMap<String, u64>>, Vec<HeapPeak>, Option<ConstEval>);
 
 /// The gate's exit code when it refuses to judge, after saying why on
 /// stderr: a failed compile on either side, or sides of different inputs

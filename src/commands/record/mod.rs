@@ -142,6 +142,14 @@ pub(crate) struct RecordArgs {
           default_missing_value = "times", require_equals = true,
           help_heading = heading::RECORDING)]
     actions: Option<ActionsMode>,
+    /// Do not explain const-eval. By default an iree-compile command that
+    /// writes no MLIR text also prints the module before and after
+    /// const-eval's JitGlobalsPass, constants elided, into DIR/consteval-ir
+    /// (its cost is within the compile's run-to-run noise), and the globals
+    /// const-eval computed are kept as DIR/consteval.json: each with its
+    /// inputs, the ops applied and the bytes it added to the module.
+    #[arg(long, help_heading = heading::RECORDING)]
+    no_consteval: bool,
     /// Neither the live status line nor the summary on stderr (warnings
     /// still print).
     #[arg(long, short, help_heading = heading::OUTPUT)]
@@ -192,6 +200,7 @@ impl RecordArgs {
             quiet: self.quiet,
             status_label: None,
             kernel_symbols: true,
+            consteval: !self.no_consteval,
         };
         let history = self.history.then(|| Keep {
             tags: self.tags.tags(&self.store.keys),
@@ -301,6 +310,9 @@ fn report_recording(
     let (rss, rss_notice) = rss_join(&run_dir, &profile, &classes, &SampleFilter::default());
     let mut run_notices = run_notices;
     run_notices.extend(rss_notice);
+    let (consteval, consteval_notice) = run_dir.consteval();
+    run_notices.extend(consteval_notice);
+    breakdown.set_consteval(consteval.clone());
     breakdown.set_run(run.clone(), run_notices.clone());
     breakdown.set_rss(rss.clone());
     let dir = recorded.dir.clone();
@@ -406,6 +418,7 @@ fn report_recording(
             actions: actions.as_deref(),
             alike: &alike,
             heap: heap_profile.as_ref().zip(heap_classes.as_ref()),
+            consteval: consteval.as_ref(),
         },
         svgs,
     );

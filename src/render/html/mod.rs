@@ -18,6 +18,7 @@ use std::fmt::Write as _;
 use super::flamegraph::Svg;
 use super::xml_escape;
 use crate::artifact::{Artifact, outputs};
+mod consteval;
 mod heap;
 mod rows;
 
@@ -26,6 +27,7 @@ use crate::attribute::heap::HeapPeak;
 use crate::attribute::{
     ActionRows, Attribution, Classes, Grouping, group, group_by_actions, percent,
 };
+use crate::consteval::ConstEval;
 use crate::profile::{Profile, SampleFilter};
 use rows::{Row, sorted_rows};
 
@@ -61,6 +63,8 @@ pub(crate) struct HtmlPage<'a> {
     /// The live heap of a run of `record --heap`: the page then has its
     /// section.
     pub heap: Option<&'a HeapPeak>,
+    /// The globals const-eval computed: the page then has their section.
+    pub consteval: Option<&'a ConstEval>,
 }
 
 /// The page for the samples `filter` keeps.
@@ -163,6 +167,7 @@ pub(crate) fn render(
         }
     }
     write_artifacts(&mut html, &page.artifacts);
+    consteval::write_consteval(&mut html, page.consteval);
     for (index, (caption, svg)) in page.flamegraphs.iter().enumerate() {
         let document = svg_document(&svg.bytes);
         let _ = write!(
@@ -195,6 +200,12 @@ fn write_contents(html: &mut String, page: &HtmlPage) {
     }
     if outputs(&page.artifacts).next().is_some() {
         sections.push(("artifacts".to_owned(), "Artifacts".to_owned()));
+    }
+    if page
+        .consteval
+        .is_some_and(|consteval| !consteval.globals.is_empty())
+    {
+        sections.push(("consteval".to_owned(), "Const-eval".to_owned()));
     }
     for (index, (caption, _)) in page.flamegraphs.iter().enumerate() {
         sections.push((format!("flamegraph-{index}"), caption.clone()));
@@ -445,6 +456,7 @@ mod tests {
             artifacts: Vec::new(),
             actions: None,
             heap: None,
+            consteval: None,
         };
         let mut html = String::new();
         write_contents(&mut html, &page);

@@ -108,6 +108,7 @@ impl Breakdown<'_> {
                 .run
                 .as_ref()
                 .map_or_else(Vec::new, |run| artifacts::to_json(&run.artifacts)),
+            consteval: self.consteval.clone(),
         }
     }
 
@@ -126,6 +127,14 @@ impl Breakdown<'_> {
         let timer = self.timer_of(key);
         let cpu_seconds = self.cpu_seconds(row.inclusive_samples);
         PassJson {
+            nested_in: match key {
+                RowKey::Pass(pass) => self
+                    .classes
+                    .passes
+                    .parent(pass)
+                    .map(|owner| self.classes.passes.name(owner).to_owned()),
+                _ => None,
+            },
             credited_samples: row.credited_samples,
             credited_inclusive_samples: row.credited_inclusive_samples,
             timer_name: timer.map(|timer| timer.name.clone()),
@@ -240,6 +249,10 @@ pub(crate) struct ReportJson {
     /// The compile's outputs by kind of member, when `run.json` lists them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub artifacts: Vec<crate::report::artifacts::ArtifactJson>,
+    /// The globals const-eval computed, when the run directory has a
+    /// `consteval.json`: each with its inputs, ops and the bytes it added.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consteval: Option<crate::consteval::ConstEval>,
 }
 
 /// A timer of `mlir-timing.json` that no pass on the stacks has.
@@ -286,6 +299,11 @@ pub(crate) struct PassJson {
     /// `cpu_seconds / timer_wall_seconds`: above 1, parallel work; below 1,
     /// waiting or time off the CPU.
     pub cpu_per_wall: Option<f64>,
+    /// For a pass a nested compiler ran (const-eval's JIT), that compiler
+    /// (`JitGlobalsPass`); the pass's name is then `JitGlobalsPass > Pass`.
+    /// Absent for the compile's own passes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nested_in: Option<String>,
     /// With a `memory.json`: the compiler's RSS when the pass first started,
     /// its growth over the pass's spans, and its highest during them.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -20,6 +20,7 @@ use crate::attribute::{
     Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, UnwindStats, Utilization,
     action_name, group_rows, timeline, unwind_stats,
 };
+use crate::consteval::ConstEval;
 use crate::executable_sources::Alike;
 use crate::profile::{Profile, SampleFilter};
 use crate::run_dir::RunJson;
@@ -65,6 +66,9 @@ pub(crate) struct Breakdown<'a> {
     timers: Option<TimerJoin>,
     /// What the report names for the reader to act on.
     findings: Findings,
+    /// The globals const-eval computed, when the run directory has a
+    /// `consteval.json`.
+    consteval: Option<ConstEval>,
 }
 
 /// Groups the profile's samples as `options` say.
@@ -123,6 +127,7 @@ pub(crate) fn breakdown<'a>(
         rss: None,
         timers: None,
         findings,
+        consteval: None,
     }
 }
 
@@ -141,6 +146,11 @@ impl Breakdown<'_> {
     /// Adds MLIR's pass timers joined with the passes.
     pub(crate) fn set_timers(&mut self, timers: Option<TimerJoin>) {
         self.timers = timers;
+    }
+
+    /// Adds the globals const-eval computed.
+    pub(crate) fn set_consteval(&mut self, consteval: Option<ConstEval>) {
+        self.consteval = consteval;
     }
 
     /// The timer of a pass row, when the run has timers and the pass one.

@@ -57,6 +57,7 @@ impl Breakdown<'_> {
                 percent(credited, self.samples())
             ));
         }
+        lines.extend(self.nested_line());
         if let Some(join) = &self.options.actions {
             let agreement = join.agreement;
             lines.push(format!(
@@ -118,6 +119,11 @@ impl Breakdown<'_> {
                 place(peak),
             ));
         }
+        lines.extend(
+            self.consteval
+                .as_ref()
+                .map(crate::report::consteval::summary_line),
+        );
         lines.extend(self.finding_lines());
         lines.extend(lost_samples_warning(profile).map(|warning| format!("warning: {warning}")));
         lines.extend(
@@ -379,10 +385,37 @@ impl Breakdown<'_> {
             writeln!(out)?;
             write_table(&processes, format, Colors::Plain, out)?;
         }
-        match &self.run {
-            Some(run) => artifacts::write_text(&run.artifacts, format, out),
-            None => Ok(()),
+        if let Some(run) = &self.run {
+            artifacts::write_text(&run.artifacts, format, out)?;
         }
+        crate::report::consteval::write_text(self.consteval.as_ref(), format, out)
+    }
+
+    /// With rows of passes: how the passes of a nested compiler
+    /// (const-eval's JIT) were found, and how many samples they hold.
+    fn nested_line(&self) -> Option<String> {
+        if self.options.grouping != Grouping::Pass {
+            return None;
+        }
+        let passes = &self.classes.passes;
+        let (mut owner, mut samples, mut credited) = (None, 0, 0);
+        for (key, row) in self.rows() {
+            let RowKey::Pass(pass) = key else { continue };
+            if let Some(parent) = passes.parent(pass) {
+                owner = Some(parent);
+                samples += row.self_samples;
+                credited += row.credited_samples;
+            }
+        }
+        let owner = passes.name(owner?);
+        Some(format!(
+            "nested: {owner} compiles a module of its own (const-eval's JIT): its pipeline's \
+             passes are rows `{owner} > …`, {samples} samples ({:.1}%): {} with {owner} on \
+             their stack, {credited} on other threads while the main thread was in {owner} \
+             (credited)",
+            percent(samples, self.samples()),
+            samples - credited,
+        ))
     }
 
     /// Samples per process image, with their top categories.
