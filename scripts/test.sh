@@ -10,7 +10,9 @@
 #    - make, which scripts/fuzz.sh needs to build AFL++;
 #    - the viewers the export tests read exports with: golang-go (`go tool pprof`),
 #      chromium (the HTML report, headless) and npm, with the `speedscope` package
-#      (its file-format schema) installed under target/tmp/speedscope.
+#      (its file-format schema) installed under target/tmp/speedscope;
+#    - scripts/models.sh bert-mlm-2l: a real PyTorch model exported to MLIR, with the
+#      models venv (torch, transformers) in ~/.cache/compile-perf/models.
 # 2. Checks: scripts/check-structure.py (no two modules import each other, directly
 #    or in a circle; no source file over 500 lines), scripts/check-links.py (every
 #    relative link and #anchor of README.md,
@@ -84,6 +86,12 @@ if [ ! -f target/tmp/speedscope/node_modules/speedscope/dist/release/file-format
   log "installing speedscope@$speedscope_version (npm) into target/tmp/speedscope"
   npm install --no-audit --no-fund --silent --prefix target/tmp/speedscope "speedscope@$speedscope_version" >&2
 fi
+
+# 1e. A real model for the live tests on real models (tests/live_consteval.rs): its own
+# venv of torch, transformers and iree-base-compiler (about 6 GB, installed once, in the
+# cache outside the repository) and a two-layer BertForMaskedLM exported to MLIR.
+log "scripts/models.sh bert-mlm-2l (the models venv is installed once)"
+bash scripts/models.sh bert-mlm-2l >/dev/null
 
 log "CI=$ci; $(cargo --version); $(perf --version); $(.venv/bin/iree-compile --version 2>&1 | sed -n 's/^ *IREE compiler version/iree-compile/p'); $(nproc) cores"
 
