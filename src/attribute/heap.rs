@@ -11,9 +11,11 @@ use hashbrown::HashMap;
 use serde::Serialize;
 
 use super::classes::{Attribution, Classes, facts};
+use super::consteval_heap::consteval_at_peak;
 use super::pass::OutsidePass;
 use super::round2;
 use super::row_key::RowKey;
+use crate::consteval::ConstEval;
 use crate::profile::{HeapAlloc, InstantKind, Profile};
 use crate::stacks::SampleKey;
 
@@ -86,10 +88,18 @@ pub(crate) struct HeapPeak {
     pub at_end: HeapLeak,
     /// Frees of sampled pointers whose allocation was not seen.
     pub unmatched_frees: u64,
+    /// Const-eval's globals then, when the run kept them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consteval: Option<super::consteval_heap::ConstEvalAtPeak>,
 }
 
-/// The heap figures of `profile`, when it was read with `--heap`.
-pub(crate) fn heap_peak(profile: &Profile, classes: &Classes<'_>) -> Option<HeapPeak> {
+/// The heap figures of `profile`, when it was read with `--heap`; with the
+/// run's const-eval globals, what of the heap they hold.
+pub(crate) fn heap_peak(
+    profile: &Profile,
+    classes: &Classes<'_>,
+    consteval: Option<&ConstEval>,
+) -> Option<HeapPeak> {
     let view = profile.heap_view.as_ref()?;
     let at = view.at_ns;
     let live_then = |alloc: &HeapAlloc| alloc.time <= at && alloc.freed.is_none_or(|f| f > at);
@@ -134,7 +144,22 @@ pub(crate) fn heap_peak(profile: &Profile, classes: &Classes<'_>) -> Option<Heap
             by_pass: at_end,
         },
         unmatched_frees: view.unmatched_frees,
+        consteval: consteval.and_then(|consteval| consteval_at_peak(profile, consteval)),
     })
+}
+
+/// The compiler's allocations live at the heap view's instant, and their
+/// estimated bytes; `None` without a heap reading.
+pub(super) fn live_at_instant(profile: &Profile) -> Option<(Vec<&HeapAlloc>, u64)> {
+    let (heap, view) = (profile.heap.as_ref()?, profile.heap_view.as_ref()?);
+    let at = view.at_ns;
+    let live: Vec<&HeapAlloc> = heap
+        .allocs
+        .iter()
+        .filter(|alloc| alloc.pid == view.pid)
+        .filter(|alloc| alloc.time <= at && alloc.freed.is_none_or(|freed| freed > at))
+        .collect();
+    Some((live, view.live.bytes))
 }
 
 /// The JSON name of an instant's kind.
@@ -333,5 +358,6 @@ pub(crate) fn example_peak(live: u64, error: u64, passes: &[(&str, u64)]) -> Hea
             by_pass: Vec::new(),
         },
         unmatched_frees: 0,
+        consteval: None,
     }
 }

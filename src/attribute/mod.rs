@@ -21,6 +21,7 @@ mod action_rows;
 pub(crate) mod actions;
 mod classes;
 pub(crate) mod comparable;
+pub(crate) mod consteval_heap;
 mod credit;
 pub(crate) mod diff;
 pub(crate) mod findings;

@@ -279,6 +279,12 @@ impl Passes {
         self.compilers.contains(&pass)
     }
 
+    /// The rows of `pass` run by the nested compilers (`JitGlobalsPass >
+    /// pass`).
+    pub(crate) fn nested_copies(&self, pass: PassId) -> impl Iterator<Item = PassId> + '_ {
+        (self.compilers.iter()).filter_map(move |&owner| self.nested.get(&(owner, pass)).copied())
+    }
+
     /// The nested compiler a pass runs under, for a pass of one.
     pub(crate) fn parent(&self, pass: PassId) -> Option<PassId> {
         self.parents.get(pass.index()).copied().flatten()

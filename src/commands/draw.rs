@@ -293,9 +293,9 @@ pub(super) fn html_report(
     let heap_line = run
         .heap
         .and_then(|(heap, _)| crate::attribute::heap::heap_line(heap, timeline.start_ns));
-    let heap_peak = run
-        .heap
-        .and_then(|(heap, heap_classes)| crate::attribute::heap::heap_peak(heap, heap_classes));
+    let heap_peak = run.heap.and_then(|(heap, heap_classes)| {
+        crate::attribute::heap::heap_peak(heap, heap_classes, run.consteval)
+    });
     let timeline = (!timeline.slices.is_empty()).then(|| {
         timeline_svg::render(
             &timeline,

@@ -233,7 +233,7 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
         report_notices.extend(alike_notice);
         let (consteval, consteval_notice) = run_dir.consteval();
         report_notices.extend(consteval_notice);
-        breakdown.set_consteval(consteval);
+        breakdown.set_consteval(consteval.clone());
         breakdown.set_run(run.cloned(), report_notices);
         breakdown.set_timers(timers);
         breakdown.set_rss(rss);
@@ -247,7 +247,7 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
             filter,
             options.attribution,
         )?;
-        let heap = crate::attribute::heap::heap_peak(&profile, &classes);
+        let heap = crate::attribute::heap::heap_peak(&profile, &classes, consteval.as_ref());
         write_report_with_heap(
             &config.output,
             &breakdown,

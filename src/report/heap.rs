@@ -79,6 +79,18 @@ pub(crate) fn write_text(heap: &HeapPeak, out: &mut dyn Write) -> io::Result<()>
             ratio(heap.live_to_anon_growth),
         )?;
     }
+    if let Some(consteval) = &heap.consteval {
+        writeln!(
+            out,
+            "heap: const-eval's globals: {} of {} alive ({} of {}), their values {} of the live heap ({:.0}%), allocated by ConstEval::CompiledBinary::convertVariantToAttribute",
+            consteval.globals_alive.len(),
+            consteval.globals,
+            mib(consteval.alive_bytes),
+            mib(consteval.global_bytes),
+            mib(consteval.live_bytes),
+            consteval.percent_of_live,
+        )?;
+    }
     let end = &heap.at_end;
     write!(
         out,

@@ -208,7 +208,11 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
                 actions.as_ref(),
             );
             measures.push(run_measures(&rows, &profile, &run_dir));
-            heap_peaks.extend(crate::attribute::heap::heap_peak(&profile, &classes));
+            heap_peaks.extend(crate::attribute::heap::heap_peak(
+                &profile,
+                &classes,
+                run_dir.consteval().0.as_ref(),
+            ));
             runs.push(rows);
             if options.flamegraph.is_some() {
                 stacks.push(folded_lines(

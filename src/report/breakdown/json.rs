@@ -126,6 +126,9 @@ impl Breakdown<'_> {
         };
         let timer = self.timer_of(key);
         let cpu_seconds = self.cpu_seconds(row.inclusive_samples);
+        let timed_cpu_seconds = self
+            .cpu_seconds(self.timed_samples(key, row.inclusive_samples))
+            .filter(|_| timer.is_some());
         PassJson {
             nested_in: match key {
                 RowKey::Pass(pass) => self
@@ -141,8 +144,9 @@ impl Breakdown<'_> {
             timer_wall_seconds: timer.map(|timer| round4(timer.wall_seconds)),
             timer_runs: timer.map(|timer| timer.timers),
             cpu_seconds: cpu_seconds.map(round4),
+            timer_cpu_seconds: timed_cpu_seconds.map(round4),
             cpu_per_wall: timer
-                .zip(cpu_seconds)
+                .zip(timed_cpu_seconds)
                 .filter(|(timer, _)| timer.wall_seconds > 0.0)
                 .map(|(timer, cpu)| round2(cpu / timer.wall_seconds)),
             rss_start_bytes: rss.map(|rss| rss.start_bytes),
@@ -296,9 +300,14 @@ pub(crate) struct PassJson {
     /// The timer's name, when it differs from the pass's or to show it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timer_name: Option<String>,
-    /// `cpu_seconds / timer_wall_seconds`: above 1, parallel work; below 1,
-    /// waiting or time off the CPU.
+    /// `timer_cpu_seconds / timer_wall_seconds`: above 1, parallel work;
+    /// below 1, waiting or time off the CPU.
     pub cpu_per_wall: Option<f64>,
+    /// The CPU seconds the pass's timer times: its own and its runs'
+    /// under a nested compiler (`JitGlobalsPass > Pass`), which MLIR's
+    /// timers count under the pass's name. `cpu_per_wall` is this over
+    /// `timer_wall_seconds`.
+    pub timer_cpu_seconds: Option<f64>,
     /// For a pass a nested compiler ran (const-eval's JIT), that compiler
     /// (`JitGlobalsPass`); the pass's name is then `JitGlobalsPass > Pass`.
     /// Absent for the compile's own passes.

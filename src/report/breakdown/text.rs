@@ -280,8 +280,9 @@ impl Breakdown<'_> {
         };
         let runs = self.timer_of(key).map(|timer| timer.timers);
         let timer = self.timer_of(key).map(|timer| timer.wall_seconds);
+        let timed = self.cpu_seconds(self.timed_samples(key, inclusive_samples));
         let ratio = timer
-            .zip(cpu)
+            .zip(timed)
             .filter(|(wall, _)| *wall > 0.0)
             .map(|(wall, cpu)| format!("{:.2}", cpu / wall));
         [
