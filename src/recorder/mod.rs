@@ -17,6 +17,7 @@ mod heap;
 pub(crate) mod measure;
 mod options;
 mod probes;
+mod program;
 mod rss_sampler;
 mod run_json;
 mod sizing;
@@ -35,9 +36,7 @@ use crate::rss::{MEMORY_FILE, RssSeries};
 use perfdata::RUN_RECORDING;
 
 use crate::run_dir::{CommandExit, PerfRun, RingBuffer, RunJson, RunStatus, StderrExcerpt};
-use checks::{
-    check_permission, detect_event, missing_input, perf_version, prepare_dir, program_exists,
-};
+use checks::{check_permission, detect_event, missing_input, perf_version, prepare_dir};
 use measure::{MEASURE_FILE, read_measured};
 pub(crate) use options::{CallGraph, RecordOptions};
 pub(crate) use run_json::write_run_json;
@@ -69,21 +68,10 @@ impl Recorded {
     }
 }
 
-/// The checks made before recording: the command exists (and, for
-/// iree-compile, its input files), perf runs and may profile. Returns
-/// perf's version.
+/// The checks made before recording (the command was found by
+/// [`command_to_run`]): for iree-compile, its input files exist; perf runs
+/// and may profile. Returns perf's version.
 fn preflight(options: &RecordOptions) -> Result<String, RecordError> {
-    let program = options
-        .command
-        .first()
-        .ok_or_else(|| RecordError::CommandMissing {
-            command: String::new(),
-        })?;
-    if !program_exists(program) {
-        return Err(RecordError::CommandMissing {
-            command: program.to_string_lossy().into_owned(),
-        });
-    }
     if let Some(path) = missing_input(&options.command) {
         return Err(RecordError::InputMissing { path });
     }
@@ -92,10 +80,18 @@ fn preflight(options: &RecordOptions) -> Result<String, RecordError> {
     Ok(perf_version)
 }
 
-/// The command as it runs: with `--mlir-timing`, with MLIR's timing
-/// flags; with `--actions`, with the action flags.
+/// The command as it runs: its program found ([`program::resolve_program`]:
+/// a bare name off `PATH` in the Python venv); with `--mlir-timing`, with
+/// MLIR's timing flags; with `--actions`, with the action flags.
 fn command_to_run(options: &RecordOptions) -> Result<Vec<OsString>, RecordError> {
     let mut command = options.command.clone();
+    let program = command
+        .first_mut()
+        .ok_or_else(|| RecordError::CommandMissing {
+            command: String::new(),
+            looked_in: String::new(),
+        })?;
+    *program = program::resolve_program(program)?;
     if options.mlir_timing {
         command = with_timing_flags(&command).map_err(|reason| RecordError::CompilerFlags {
             option: "--mlir-timing",
