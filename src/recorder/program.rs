@@ -91,8 +91,12 @@ impl Places<'_> {
             Some(_) => "",
             None => "; no venv is active",
         };
+        let iree = match program.to_string_lossy().starts_with("iree-") {
+            true => " (iree-compile comes with pip install iree-base-compiler)",
+            false => "",
+        };
         format!(
-            " (looked on PATH{venvs}{active}): give its path, or activate the venv that has it (iree-compile comes with pip install iree-base-compiler)"
+            " (looked on PATH{venvs}{active}): give its path, or activate the venv that has it{iree}"
         )
     }
 }
@@ -181,6 +185,10 @@ mod tests {
         assert_eq!(
             places.described(OsStr::new("iree-compile")),
             " (looked on PATH and in /opt/venv/bin; no venv is active): give its path, or activate the venv that has it (iree-compile comes with pip install iree-base-compiler)"
+        );
+        assert_eq!(
+            places.described(OsStr::new("clang")),
+            " (looked on PATH and in /opt/venv/bin; no venv is active): give its path, or activate the venv that has it"
         );
         // A path is looked for where it says, and only there.
         assert_eq!(places.find(OsStr::new("/nonexistent/iree-compile")), None);
