@@ -22,8 +22,12 @@
 #    `cargo test --release` of compile-perf and its crates (perfdata,
 #    category-rules). Test output is shown (--show-output): the live tests print
 #    their agreement tables against perf report and the unwinding rates.
-# 3. Fuzzing (only when no test filter is given): scripts/fuzz.sh runs each fuzz target
-#    for 60 s (FUZZ_SECONDS); a crash or hang fails, and the log says where the input is.
+# 3. The wheel and fuzzing (only when no test filter is given): scripts/test-wheel.sh
+#    builds the wheel (scripts/wheel.sh, maturin from PyPI in target/tmp/maturin-venv),
+#    installs it with iree-base-compiler into a fresh venv and records the example with
+#    it, without cargo on PATH, against the cargo build's report; scripts/fuzz.sh runs
+#    each fuzz target for 60 s (FUZZ_SECONDS); a crash or hang fails, and the log says
+#    where the input is.
 #
 # With CI=true (as CI sets it) the live tests fail instead of skipping when perf or
 # iree-compile is missing, Cargo.lock must be up to date (--locked), and every test
@@ -116,6 +120,8 @@ cargo test "${locked[@]}" "${fail_fast[@]}" --release -p compile-perf -p perfdat
 if (($# == 0)); then
   log "scripts/sweep.py (damaged copies of the fixtures: no panic, abort, hang or silent loss)"
   python3 scripts/sweep.py --mutations 1000 --cuts 40
+  log "scripts/test-wheel.sh (the wheel in a fresh venv against the cargo build)"
+  bash scripts/test-wheel.sh
   log "scripts/fuzz.sh ${FUZZ_SECONDS:-60}"
   bash scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
 fi

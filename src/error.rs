@@ -251,7 +251,7 @@ fn read_exit_code(error: &perfdata::Error) -> u8 {
 pub enum RecordError {
     /// perf cannot be run.
     #[error(
-        "perf is not installed or does not run ({detail}); on Debian install it with: apt-get install linux-perf"
+        "perf is not installed or does not run ({detail}); compile-perf needs Linux perf from the system (pip does not install it; tested with perf 6.1): on Debian apt-get install linux-perf, on Ubuntu apt-get install linux-tools-generic, on Fedora dnf install perf"
     )]
     PerfMissing {
         /// What running it said.
@@ -288,10 +288,13 @@ pub enum RecordError {
         source: std::io::Error,
     },
     /// The command to record does not exist.
-    #[error("command not found: {command}")]
+    #[error("command not found: {command}{looked_in}")]
     CommandMissing {
         /// The program named.
         command: String,
+        /// Where a bare name was looked for, and what to do (empty for a
+        /// path, or no command at all).
+        looked_in: String,
     },
     /// An input file on iree-compile's command line does not exist.
     #[error(

@@ -1,5 +1,6 @@
-//! What `record` checks before it records: perf is there and may profile,
-//! the command exists, the event the machine can count, and the run
+//! What `record` checks before it records (the command is found by
+//! `program.rs`): perf is there and may profile, iree-compile's inputs
+//! exist, the event the machine can count, and the run
 //! directory, which `--force` may replace only when it is a run directory
 //! or empty (never the root, home or working directory).
 
@@ -12,16 +13,6 @@ use crate::error::{ForceRefusal, RecordError};
 /// The hardware event tried first, and the software one used where it fails.
 const HARDWARE_EVENT: &str = "cycles";
 const FALLBACK_EVENT: &str = "cpu-clock";
-
-/// True when `program` is a path to a file, or a name found on `PATH`.
-pub(super) fn program_exists(program: &std::ffi::OsStr) -> bool {
-    let path = Path::new(program);
-    if path.components().count() > 1 {
-        return path.is_file();
-    }
-    std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
-}
 
 pub(super) fn perf_version() -> Result<String, RecordError> {
     let output = Command::new("perf")

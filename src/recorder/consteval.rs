@@ -13,8 +13,10 @@ use crate::run_dir::RunJson;
 /// The command with const-eval's flags, and a note for `run.json` when an
 /// iree-compile command could not have them (it prints IR itself, or
 /// writes MLIR text). Other programs are left alone, without a note.
-pub(super) fn command_with_flags(options: &RecordOptions) -> (Vec<OsString>, Option<String>) {
-    let command = options.command.clone();
+pub(super) fn command_with_flags(
+    command: Vec<OsString>,
+    options: &RecordOptions,
+) -> (Vec<OsString>, Option<String>) {
     if !options.consteval {
         return (command, None);
     }

@@ -77,7 +77,7 @@ impl Drop for HeapProbes {
 
 /// The library: `$COMPILE_PERF_HEAP_SAMPLER`, else `libheap_sampler.so`
 /// next to the running binary (where `cargo build --release --workspace`
-/// puts both).
+/// puts both, and pip installs both from the wheel: the venv's `bin/`).
 fn find_library() -> Result<PathBuf, RecordError> {
     if let Some(path) = std::env::var_os(LIBRARY_VARIABLE) {
         let path = PathBuf::from(path);
@@ -98,7 +98,7 @@ fn find_library() -> Result<PathBuf, RecordError> {
         Some(path) if path.is_file() => Ok(path),
         _ => Err(RecordError::HeapSampler {
             reason: format!(
-                "{LIBRARY} is not next to the compile-perf binary{} and {LIBRARY_VARIABLE} is not set: build it with `cargo build --release --workspace` (or `-p heap-sampler`)",
+                "{LIBRARY} is not next to the compile-perf binary{} and {LIBRARY_VARIABLE} is not set: build it with `cargo build --release --workspace` (or `-p heap-sampler`), or reinstall the compile-perf wheel, which puts it there",
                 beside
                     .as_deref()
                     .and_then(Path::parent)

@@ -18,6 +18,7 @@ mod heap;
 pub(crate) mod measure;
 mod options;
 mod probes;
+mod program;
 mod rss_sampler;
 mod run_json;
 mod sizing;
@@ -36,9 +37,7 @@ use crate::rss::{MEMORY_FILE, RssSeries};
 use perfdata::RUN_RECORDING;
 
 use crate::run_dir::{CommandExit, PerfRun, RingBuffer, RunJson, RunStatus, StderrExcerpt};
-use checks::{
-    check_permission, detect_event, missing_input, perf_version, prepare_dir, program_exists,
-};
+use checks::{check_permission, detect_event, missing_input, perf_version, prepare_dir};
 use measure::{MEASURE_FILE, read_measured};
 pub(crate) use options::{CallGraph, RecordOptions};
 pub(crate) use run_json::write_run_json;
@@ -70,21 +69,10 @@ impl Recorded {
     }
 }
 
-/// The checks made before recording: the command exists (and, for
-/// iree-compile, its input files), perf runs and may profile. Returns
-/// perf's version.
+/// The checks made before recording (the command was found by
+/// [`command_to_run`]): for iree-compile, its input files exist; perf runs
+/// and may profile. Returns perf's version.
 fn preflight(options: &RecordOptions) -> Result<String, RecordError> {
-    let program = options
-        .command
-        .first()
-        .ok_or_else(|| RecordError::CommandMissing {
-            command: String::new(),
-        })?;
-    if !program_exists(program) {
-        return Err(RecordError::CommandMissing {
-            command: program.to_string_lossy().into_owned(),
-        });
-    }
     if let Some(path) = missing_input(&options.command) {
         return Err(RecordError::InputMissing { path });
     }
@@ -93,11 +81,22 @@ fn preflight(options: &RecordOptions) -> Result<String, RecordError> {
     Ok(perf_version)
 }
 
-/// The command as it runs: with `--mlir-timing`, with MLIR's timing
-/// flags; with `--actions`, with the action flags; with const-eval's
-/// flags where they can be added (see [`consteval::command_with_flags`]).
-fn command_to_run(options: &RecordOptions) -> Result<Vec<OsString>, RecordError> {
-    let mut command = consteval::command_with_flags(options).0;
+/// The command as it runs: its program found ([`program::resolve_program`]:
+/// a bare name off `PATH` in the Python venv); with const-eval's flags
+/// where they can be added, and the note for `run.json` when an
+/// iree-compile command cannot have them ([`consteval::command_with_flags`]);
+/// with `--mlir-timing`, with MLIR's timing flags; with `--actions`, with
+/// the action flags.
+fn command_to_run(options: &RecordOptions) -> Result<(Vec<OsString>, Option<String>), RecordError> {
+    let mut command = options.command.clone();
+    let program = command
+        .first_mut()
+        .ok_or_else(|| RecordError::CommandMissing {
+            command: String::new(),
+            looked_in: String::new(),
+        })?;
+    *program = program::resolve_program(program)?;
+    let (mut command, consteval_note) = consteval::command_with_flags(command, options);
     if options.mlir_timing {
         command = with_timing_flags(&command).map_err(|reason| RecordError::CompilerFlags {
             option: "--mlir-timing",
@@ -113,7 +112,7 @@ fn command_to_run(options: &RecordOptions) -> Result<Vec<OsString>, RecordError>
                 }
             })?;
     }
-    Ok(command)
+    Ok((command, consteval_note))
 }
 
 /// For `record --repeat`: the checks of [`record`], then the series'
@@ -136,8 +135,7 @@ pub(crate) fn record_with_timeout(
     options: &RecordOptions,
     timeout: Option<Duration>,
 ) -> Result<Recorded, RecordError> {
-    let command_run = command_to_run(options)?;
-    let consteval_note = consteval::command_with_flags(options).1;
+    let (command_run, consteval_note) = command_to_run(options)?;
     let perf_version = preflight(options)?;
     let dir = &options.output_dir;
     // The probes first: when they cannot be added, no run directory is made.
