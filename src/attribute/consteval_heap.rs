@@ -46,6 +46,7 @@ pub(crate) fn consteval_at_peak(
     let mut live_bytes = 0;
     let mut sizes = Vec::new();
     for alloc in allocs {
+        symbols.clear();
         profile.symbols_leaf_first(alloc.key.stack, &mut symbols);
         let converted = symbols
             .iter()

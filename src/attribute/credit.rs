@@ -87,6 +87,9 @@ enum KeyRole {
         doing: Option<CreditedTo>,
         in_task: bool,
         verifying: bool,
+        /// The passes of the task it runs, when the task runs some (its
+        /// share of a nested compiler's parallel pipeline).
+        task_passes: Vec<PassId>,
     },
     /// A sample of another compiler thread running these passes (outermost
     /// first) in a task: the main thread's, if it is in a nested compiler.
@@ -133,6 +136,10 @@ pub(crate) fn credit_workers(
                 },
             };
         }
+        let task_passes = match cut {
+            Some(_) => on_stack.clone(),
+            None => Vec::new(),
+        };
         let below = &symbols[cut.unwrap_or(0)..];
         passes.on_stack(below, &mut on_stack);
         let doing = if !on_stack.is_empty() {
@@ -146,6 +153,7 @@ pub(crate) fn credit_workers(
             doing,
             in_task: cut.is_some() && !task_has_pass,
             verifying,
+            task_passes,
         }
     };
     for sample in &profile.stacks.timeline {
@@ -224,10 +232,17 @@ fn walk<'a, P: Copy + Eq + Hash, K: Copy + Eq + Hash>(
                 doing,
                 in_task,
                 verifying,
+                task_passes,
             } => {
                 main_doing.insert(sample.process, doing.clone());
+                let credited = match doing {
+                    Some(CreditedTo::Passes(doing)) if !task_passes.is_empty() => {
+                        nest(doing, task_passes).map(CreditedTo::Passes)
+                    }
+                    _ => doing.clone().filter(|_| *in_task),
+                };
                 (
-                    doing.clone().filter(|_| *in_task),
+                    credited,
                     *verifying && *doing == Some(CreditedTo::PassManager),
                     None,
                 )
@@ -303,16 +318,19 @@ mod tests {
             doing: passes(&[0, 1]),
             in_task: false,
             verifying: false,
+            task_passes: Vec::new(),
         };
         let main_in_task = KeyRole::Main {
             doing: passes(&[0]),
             in_task: true,
             verifying: false,
+            task_passes: Vec::new(),
         };
         let parsing = KeyRole::Main {
             doing: None,
             in_task: false,
             verifying: false,
+            task_passes: Vec::new(),
         };
         let worker = KeyRole::Worker {
             verifying: false,
@@ -358,17 +376,27 @@ mod tests {
             doing: passes(&[0, 1]),
             in_task: false,
             verifying: false,
+            task_passes: Vec::new(),
         };
         let main_elsewhere = KeyRole::Main {
             doing: passes(&[2]),
             in_task: false,
             verifying: false,
+            task_passes: Vec::new(),
         };
         let worker = KeyRole::WorkerPasses(vec![PassId::new(3)]);
+        // The main thread running its share of the JIT's parallel pipeline.
+        let main_in_jit_task = KeyRole::Main {
+            doing: passes(&[0, 1]),
+            in_task: false,
+            verifying: false,
+            task_passes: vec![PassId::new(3)],
+        };
         let samples = [
             sample(1, 'a', &worker, true),      // before any main sample: its own
             sample(1, 'm', &main_in_jit, true), // main in the JIT
             sample(1, 'b', &worker, true),      // the JIT's
+            sample(1, 'e', &main_in_jit_task, true), // the JIT's
             sample(2, 'c', &worker, true),      // another process: its own
             sample(1, 'n', &main_elsewhere, true), // main left the JIT
             sample(1, 'd', &worker, true),      // its own
@@ -386,6 +414,7 @@ mod tests {
             credits[&'b'],
             [(CreditedTo::Passes(vec![PassId::new(0), jit, jit_apply]), 1)]
         );
+        assert_eq!(credits[&'e'], credits[&'b']);
         for own in ['a', 'c', 'd', 'm', 'n'] {
             assert!(!credits.contains_key(&own), "{own}");
         }
@@ -397,16 +426,19 @@ mod tests {
             doing: Some(CreditedTo::PassManager),
             in_task: false,
             verifying: true,
+            task_passes: Vec::new(),
         };
         let main_between = KeyRole::Main {
             doing: Some(CreditedTo::PassManager),
             in_task: false,
             verifying: false,
+            task_passes: Vec::new(),
         };
         let main_in_pass_verifying = KeyRole::Main {
             doing: passes(&[0]),
             in_task: false,
             verifying: true,
+            task_passes: Vec::new(),
         };
         let worker_verifying = KeyRole::Worker {
             verifying: true,

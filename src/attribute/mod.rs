@@ -45,6 +45,7 @@ pub(crate) use action_rows::{
     FoldingStacks, action_name, group_by_actions, group_rows, row_name, self_row,
 };
 pub(crate) use classes::{Attribution, Classes, categories_cached, facts};
+pub(crate) use credit::{CreditedTo, credit_workers};
 pub(crate) use joined_passes::joined_passes;
 pub(crate) use pass::{PassId, Phase};
 pub(crate) use row_key::RowKey;

@@ -166,6 +166,9 @@ pub(crate) struct Passes {
     nested: HashMap<(PassId, PassId), PassId>,
     /// The nested compilers that run.
     compilers: Vec<PassId>,
+    /// A nested compiler's pass → the pass it is (`JitGlobalsPass >
+    /// Canonicalizer` → `Canonicalizer`).
+    inner: HashMap<PassId, PassId>,
 }
 
 impl Passes {
@@ -224,6 +227,7 @@ impl Passes {
             parents: Vec::new(),
             nested: HashMap::new(),
             compilers: Vec::new(),
+            inner: HashMap::new(),
         };
         passes.add_nested(&runs);
         passes
@@ -253,8 +257,9 @@ impl Passes {
                 self.phases.push(self.phases[owner.index()]);
                 self.verifications.push(None);
                 self.parents.push(Some(owner));
-                self.nested
-                    .insert((owner, pass), PassId::new(self.names.len() - 1));
+                let nested = PassId::new(self.names.len() - 1);
+                self.nested.insert((owner, pass), nested);
+                self.inner.insert(nested, pass);
             }
         }
     }
@@ -283,6 +288,22 @@ impl Passes {
     /// pass`).
     pub(crate) fn nested_copies(&self, pass: PassId) -> impl Iterator<Item = PassId> + '_ {
         (self.compilers.iter()).filter_map(move |&owner| self.nested.get(&(owner, pass)).copied())
+    }
+
+    /// The pass whose frames run `pass`: for a nested compiler's pass, the
+    /// pass it is; otherwise itself.
+    pub(crate) fn frame_pass(&self, pass: PassId) -> PassId {
+        self.inner.get(&pass).copied().unwrap_or(pass)
+    }
+
+    /// Whether `pass`'s frames alone do not say which samples are its: a
+    /// nested compiler and its passes run on the thread pool, whose stacks
+    /// show the pass but not the compiler they run for, so a pass the
+    /// nested compiler also runs has frames that are not its own.
+    pub(crate) fn crosses_threads(&self, pass: PassId) -> bool {
+        self.is_nested_compiler(pass)
+            || self.parent(pass).is_some()
+            || self.nested_copies(pass).next().is_some()
     }
 
     /// The nested compiler a pass runs under, for a pass of one.

@@ -78,6 +78,7 @@ fn nesting_keeps_a_pass_inside_itself_and_one_run_once() {
         parents: vec![None, None],
         nested: HashMap::new(),
         compilers: Vec::new(),
+        inner: HashMap::new(),
     };
     let root_first = [0, 1, 2, 3, 1, 4, 1, 2, 3, 1, 4, 5];
     let leaf_first: Vec<SymbolId> = root_first
@@ -125,6 +126,7 @@ fn a_pass_initialized_by_the_pipeline_adaptor_s_pipeline_is_its_initialization()
         parents: vec![None; 3],
         nested: HashMap::new(),
         compilers: Vec::new(),
+        inner: HashMap::new(),
     };
     let stack = |root_first: &[usize]| -> Vec<SymbolId> {
         root_first
@@ -179,6 +181,7 @@ fn passes_under_a_nested_compiler_are_its_own() {
         parents: Vec::new(),
         nested: HashMap::new(),
         compilers: Vec::new(),
+        inner: HashMap::new(),
     };
     passes.add_nested(&[true, true, true]);
     let (opa, jit, apply) = (PassId::new(0), PassId::new(1), PassId::new(2));

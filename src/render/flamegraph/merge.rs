@@ -129,11 +129,9 @@ pub(super) fn cut_at_pass<'a>(
 ) -> Vec<(FoldedStack<'a>, u64)> {
     let mut merged: HashMap<FoldedStack<'a>, u64> = HashMap::new();
     for (mut stack, count) in stacks {
-        let Some(at) = stack
-            .symbols
-            .iter()
-            .position(|&symbol| classes.passes.frame_of(symbol) == Some(pass))
-        else {
+        let Some(at) = stack.symbols.iter().position(|&symbol| {
+            classes.passes.frame_of(symbol) == Some(classes.passes.frame_pass(pass))
+        }) else {
             continue;
         };
         stack.symbols.drain(..at);

@@ -19,6 +19,7 @@ pub(crate) mod diff;
 mod layout;
 mod merge;
 mod names;
+mod nested;
 mod passes;
 mod sum;
 mod svg;
@@ -220,7 +221,13 @@ pub(crate) fn picture(
     classes: &Classes<'_>,
     options: &PictureOptions,
 ) -> Option<Picture> {
-    picture_from(profile, classes, options, fold(profile, &options.filter))
+    let stacks = match options.pass {
+        Some(pass) if classes.passes.crosses_threads(pass) => {
+            nested::stacks_through_pass(profile, classes, &options.filter, pass)
+        }
+        _ => fold(profile, &options.filter),
+    };
+    picture_from(profile, classes, options, stacks)
 }
 
 /// The flamegraph of `stacks` (the folded samples `options.filter` keeps,
