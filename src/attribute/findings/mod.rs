@@ -11,12 +11,16 @@
 //!   dumped and codegen'd one by one (`executables.rs`);
 //! - **papercuts**: infrastructure (IR core, uniquing, hashing) that costs
 //!   much in total while spread thin over many passes, no one of which a
-//!   pass owner would look at.
+//!   pass owner would look at;
+//! - **hot spots**: one function, or a few, holding most of an
+//!   infrastructure category or of a place outside passes
+//!   (`hot_spots.rs`): a category with one is no papercut.
 //!
 //! The thresholds are in one table, [`THRESHOLDS`].
 
 mod by_stack;
 mod executables;
+mod hot_spots;
 
 use hashbrown::HashMap;
 
@@ -33,6 +37,7 @@ use by_stack::by_stack;
 pub(crate) use by_stack::{DuplicatedSetup, Papercut};
 pub(crate) use executables::DuplicatedExecutables;
 use executables::duplicated_executables;
+pub(crate) use hot_spots::{HotSpot, Scope as HotSpotScope};
 
 /// When a finding is made.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,8 +65,16 @@ pub(crate) struct Thresholds {
     pub papercut_share: f64,
     /// …spread over this many passes or more…
     pub papercut_passes: usize,
-    /// …none of which holds more than this share of it.
+    /// …none of which (nor a place outside passes) holds more than this
+    /// share of it.
     pub papercut_largest_pass: f64,
+    /// A hot spot is looked for in an infrastructure category, or a place
+    /// outside passes, of this share of the samples or more…
+    pub hot_spot_scope_share: f64,
+    /// …where at most this many functions…
+    pub hot_spot_functions: usize,
+    /// …hold this share of it or more (then it is no papercut).
+    pub hot_spot_share: f64,
     /// The infrastructure categories (ids of the rule table).
     pub papercut_categories: [&'static str; 3],
 }
@@ -79,6 +92,9 @@ const THRESHOLDS: Thresholds = Thresholds {
     papercut_share: 0.05,
     papercut_passes: 10,
     papercut_largest_pass: 0.5,
+    hot_spot_scope_share: 0.05,
+    hot_spot_functions: 3,
+    hot_spot_share: 0.5,
     papercut_categories: ["ir", "uniquing", "hashing"],
 };
 
@@ -92,6 +108,8 @@ pub(crate) struct Findings {
     pub executables: Vec<DuplicatedExecutables>,
     /// Infrastructure categories spread thin over many passes, most first.
     pub papercuts: Vec<Papercut>,
+    /// Functions holding most of a category or a place, most first.
+    pub hot_spots: Vec<HotSpot>,
 }
 
 /// The findings of the samples `filter` keeps, by [`THRESHOLDS`]; with the
@@ -105,15 +123,16 @@ pub(crate) fn findings(
     actions: Option<&ActionJoin>,
     alike: &[Alike],
 ) -> Findings {
-    let ((duplicated, papercuts), serialized) = rayon::join(
+    let (by_stack, serialized) = rayon::join(
         || by_stack(profile, classes, filter, &THRESHOLDS),
         || serialized(profile, classes, filter, actions, &THRESHOLDS),
     );
     Findings {
         serialized,
-        duplicated,
+        duplicated: by_stack.duplicated,
         executables: duplicated_executables(profile, classes, filter, actions, alike),
-        papercuts,
+        papercuts: by_stack.papercuts,
+        hot_spots: by_stack.hot_spots,
     }
 }
 
