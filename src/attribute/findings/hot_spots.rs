@@ -48,8 +48,10 @@ impl HotSpot {
     }
 }
 
-/// Per function, its samples and the places they were in.
-type ByFunction = HashMap<Option<SymbolId>, (u64, HashMap<RowKey, u64>)>;
+/// A function's samples in a scope, and the places they were in.
+type Held = (u64, HashMap<RowKey, u64>);
+/// Per function (`None`: frames without a name), what it holds.
+type ByFunction = HashMap<Option<SymbolId>, Held>;
 
 /// The samples of each scope by leaf function, gathered one sample key at
 /// a time.
@@ -130,8 +132,7 @@ fn hot_spot(
     total: u64,
     thresholds: &Thresholds,
 ) -> Option<HotSpot> {
-    let mut ranked: Vec<(Option<SymbolId>, (u64, HashMap<RowKey, u64>))> =
-        functions.into_iter().collect();
+    let mut ranked: Vec<(Option<SymbolId>, Held)> = functions.into_iter().collect();
     ranked.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(&b.0)));
     // Frames without a name are no function to point at.
     let counts: Vec<u64> = (ranked.iter())
