@@ -106,7 +106,26 @@ fn one_busy_thread_of_two_cpus_is_serialized_and_two_or_one_alone_are_not() {
         alone.iter().all(|finding| finding["kind"] != "serialized"),
         "a program of one thread could not have run in parallel: {alone:?}"
     );
-    let (before_two, _) = findings_of(&dir, &program, "1", &["2", "1"], 1);
+    // One thread for 3 s and two for 1 s take 5 CPU s on a machine that
+    // gives them what they ask for; a run squeezed by other work reads
+    // serial in pieces, and is done again.
+    let asked: f64 = SECONDS.parse::<f64>().expect("seconds") + 2.0;
+    let before_two = (1..=PARALLEL_TRIES)
+        .map(|try_number| findings_of(&dir, &program, "1", &["2", "1"], try_number))
+        .find(|(findings, cpu_seconds)| {
+            let given = *cpu_seconds >= 0.9 * asked;
+            if !given {
+                println!(
+                    "one thread then two got {cpu_seconds:.2} CPU s of {asked}: other work took CPU \
+                     time from them (findings {findings:?}); again"
+                );
+            }
+            given
+        })
+        .map(|(findings, _)| findings)
+        .unwrap_or_else(|| {
+            panic!("in {PARALLEL_TRIES} runs the machine never gave the program the CPUs it asked for")
+        });
     println!("one thread, then two: {before_two:#?}");
     let serialized = before_two
         .iter()
