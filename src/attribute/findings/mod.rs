@@ -98,7 +98,7 @@ const THRESHOLDS: Thresholds = Thresholds {
     serialized_gap_slices: 1,
     slices: 200,
     serialized_min_threads: 2,
-    working_thread_share: 0.01,
+    working_thread_share: 0.05,
     serialized_phase_share: 0.5,
     duplicated_share: 0.02,
     duplicated_owners: 3,
