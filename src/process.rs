@@ -6,10 +6,26 @@
 //! A process that execs becomes a new [`ProcessImage`] under the same pid, so
 //! the Python launcher of `iree-compile` and the native compiler it execs are
 //! told apart. A renamed thread (`llvm-worker-0`) gets a new [`ThreadSlot`].
+//!
+//! The compiler is every process that runs the compiler's library,
+//! whatever its program ([`Processes::mark_compilers`]): the native
+//! `iree-compile`, and a Python that compiles through `iree.compiler.api`
+//! (as iree-turbine does), but neither the Python launcher of the native
+//! compiler (it loads the library too, when it imports `iree.compiler`)
+//! nor the linker `iree-lld` (which links it).
 
 use hashbrown::HashMap;
 
 use crate::binary::DsoId;
+
+/// The file name of the compiler's library, which every program that
+/// compiles maps.
+const COMPILER_LIBRARY: &str = "libIREECompiler.so";
+/// The suffix of the native compiler's executable in the iree-base-compiler wheel.
+const NATIVE_COMPILER_EXECUTABLE: &str = "_mlir_libs/iree-compile";
+/// The linker the compiler runs for each executable (llvm-cpu), as a child
+/// process; it links the compiler's library.
+pub(crate) const LINKER_EXECUTABLE: &str = "iree-lld";
 
 crate::index::index_type! {
     /// Index of a [`ProcessImage`].
@@ -32,6 +48,29 @@ pub(crate) struct ProcessImage {
     pub executable: Option<String>,
     /// True when this image began with an exec seen in the recording.
     pub began_with_exec: bool,
+    /// True when it mapped the compiler's library (or was forked from a
+    /// process that had).
+    pub maps_compiler_library: bool,
+    /// True when it is the compiler, as [`Processes::mark_compilers`]
+    /// found: not read from the recording, but worked out from the images.
+    pub compiler: bool,
+}
+
+impl ProcessImage {
+    /// The file name of its executable.
+    pub(crate) fn executable_name(&self) -> Option<&str> {
+        (self.executable.as_deref()).and_then(|path| path.rsplit('/').next())
+    }
+
+    /// True for the native compiler, `iree-compile` of the wheel.
+    fn is_native_compiler(&self) -> bool {
+        (self.executable.as_deref()).is_some_and(|path| path.ends_with(NATIVE_COMPILER_EXECUTABLE))
+    }
+
+    /// True for the linker, `iree-lld`, by its executable or its name.
+    pub(crate) fn is_linker(&self) -> bool {
+        self.name == LINKER_EXECUTABLE || self.executable_name() == Some(LINKER_EXECUTABLE)
+    }
 }
 
 /// One thread under one name.
@@ -116,6 +155,25 @@ impl Processes {
         }
     }
 
+    /// Marks the compiler's images: the native `iree-compile`, and every
+    /// other that mapped the compiler's library, unless it is the linker or
+    /// the launcher of a native compiler (its parent, or the same pid
+    /// before its exec). A Python that compiles in-process is the
+    /// compiler; the Python script that starts the native one is not.
+    pub(crate) fn mark_compilers(&mut self) {
+        let natives: Vec<(i32, Option<i32>)> = (self.images.iter())
+            .filter(|image| image.is_native_compiler())
+            .map(|image| (image.pid, image.parent_pid))
+            .collect();
+        for image in &mut self.images {
+            let launches_native = natives
+                .iter()
+                .any(|&(pid, parent)| pid == image.pid || parent == Some(image.pid));
+            image.compiler = image.is_native_compiler()
+                || (image.maps_compiler_library && !image.is_linker() && !launches_native);
+        }
+    }
+
     /// A COMM record: an exec starts a new image; otherwise the thread is renamed.
     pub(crate) fn on_comm(&mut self, pid: i32, tid: i32, name: &str, is_exec: bool) {
         if is_exec {
@@ -129,6 +187,8 @@ impl Processes {
                 name: name.to_owned(),
                 executable: None,
                 began_with_exec: true,
+                maps_compiler_library: false,
+                compiler: false,
             });
             self.mappings.remove(&pid);
             self.push_thread(image, tid, name);
@@ -159,8 +219,12 @@ impl Processes {
                 name: parent
                     .as_ref()
                     .map_or_else(|| inherited_name.clone(), |parent| parent.name.clone()),
+                maps_compiler_library: parent
+                    .as_ref()
+                    .is_some_and(|parent| parent.maps_compiler_library),
                 executable: parent.and_then(|parent| parent.executable),
                 began_with_exec: false,
+                compiler: false,
             });
             let copied = self.mappings.get(&ppid).cloned().unwrap_or_default();
             self.mappings.insert(pid, copied);
@@ -177,6 +241,9 @@ impl Processes {
             let image = &mut self.images[image.index()];
             if image.executable.is_none() && image.began_with_exec {
                 image.executable = Some(path.to_owned());
+            }
+            if path.rsplit('/').next() == Some(COMPILER_LIBRARY) {
+                image.maps_compiler_library = true;
             }
         }
         let list = self.mappings.entry(pid).or_default();
@@ -217,6 +284,8 @@ impl Processes {
             name: name.to_owned(),
             executable: None,
             began_with_exec: false,
+            maps_compiler_library: false,
+            compiler: false,
         })
     }
 
@@ -309,5 +378,55 @@ mod tests {
         assert_eq!(processes.thread(launcher).name, "iree-compile (python3.11)");
         assert_eq!(processes.thread(compiler).name, "iree-compile");
         assert_eq!(processes.thread(worker).name, "llvm-worker-0");
+    }
+
+    #[test]
+    fn the_compiler_is_whatever_process_runs_its_library_but_the_launcher_and_linker() {
+        let mut processes = Processes::default();
+        let code = |dso| MappedCode {
+            start: 0x1000 * dso as u64,
+            end: 0x1000 * dso as u64 + 0x800,
+            dso: DsoId::new(dso),
+            bias: 0,
+        };
+        let library = "/venv/iree/compiler/_mlir_libs/libIREECompiler.so";
+        // The Python launcher imports iree.compiler (the library) and
+        // execs the native compiler in a child, which runs the linker.
+        processes.on_comm(100, 100, "iree-compile", true);
+        processes.on_mmap(100, code(1), "/usr/bin/python3.11");
+        processes.on_mmap(100, code(2), library);
+        processes.on_fork(101, 100, 101, 100);
+        processes.on_comm(101, 101, "iree-compile", true);
+        processes.on_mmap(101, code(3), "/venv/iree/compiler/_mlir_libs/iree-compile");
+        processes.on_mmap(101, code(2), library);
+        processes.on_fork(102, 101, 102, 101);
+        processes.on_comm(102, 102, "iree-lld", true);
+        processes.on_mmap(102, code(4), "/venv/iree/compiler/_mlir_libs/iree-lld");
+        processes.on_mmap(102, code(2), library);
+        // A Python that compiles in-process (iree.compiler.api), and one
+        // that never loads the library.
+        processes.on_comm(200, 200, "python3", true);
+        processes.on_mmap(200, code(1), "/usr/bin/python3.11");
+        processes.on_mmap(200, code(2), library);
+        processes.on_comm(300, 300, "python3", true);
+        processes.on_mmap(300, code(1), "/usr/bin/python3.11");
+        processes.mark_compilers();
+        let compilers: Vec<(i32, bool)> = (processes.images.iter())
+            .map(|image| (image.pid, image.compiler))
+            .collect();
+        assert_eq!(
+            compilers,
+            [
+                (100, false),
+                (101, false),
+                (101, true),
+                (102, true),
+                (102, false),
+                (200, true),
+                (300, false),
+            ],
+            "the launcher, its child before exec and the linker are not the compiler; the \
+             compiler's child before exec is"
+        );
     }
 }

@@ -58,7 +58,9 @@ pub(crate) fn fit(name: &str, width: usize) -> String {
 /// `names` shortened to `width` as [`fit`] does, each shown name told apart
 /// from the others: names that would read the same are shown without elided
 /// template arguments, and if still the same (overloads), whole but for the
-/// return type.
+/// return type, where that fits `width`; names still alike (or too long so)
+/// are numbered in their order (`DenseMapBase<…>::lookupOrInsertIntoBucket<…>
+/// #2`). No name is wider than `width`.
 pub(crate) fn distinct(names: &[&str], width: usize) -> Vec<String> {
     let levels: [&dyn Fn(&str) -> String; 3] = [
         &|name| fit(name, width),
@@ -67,19 +69,34 @@ pub(crate) fn distinct(names: &[&str], width: usize) -> Vec<String> {
     ];
     let mut shown: Vec<String> = names.iter().map(|name| levels[0](name)).collect();
     for level in &levels[1..] {
-        let mut seen: hashbrown::HashMap<&str, usize> = hashbrown::HashMap::new();
-        for name in &shown {
-            *seen.entry(name.as_str()).or_default() += 1;
-        }
-        let clashing: Vec<bool> = shown.iter().map(|name| seen[name.as_str()] > 1).collect();
-        drop(seen);
+        let clashing = clashes(&shown);
         for ((shown, name), clashes) in shown.iter_mut().zip(names).zip(clashing) {
-            if clashes {
-                *shown = level(name);
+            let told_apart = level(name);
+            if clashes && told_apart.chars().count() <= width {
+                *shown = told_apart;
             }
         }
     }
+    let clashing = clashes(&shown);
+    let mut numbers: hashbrown::HashMap<String, usize> = hashbrown::HashMap::new();
+    for ((shown, name), clashes) in shown.iter_mut().zip(names).zip(clashing) {
+        if clashes {
+            let number = numbers.entry(shown.clone()).or_default();
+            *number += 1;
+            let tag = format!(" #{number}");
+            *shown = fit(name, width.saturating_sub(tag.chars().count())) + &tag;
+        }
+    }
     shown
+}
+
+/// Whether each of `shown` reads the same as another.
+fn clashes(shown: &[String]) -> Vec<bool> {
+    let mut seen: hashbrown::HashMap<&str, usize> = hashbrown::HashMap::new();
+    for name in shown {
+        *seen.entry(name.as_str()).or_default() += 1;
+    }
+    shown.iter().map(|name| seen[name.as_str()] > 1).collect()
 }
 
 /// The components of `name` (split at `::`) without return type and
@@ -316,7 +333,7 @@ mod tests {
             "mlir::Lexer::lexString(char const*)",
         ];
         assert_eq!(
-            distinct(&names, 40),
+            distinct(&names, 90),
             [
                 "llvm::detail::IEEEFloat::IEEEFloat(double)",
                 "llvm::detail::IEEEFloat::IEEEFloat(llvm::fltSemantics const&, llvm::APInt const&)",
@@ -325,6 +342,35 @@ mod tests {
                 "mlir::Lexer::lexString",
             ]
         );
+    }
+
+    #[test]
+    fn names_told_apart_only_by_more_than_fits_are_numbered_within_the_width() {
+        // Two of BERT's rows, which were shown whole (1,600 characters).
+        let map = |pair: &str| {
+            format!(
+                "llvm::DenseMapBase<llvm::DenseMap<{pair}>, {pair}>::lookupOrInsertIntoBucket<{pair} const&>"
+            )
+        };
+        let (first, second) = (
+            map("mlir::Pattern const*, mlir::PatternBenefit"),
+            map("mlir::OperationName, llvm::SmallVector<mlir::RewritePattern const*, 2>"),
+        );
+        let names = [
+            first.as_str(),
+            second.as_str(),
+            "mlir::Lexer::lexString(char const*)",
+        ];
+        let shown = distinct(&names, 60);
+        assert_eq!(
+            shown,
+            [
+                "llvm::DenseMapBase<…>::lookupOrInsertIntoBucket<…> #1",
+                "llvm::DenseMapBase<…>::lookupOrInsertIntoBucket<…> #2",
+                "mlir::Lexer::lexString",
+            ]
+        );
+        assert!(shown.iter().all(|name| name.chars().count() <= 60));
     }
 
     #[test]

@@ -91,7 +91,7 @@ pub(crate) struct Facts {
     pub place: RowKey,
     pub thread: ThreadId,
     pub process: ProcessId,
-    /// True for samples of the native compiler process.
+    /// True for samples of a compiler process.
     pub in_compiler: bool,
 }
 

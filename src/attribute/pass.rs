@@ -76,7 +76,8 @@ crate::index::index_type! {
 pub(crate) enum OutsidePass {
     ParsingInput,
     SerializationAndOutput,
-    /// The Python launcher, and any process that is not the compiler.
+    /// The Python launcher, any process that is not the compiler, and the
+    /// Python code around a compile run in-process (`iree.compiler.api`).
     Python,
     /// The compiler's start (the dynamic loader, static initialisers) and
     /// end (teardown at exit).
@@ -98,7 +99,7 @@ impl OutsidePass {
         match self {
             OutsidePass::ParsingInput => "(parsing the input)",
             OutsidePass::SerializationAndOutput => "(serialization and output)",
-            OutsidePass::Python => "(Python launcher and other programs)",
+            OutsidePass::Python => "(Python and other programs)",
             OutsidePass::StartupAndTeardown => "(startup and teardown)",
             OutsidePass::Linker => "(linker: iree-lld)",
             OutsidePass::PassManager => "(pass manager: verification, between passes)",
@@ -501,9 +502,11 @@ pub(super) fn outside_pass(
             ids.contains(&id.as_str())
         })
     };
+    // A compile run in-process has the interpreter under every stack: its
+    // samples are Python's only where no compiler work tells them apart.
     if outside.in_linker {
         OutsidePass::Linker
-    } else if !outside.in_compiler || has(&["python"]) {
+    } else if !outside.in_compiler {
         OutsidePass::Python
     } else if has(&["startup"]) {
         OutsidePass::StartupAndTeardown
@@ -513,6 +516,8 @@ pub(super) fn outside_pass(
         OutsidePass::ParsingInput
     } else if has(&["serialization"]) {
         OutsidePass::SerializationAndOutput
+    } else if has(&["python"]) {
+        OutsidePass::Python
     } else if outside.in_task {
         OutsidePass::PoolTasks
     } else {

@@ -13,7 +13,7 @@
 
 use hashbrown::HashMap;
 
-use super::classes::{Attribution, Classes, facts};
+use super::classes::{Attribution, Classes, Facts, facts};
 use super::pass::{OutsidePass, Phase};
 use super::row_key::RowKey;
 use crate::profile::{Profile, SampleFilter};
@@ -76,6 +76,16 @@ pub(crate) struct Timeline {
     pub lost_samples: u64,
 }
 
+/// The phase of a sample: its passes', or parsing's and output's outside
+/// passes.
+pub(crate) fn phase_of(classes: &Classes<'_>, facts: &Facts) -> Option<Phase> {
+    classes.passes.phase(&facts.passes).or(match facts.place {
+        RowKey::OutsidePass(OutsidePass::ParsingInput) => Some(Phase::Input),
+        RowKey::OutsidePass(OutsidePass::SerializationAndOutput) => Some(Phase::Output),
+        _ => None,
+    })
+}
+
 /// Splits the samples `filter` keeps into `count` equal time slices.
 pub(crate) fn timeline(
     profile: &Profile,
@@ -117,12 +127,7 @@ pub(crate) fn timeline(
     for sample in &kept {
         let (category, phase) = *known.entry(sample.key).or_insert_with(|| {
             let facts = facts(profile, classes, Attribution::Leaf, &sample.key);
-            let phase = classes.passes.phase(&facts.passes).or(match facts.place {
-                RowKey::OutsidePass(OutsidePass::ParsingInput) => Some(Phase::Input),
-                RowKey::OutsidePass(OutsidePass::SerializationAndOutput) => Some(Phase::Output),
-                _ => None,
-            });
-            (facts.self_category, phase)
+            (facts.self_category, phase_of(classes, &facts))
         });
         let index = slice_of(sample.time, first, slice_ns, count);
         let slice = &mut slices[index];

@@ -11,7 +11,7 @@ use xxhash_rust::xxh3::xxh3_64;
 /// The first bytes of every entry.
 const MAGIC: &[u8; 8] = b"CPCACHE\0";
 /// The layout of the header and payloads; raised when either changes.
-pub(super) const FORMAT: u32 = 5;
+pub(super) const FORMAT: u32 = 6;
 /// Bytes of the version string field.
 const VERSION_BYTES: usize = 16;
 /// Magic, format, kind, version, payload length, checksum.

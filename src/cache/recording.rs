@@ -101,6 +101,7 @@ pub(crate) struct CachedProcess {
     pub name: String,
     pub executable: Option<String>,
     pub began_with_exec: bool,
+    pub maps_compiler_library: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

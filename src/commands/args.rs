@@ -93,7 +93,7 @@ pub(crate) struct ReadingArgs {
     /// Keep only samples of processes with this name or executable file name. Repeatable.
     #[arg(long, value_name = "NAME", help_heading = heading::SAMPLES)]
     pub process: Vec<String>,
-    /// Keep only samples of the native compiler process (not its Python launcher).
+    /// Keep only samples of the compiler: the process that runs libIREECompiler.so (the native iree-compile, or a Python compiling in-process), not the Python launcher nor iree-lld.
     #[arg(long, help_heading = heading::SAMPLES)]
     pub compiler: bool,
     /// Do not print the summary on stderr (warnings still print).

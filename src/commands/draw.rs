@@ -350,7 +350,10 @@ fn run_facts(
             fact("wall time", format!("{wall:.2} s"));
         }
         if let Some(rss) = run.peak_rss_bytes {
-            fact("peak RSS", format!("{:.1} MB", rss as f64 / 1e6));
+            fact(
+                "peak RSS",
+                format!("{:.1} MiB", rss as f64 / (1u64 << 20) as f64),
+            );
         }
         match run.exit.map(|exit| (exit.code, exit.signal)) {
             Some((Some(code), _)) => fact("exit", format!("exit code {code}")),

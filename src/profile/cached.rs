@@ -90,6 +90,7 @@ pub(super) fn to_entry(identity: Identity, parts: &Parts<'_>) -> RecordingEntry 
             name: image.name.clone(),
             executable: image.executable.clone(),
             began_with_exec: image.began_with_exec,
+            maps_compiler_library: image.maps_compiler_library,
         })
         .collect();
     let threads = parts
@@ -200,6 +201,8 @@ pub(super) fn restore(entry: RecordingEntry, store: &mut Store) -> Result<Restor
             name: process.name,
             executable: process.executable,
             began_with_exec: process.began_with_exec,
+            maps_compiler_library: process.maps_compiler_library,
+            compiler: false,
         })
         .collect();
     let threads = (entry.threads.into_iter())

@@ -85,6 +85,7 @@ pub(super) fn finish_load(
     let cache = &reading.options.cache;
     let mut processes = restored.processes;
     processes.qualify_shared_names();
+    processes.mark_compilers();
     let kernel = KernelSource {
         recorded: recorded_kernel(
             &reading,

@@ -2,12 +2,6 @@
 
 use crate::process::ProcessImage;
 
-/// The suffix of the native compiler's executable in the iree-base-compiler wheel.
-const COMPILER_EXECUTABLE: &str = "_mlir_libs/iree-compile";
-/// The linker the compiler runs for each executable (llvm-cpu), as a child
-/// process.
-const LINKER_EXECUTABLE: &str = "iree-lld";
-
 /// A restriction to some processes. The default keeps every sample.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SampleFilter {
@@ -15,8 +9,8 @@ pub(crate) struct SampleFilter {
     pub pids: Vec<i32>,
     /// Keep processes whose name or executable file name is one of these.
     pub names: Vec<String>,
-    /// Keep the native compiler process (the `iree-compile` executable the
-    /// Python launcher execs).
+    /// Keep the compiler's processes: the native `iree-compile` the Python
+    /// launcher execs, or a Python that compiles in-process.
     pub compiler_only: bool,
 }
 
@@ -31,10 +25,7 @@ impl SampleFilter {
         if self.keeps_all() {
             return true;
         }
-        let executable_name = image
-            .executable
-            .as_deref()
-            .and_then(|path| path.rsplit('/').next());
+        let executable_name = image.executable_name();
         self.pids.contains(&image.pid)
             || self
                 .names
@@ -44,19 +35,14 @@ impl SampleFilter {
     }
 }
 
-/// True for the native compiler process.
+/// True for a compiler process: one that runs the compiler's library (the
+/// native `iree-compile`, or a Python compiling in-process), as
+/// [`crate::process::Processes::mark_compilers`] found.
 pub(crate) fn is_compiler(image: &ProcessImage) -> bool {
-    image
-        .executable
-        .as_deref()
-        .is_some_and(|path| path.ends_with(COMPILER_EXECUTABLE))
+    image.compiler
 }
 
 /// True for the linker, `iree-lld`, by its executable or its name.
 pub(crate) fn is_linker(image: &ProcessImage) -> bool {
-    image.name == LINKER_EXECUTABLE
-        || image
-            .executable
-            .as_deref()
-            .is_some_and(|path| path.rsplit('/').next() == Some(LINKER_EXECUTABLE))
+    image.is_linker()
 }

@@ -121,8 +121,9 @@ pub(crate) fn memory_report(
     }
 }
 
-fn megabytes(bytes: u64) -> String {
-    format!("{:.1} MB", bytes as f64 / 1e6)
+/// Memory is in MiB everywhere.
+fn mebibytes(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
 }
 
 /// Writes the memory section as text or Markdown.
@@ -134,7 +135,7 @@ pub(crate) fn write_text(
     writeln!(
         out,
         "memory first touched: {} ({} {} samples x {} faults x {} B pages; attribution: {}){}",
-        megabytes(memory.bytes),
+        mebibytes(memory.bytes),
         memory.samples,
         memory.event,
         memory.period,
@@ -142,7 +143,7 @@ pub(crate) fn write_text(
         memory.attribution,
         memory.peak_rss_bytes.map_or(String::new(), |peak| format!(
             "; peak RSS of the compile: {}",
-            megabytes(peak)
+            mebibytes(peak)
         ))
     )?;
     for (title, rows) in [("category", &memory.categories), ("pass", &memory.passes)] {
@@ -158,7 +159,7 @@ pub(crate) fn write_text(
                 .map(|row| -> Vec<Cell> {
                     vec![
                         row.name.clone().into(),
-                        megabytes(row.bytes).into(),
+                        mebibytes(row.bytes).into(),
                         format!("{:.1}%", row.percent).into(),
                     ]
                 })

@@ -4,7 +4,7 @@
 //! warned of lost samples.
 
 use crate::attribute::{percent, runs::seconds_per_sample};
-use crate::profile::{Profile, SampleFilter};
+use crate::profile::{Profile, SampleFilter, is_compiler};
 use crate::report::summary::LOST_SAMPLES_PREFIX;
 use crate::run_dir::RunJson;
 
@@ -88,7 +88,8 @@ fn failed_compile_notice(run: &RunJson) -> String {
 
 /// The Python launcher's share, when large: `iree-compile` from pip is a
 /// Python script that starts the native compiler, and numpy's OpenBLAS
-/// threads spin while it waits.
+/// threads spin while it waits. A Python that compiles in-process (through
+/// `iree.compiler.api`) is the compiler, not a launcher.
 fn python_notice(profile: &Profile) -> Option<String> {
     let total: u64 = (profile.samples(&SampleFilter::default()))
         .map(|(_, count)| count)
@@ -99,12 +100,11 @@ fn python_notice(profile: &Profile) -> Option<String> {
             let image = profile
                 .processes
                 .image(profile.processes.thread(key.thread).process);
-            let executable_name = image
-                .executable
-                .as_deref()
-                .and_then(|path| path.rsplit('/').next());
-            image.name.starts_with("python")
-                || executable_name.is_some_and(|name| name.starts_with("python"))
+            !is_compiler(image)
+                && (image.name.starts_with("python")
+                    || image
+                        .executable_name()
+                        .is_some_and(|name| name.starts_with("python")))
         })
         .map(|(_, count)| count)
         .sum();

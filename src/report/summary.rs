@@ -108,12 +108,20 @@ pub(crate) fn summarize(profile: &Profile, warn_lost: bool) -> Summary {
             image.executable.as_deref().unwrap_or("")
         ));
     }
-    lines.push(format!(
-        "frames unresolved: {:.2}% ({} of {})",
-        percent(resolution.unresolved, resolution.frames),
-        resolution.unresolved,
-        resolution.frames
-    ));
+    // Frames are counted once per sample; a reading weighted by another
+    // unit (the bytes of `--heap`) weighs them by it, and says so.
+    lines.push(match profile.unit {
+        "samples" => format!(
+            "frames unresolved: {:.2}% ({} of {} frames)",
+            percent(resolution.unresolved, resolution.frames),
+            resolution.unresolved,
+            resolution.frames
+        ),
+        unit => format!(
+            "frames unresolved: {:.2}% (frames weighted by {unit})",
+            percent(resolution.unresolved, resolution.frames),
+        ),
+    });
     if let Some(line) = profile.stack_use.as_ref().and_then(stack_use_line) {
         lines.push(line);
     }

@@ -1,10 +1,12 @@
 //! Findings made from each sample's stack, in one walk over the samples:
-//! setup rebuilt per pass instance (**duplicated**) and infrastructure
-//! spread thin over many passes (**papercuts**).
+//! setup rebuilt per pass instance (**duplicated**), infrastructure
+//! spread thin over many passes (**papercuts**) and one function or a few
+//! holding most of a category or a place (**hot spots**, `hot_spots.rs`).
 
 use hashbrown::HashMap;
 
 use super::Thresholds;
+use super::hot_spots::{HotSpot, HotSpotCounts, Scope};
 use crate::attribute::classes::{Attribution, Classes, facts};
 use crate::attribute::row_key::RowKey;
 use crate::profile::{Profile, SampleFilter};
@@ -43,15 +45,22 @@ pub(crate) struct Papercut {
     pub passes: Vec<(String, u64)>,
 }
 
+/// The findings of [`by_stack`].
+pub(super) struct ByStack {
+    pub duplicated: Option<DuplicatedSetup>,
+    pub papercuts: Vec<Papercut>,
+    pub hot_spots: Vec<HotSpot>,
+}
+
 /// The setup rebuilt per pass instance (when it is at least the
-/// thresholds' share and enough passes did it) and the papercuts, most
-/// first.
+/// thresholds' share and enough passes did it), the papercuts and the hot
+/// spots, most first. A category with a hot spot is no papercut.
 pub(super) fn by_stack(
     profile: &Profile,
     classes: &Classes<'_>,
     filter: &SampleFilter,
     thresholds: &Thresholds,
-) -> (Option<DuplicatedSetup>, Vec<Papercut>) {
+) -> ByStack {
     let setup_symbols: Vec<bool> = profile
         .symbols
         .symbols
@@ -73,9 +82,11 @@ pub(super) fn by_stack(
     let mut setup_samples = 0;
     let mut owners: HashMap<String, u64> = HashMap::new();
     let mut infra: HashMap<CategoryId, HashMap<RowKey, u64>> = HashMap::new();
+    let mut hot_spot_counts = HotSpotCounts::default();
     for (key, count) in profile.samples(filter) {
         total += count;
         let facts = facts(profile, classes, Attribution::Leaf, key);
+        hot_spot_counts.add(&facts, count, &infrastructure);
         if infrastructure.contains(&facts.self_category) {
             *infra
                 .entry(facts.self_category)
@@ -107,10 +118,20 @@ pub(super) fn by_stack(
             share: share(setup_samples),
             owners,
         });
+    let hot_spots = hot_spot_counts.hot_spots(profile, classes, total, thresholds);
     let mut papercuts: Vec<Papercut> = infra
         .into_iter()
+        .filter(|(category, _)| {
+            !(hot_spots.iter()).any(|spot| spot.scope == Scope::Category(*category))
+        })
         .filter_map(|(category, places)| {
             let samples: u64 = places.values().sum();
+            // Most of it in one place outside passes is no spread either.
+            let largest_outside = (places.iter())
+                .filter(|(place, _)| matches!(place, RowKey::OutsidePass(_)))
+                .map(|(_, &count)| count)
+                .max()
+                .unwrap_or(0);
             let passes = by_samples(
                 places
                     .into_iter()
@@ -120,7 +141,8 @@ pub(super) fn by_stack(
             );
             let largest = passes.first().map_or(0, |(_, count)| *count);
             let spread = passes.len() >= thresholds.papercut_passes
-                && (largest as f64) <= thresholds.papercut_largest_pass * samples as f64;
+                && (largest.max(largest_outside) as f64)
+                    <= thresholds.papercut_largest_pass * samples as f64;
             (share(samples) >= thresholds.papercut_share && spread).then(|| Papercut {
                 category,
                 samples,
@@ -130,7 +152,11 @@ pub(super) fn by_stack(
         })
         .collect();
     papercuts.sort_by(|a, b| b.samples.cmp(&a.samples).then(a.category.cmp(&b.category)));
-    (duplicated, papercuts)
+    ByStack {
+        duplicated,
+        papercuts,
+        hot_spots,
+    }
 }
 
 /// Counts by name, most first (then by name).

@@ -11,12 +11,16 @@
 //!   dumped and codegen'd one by one (`executables.rs`);
 //! - **papercuts**: infrastructure (IR core, uniquing, hashing) that costs
 //!   much in total while spread thin over many passes, no one of which a
-//!   pass owner would look at.
+//!   pass owner would look at;
+//! - **hot spots**: one function, or a few, holding most of an
+//!   infrastructure category or of a place outside passes
+//!   (`hot_spots.rs`): a category with one is no papercut.
 //!
 //! The thresholds are in one table, [`THRESHOLDS`].
 
 mod by_stack;
 mod executables;
+mod hot_spots;
 
 use hashbrown::HashMap;
 
@@ -25,14 +29,17 @@ use super::classes::{Attribution, Classes, facts};
 use super::credit::credit_workers;
 use super::pass::Phase;
 use super::row_key::RowKey;
-use super::time_slices::timeline;
+use super::runs::seconds_per_sample;
+use super::time_slices::{phase_of, timeline};
 use crate::executable_sources::Alike;
-use crate::profile::{Profile, SampleFilter};
+use crate::process::ThreadId;
+use crate::profile::{Profile, SampleFilter, is_compiler};
 use crate::stacks::SampleKey;
 use by_stack::by_stack;
 pub(crate) use by_stack::{DuplicatedSetup, Papercut};
 pub(crate) use executables::DuplicatedExecutables;
 use executables::duplicated_executables;
+pub(crate) use hot_spots::{HotSpot, Scope as HotSpotScope};
 
 /// When a finding is made.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -50,6 +57,14 @@ pub(crate) struct Thresholds {
     pub serialized_gap_slices: usize,
     /// The compile is cut into this many slices to find stretches.
     pub slices: usize,
+    /// A compile whose compiler ran fewer threads than this, each with at
+    /// least `working_thread_share` of its samples, could not have run in
+    /// parallel (`--mlir-disable-threading`): no stretch of it is serial.
+    pub serialized_min_threads: usize,
+    pub working_thread_share: f64,
+    /// A stretch is given the phase that holds this share of its samples
+    /// or more, and no phase otherwise.
+    pub serialized_phase_share: f64,
     /// Setup rebuilt per pass instance is named from this share of the
     /// samples…
     pub duplicated_share: f64,
@@ -60,8 +75,16 @@ pub(crate) struct Thresholds {
     pub papercut_share: f64,
     /// …spread over this many passes or more…
     pub papercut_passes: usize,
-    /// …none of which holds more than this share of it.
+    /// …none of which (nor a place outside passes) holds more than this
+    /// share of it.
     pub papercut_largest_pass: f64,
+    /// A hot spot is looked for in an infrastructure category, or a place
+    /// outside passes, of this share of the samples or more…
+    pub hot_spot_scope_share: f64,
+    /// …where at most this many functions…
+    pub hot_spot_functions: usize,
+    /// …hold this share of it or more (then it is no papercut).
+    pub hot_spot_share: f64,
     /// The infrastructure categories (ids of the rule table).
     pub papercut_categories: [&'static str; 3],
 }
@@ -74,11 +97,17 @@ const THRESHOLDS: Thresholds = Thresholds {
     serialized_wall_share: 0.10,
     serialized_gap_slices: 1,
     slices: 200,
+    serialized_min_threads: 2,
+    working_thread_share: 0.05,
+    serialized_phase_share: 0.5,
     duplicated_share: 0.02,
     duplicated_owners: 3,
     papercut_share: 0.05,
     papercut_passes: 10,
     papercut_largest_pass: 0.5,
+    hot_spot_scope_share: 0.05,
+    hot_spot_functions: 3,
+    hot_spot_share: 0.5,
     papercut_categories: ["ir", "uniquing", "hashing"],
 };
 
@@ -92,6 +121,8 @@ pub(crate) struct Findings {
     pub executables: Vec<DuplicatedExecutables>,
     /// Infrastructure categories spread thin over many passes, most first.
     pub papercuts: Vec<Papercut>,
+    /// Functions holding most of a category or a place, most first.
+    pub hot_spots: Vec<HotSpot>,
 }
 
 /// The findings of the samples `filter` keeps, by [`THRESHOLDS`]; with the
@@ -105,15 +136,21 @@ pub(crate) fn findings(
     actions: Option<&ActionJoin>,
     alike: &[Alike],
 ) -> Findings {
-    let ((duplicated, papercuts), serialized) = rayon::join(
+    let (by_stack, serialized) = rayon::join(
         || by_stack(profile, classes, filter, &THRESHOLDS),
         || serialized(profile, classes, filter, actions, &THRESHOLDS),
     );
     Findings {
         serialized,
-        duplicated,
+        duplicated: by_stack.duplicated,
         executables: duplicated_executables(profile, classes, filter, actions, alike),
-        papercuts,
+        papercuts: by_stack.papercuts,
+        // A function holding most of a handful of sampled allocations'
+        // bytes is no hot spot: only time is.
+        hot_spots: match seconds_per_sample(profile) {
+            Some(_) => by_stack.hot_spots,
+            None => Vec::new(),
+        },
     }
 }
 
@@ -147,7 +184,9 @@ impl Serialized {
 }
 
 /// The serialized stretches of the samples `filter` keeps, longest first;
-/// none on a machine of one CPU or without a known sampling rate.
+/// none on a machine of one CPU, without a known sampling rate, or when
+/// the compiler worked on one thread only (it could not have run in
+/// parallel).
 fn serialized(
     profile: &Profile,
     classes: &Classes<'_>,
@@ -158,6 +197,9 @@ fn serialized(
     let Some(cpus) = profile.info.cpus_online.filter(|&cpus| cpus > 1) else {
         return Vec::new();
     };
+    if working_threads(profile, filter, thresholds) < thresholds.serialized_min_threads {
+        return Vec::new();
+    }
     let timeline = timeline(profile, classes, filter, thresholds.slices);
     let busy: Vec<f64> = timeline
         .slices
@@ -180,7 +222,7 @@ fn serialized(
     // A sample's place is where the report puts it: thread-pool work where
     // it is credited (most of its key's samples' place).
     let credits = credit_workers(profile, classes, filter, actions);
-    let mut places: HashMap<SampleKey, RowKey> = HashMap::new();
+    let mut places: HashMap<SampleKey, (RowKey, Option<Phase>)> = HashMap::new();
     let mut found: Vec<Serialized> = serial_stretches(&busy, slice_seconds, thresholds)
         .into_iter()
         .filter_map(|(from, to)| {
@@ -189,23 +231,23 @@ fn serialized(
             let cpu_seconds: f64 = busy[from..to].iter().sum::<f64>() * slice_seconds;
             let mut counts: HashMap<RowKey, u64> = HashMap::new();
             let mut phases: HashMap<Phase, u64> = HashMap::new();
-            for slice in &timeline.slices[from..to] {
-                if let Some(phase) = slice.phase {
-                    *phases.entry(phase).or_default() += slice.samples;
-                }
-            }
             for sample in &profile.stacks.timeline {
                 let at = sample.time.saturating_sub(first_time) as f64 / 1e9;
                 if at < start || at >= end || !profile.keeps(filter, &sample.key) {
                     continue;
                 }
-                let place = *places.entry(sample.key).or_insert_with(|| {
-                    match credits.of(&sample.key).first() {
+                let (place, phase) = *places.entry(sample.key).or_insert_with(|| {
+                    let facts = facts(profile, classes, Attribution::Leaf, &sample.key);
+                    let place = match credits.of(&sample.key).first() {
                         Some((to, _)) => to.passes_and_place().1,
-                        None => facts(profile, classes, Attribution::Leaf, &sample.key).place,
-                    }
+                        None => facts.place,
+                    };
+                    (place, phase_of(classes, &facts))
                 });
                 *counts.entry(place).or_default() += 1;
+                if let Some(phase) = phase {
+                    *phases.entry(phase).or_default() += 1;
+                }
             }
             let total: u64 = counts.values().sum();
             let (place, samples) = counts
@@ -221,6 +263,9 @@ fn serialized(
                 phase: phases
                     .into_iter()
                     .max_by(|a, b| (a.1, b.0).cmp(&(b.1, a.0)))
+                    .filter(|&(_, samples)| {
+                        samples as f64 >= thresholds.serialized_phase_share * total as f64
+                    })
                     .map(|(phase, _)| phase),
                 cpus,
                 saving_at_most_seconds: (seconds - cpu_seconds / f64::from(cpus)).max(0.0),
@@ -229,6 +274,30 @@ fn serialized(
         .collect();
     found.sort_by(|a, b| b.seconds().total_cmp(&a.seconds()));
     found
+}
+
+/// How many of the compiler's threads (of the samples `filter` keeps; all
+/// of them when no process is the compiler) have at least the
+/// thresholds' share of its samples.
+fn working_threads(profile: &Profile, filter: &SampleFilter, thresholds: &Thresholds) -> usize {
+    let mut by_thread: HashMap<ThreadId, u64> = HashMap::new();
+    let mut any_compiler = false;
+    for (key, count) in profile.samples(filter) {
+        let process = profile.processes.thread(key.thread).process;
+        if is_compiler(profile.processes.image(process)) {
+            any_compiler = true;
+            *by_thread.entry(key.thread).or_default() += count;
+        }
+    }
+    if !any_compiler {
+        for (key, count) in profile.samples(filter) {
+            *by_thread.entry(key.thread).or_default() += count;
+        }
+    }
+    let total: u64 = by_thread.values().sum();
+    (by_thread.values())
+        .filter(|&&count| count as f64 >= thresholds.working_thread_share * total as f64)
+        .count()
 }
 
 /// The stretches of slices (`(from, to)`) long enough to name in which the

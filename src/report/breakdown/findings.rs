@@ -6,26 +6,31 @@ use serde::Serialize;
 
 use super::Breakdown;
 use crate::attribute::findings::{
-    DuplicatedExecutables, DuplicatedSetup, Findings, Papercut, Serialized,
+    DuplicatedExecutables, DuplicatedSetup, Findings, HotSpot, HotSpotScope, Papercut, Serialized,
 };
 use crate::attribute::runs::seconds_per_sample;
 use crate::attribute::{Classes, RowKey};
 use crate::executable_sources::{Likeness, diff_command, listed_names};
 use crate::profile::Profile;
 use crate::report::round2;
+use crate::short_name;
 
 /// How many findings the text report lists (JSON lists them all).
 const TEXT_FINDINGS: usize = 5;
 /// How many of the passes that rebuilt setup a finding names.
 const NAMED_OWNERS: usize = 3;
+/// The width a hot spot's function names are shortened to in text (JSON
+/// keeps them whole).
+const HOT_SPOT_NAME_WIDTH: usize = 60;
 
 /// One finding, as JSON.
 #[derive(Debug, Serialize)]
 pub(crate) struct FindingJson {
-    /// `serialized`, `duplicated` or `papercuts`.
+    /// `serialized`, `duplicated`, `papercuts` or `hot_spot`.
     pub kind: &'static str,
     /// Wall seconds of a serialized stretch; CPU seconds of duplicated
-    /// setup, of duplicated executables' units and of papercuts (null when
+    /// setup, of duplicated executables' units, of papercuts and of a hot
+    /// spot's functions (null when
     /// the event does not count time, or the actions name no units).
     pub seconds: Option<f64>,
     /// What it is, as the text report says it.
@@ -80,6 +85,20 @@ pub(crate) enum Evidence {
         /// How many passes its samples are in, and the largest of them.
         pass_count: usize,
         largest_passes: Vec<OwnerJson>,
+    },
+    HotSpot {
+        /// What its functions hold most of: `category` or `place`.
+        within: &'static str,
+        /// The category's id, or the place outside passes.
+        scope: String,
+        scope_samples: u64,
+        /// The functions, full names, with their samples in the scope.
+        functions: Vec<OwnerJson>,
+        samples: u64,
+        /// Their share of all the samples.
+        percent: f64,
+        /// The pass (or place) most of their samples were in.
+        place: OwnerJson,
     },
 }
 
@@ -166,17 +185,44 @@ impl Breakdown<'_> {
                 },
             }
         });
+        let hot_spots = self.findings.hot_spots.iter().map(|spot| {
+            let (within, scope) = match spot.scope {
+                HotSpotScope::Category(category) => {
+                    ("category", classes.table.category(category).id.clone())
+                }
+                HotSpotScope::Outside(outside) => ("place", outside.name().to_owned()),
+            };
+            FindingJson {
+                kind: "hot_spot",
+                seconds: samples_seconds(profile, spot.samples()).map(round2),
+                text: hot_spot_text(profile, classes, spot),
+                command: hot_spot_command(profile),
+                evidence: Evidence::HotSpot {
+                    within,
+                    scope,
+                    scope_samples: spot.scope_samples,
+                    functions: owners_json(&spot.functions, usize::MAX),
+                    samples: spot.samples(),
+                    percent: round2(spot.share * 100.0),
+                    place: OwnerJson {
+                        name: spot.place.0.clone(),
+                        samples: spot.place.1,
+                    },
+                },
+            }
+        });
         serialized
             .chain(duplicated)
             .chain(executables)
+            .chain(hot_spots)
             .chain(papercuts)
             .collect()
     }
 }
 
-/// The findings as lines of text (`duplicated: …`, `papercuts: …`,
-/// `serialized: …`): duplicated setup and executables first, then the
-/// papercuts, then the longest serialized stretches, the first
+/// The findings as lines of text (`duplicated: …`, `hot spot: …`,
+/// `papercuts: …`, `serialized: …`): duplicated setup and executables
+/// first, then the hot spots, the papercuts, then the longest serialized stretches, the first
 /// [`TEXT_FINDINGS`] in all.
 pub(crate) fn finding_lines(
     profile: &Profile,
@@ -211,8 +257,16 @@ pub(crate) fn finding_lines(
             papercut_command(profile, classes, papercut)
         )
     });
+    let hot_spots = findings.hot_spots.iter().map(|spot| {
+        format!(
+            "{}; see: {}",
+            hot_spot_text(profile, classes, spot),
+            hot_spot_command(profile)
+        )
+    });
     duplicated
         .chain(executables)
+        .chain(hot_spots)
         .chain(papercuts)
         .chain(serialized)
         .take(TEXT_FINDINGS)
@@ -321,6 +375,46 @@ fn papercut_text(profile: &Profile, classes: &Classes<'_>, papercut: &Papercut) 
             100.0 * *samples as f64 / papercut.samples.max(1) as f64
         }),
         largest.join(", ")
+    )
+}
+
+fn hot_spot_text(profile: &Profile, classes: &Classes<'_>, spot: &HotSpot) -> String {
+    let (scope, place) = match spot.scope {
+        HotSpotScope::Category(category) => (
+            format!("the {} samples", classes.table.category(category).name),
+            format!(", most in {} ({})", spot.place.0, spot.place.1),
+        ),
+        HotSpotScope::Outside(outside) => {
+            (format!("the samples in {}", outside.name()), String::new())
+        }
+    };
+    let names: Vec<String> = (spot.functions.iter())
+        .map(|(name, samples)| format!("{} {samples}", short_name::fit(name, HOT_SPOT_NAME_WIDTH)))
+        .collect();
+    let who = match spot.functions.as_slice() {
+        [(name, _)] => format!("{} holds", short_name::fit(name, HOT_SPOT_NAME_WIDTH)),
+        functions => format!("{} functions hold", functions.len()),
+    };
+    let listed = match spot.functions.len() {
+        1 => String::new(),
+        _ => format!(": {}", names.join(", ")),
+    };
+    format!(
+        "hot spot: {who} {:.0}% of {scope} ({} of {}; {:.1}% of all the samples{}){place}{listed}",
+        100.0 * spot.samples() as f64 / spot.scope_samples.max(1) as f64,
+        spot.samples(),
+        spot.scope_samples,
+        spot.share * 100.0,
+        cpu_seconds_words(profile, spot.samples()),
+    )
+}
+
+/// The command that shows a hot spot: the compiler's functions, most
+/// first.
+fn hot_spot_command(profile: &Profile) -> String {
+    format!(
+        "compile-perf report {} --by symbol --compiler",
+        profile.input_name
     )
 }
 
