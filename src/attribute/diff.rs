@@ -1,15 +1,17 @@
 //! `compile-perf diff`: the rows of two sides side by side, how much each
 //! share moved (in percentage points), the CPU time behind it, whether the
-//! move stands clear of the run-to-run noise (`significance.rs`), and which
+//! move stands clear of the run-to-run noise (`crate::stats`), and which
 //! moves break the CI gate's limits. Plain functions over the rows of runs.
 
 use hashbrown::{HashMap, HashSet};
 
 use super::comparable::{SideRuns, mismatches};
-use super::run_diff::{RunDiff, RunMeasures, median, run_diff};
+use super::run_diff::{RunDiff, RunMeasures, run_diff};
 use super::runs::RunRows;
-use super::significance::{self, Count, FAMILY_ALPHA, Noise, RowRuns, Test};
 use super::{percent, round2};
+use crate::stats::median;
+use crate::stats::multiple::{self, FAMILY_ALPHA};
+use crate::stats::shares::{self, Count, Noise, RowRuns, Test};
 
 /// The runs of one side.
 pub(crate) struct Side {
@@ -176,18 +178,18 @@ fn judged_rows(
     };
     let (self_counts, inclusive_counts) = (counts(false), counts(true));
     let (self_rows, inclusive_rows) = (as_rows(&self_counts), as_rows(&inclusive_counts));
-    let self_noise = significance::pooled_noise(&self_rows);
-    let inclusive_noise = significance::pooled_noise(&inclusive_rows);
+    let self_noise = shares::pooled_noise(&self_rows);
+    let inclusive_noise = shares::pooled_noise(&inclusive_rows);
     let tests: Vec<Test> = self_rows
         .iter()
-        .map(|row| significance::test_row(row, &self_noise))
+        .map(|row| shares::test_row(row, &self_noise))
         .chain(
             inclusive_rows
                 .iter()
-                .map(|row| significance::test_row(row, &inclusive_noise)),
+                .map(|row| shares::test_row(row, &inclusive_noise)),
         )
         .collect();
-    let verdicts = significance::judge(&tests, threshold_pp, floor_pp);
+    let verdicts = multiple::judge(&tests, threshold_pp, floor_pp);
     let (self_verdicts, inclusive_verdicts) = verdicts.split_at(keys.len());
     let (self_tests, inclusive_tests) = tests.split_at(keys.len());
 
@@ -248,7 +250,7 @@ fn judged_rows(
     let judged = Judged {
         self_noise,
         inclusive_noise,
-        tests: significance::family_size(&tests, floor_pp),
+        tests: multiple::family_size(&tests, floor_pp),
         threshold_pp,
     };
     (rows, judged)

@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::artifact::{Artifact, MemberKind, outputs};
+use crate::stats::median;
 
 /// Runs a side needs for a time or RSS change to count: with three against
 /// three, all of one side above all of the other happens by chance once in
@@ -321,18 +322,6 @@ fn side_members(runs: &[RunMeasures]) -> SideMembers {
     }
 }
 
-/// The median of `values` (the mean of the middle two for an even count;
-/// 0 for none).
-pub(crate) fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    match sorted.len() {
-        0 => 0.0,
-        len if len % 2 == 1 => sorted[len / 2],
-        len => (sorted[len / 2 - 1] + sorted[len / 2]) / 2.0,
-    }
-}
-
 /// A run fact that grew by more than its limit.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct RunFailure {
@@ -483,8 +472,5 @@ mod tests {
         let measures: Vec<Measure> = compared.measures.iter().map(|m| m.measure).collect();
         assert_eq!(measures, [Measure::Cpu]);
         assert!(compared.kinds.is_empty() && compared.members.is_empty());
-        assert_eq!(median(&[3.0, 1.0, 2.0, 10.0]), 2.5);
-        assert_eq!(median(&[5.0, 1.0, 3.0]), 3.0);
-        assert_eq!(median(&[]), 0.0);
     }
 }
