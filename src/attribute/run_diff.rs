@@ -332,9 +332,52 @@ pub(crate) struct RunFailure {
     pub limit_percent: f64,
 }
 
+/// How the gate judges the wall time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum WallGate {
+    /// Only with the CPU time: a wall time that grew beyond the spread
+    /// while the CPU time did not is the machine's load. Default.
+    #[default]
+    WithCpu,
+    /// On its own (`--flag-wall-alone`).
+    Alone,
+}
+
+impl RunDiff {
+    fn measure(&self, measure: Measure) -> Option<&MeasureDiff> {
+        self.measures.iter().find(|m| m.measure == measure)
+    }
+
+    /// Whether the CPU time grew beyond the spread of the runs.
+    fn cpu_grew(&self) -> bool {
+        self.measure(Measure::Cpu)
+            .is_some_and(|cpu| cpu.beyond_spread == Some(true) && cpu.delta_percent > Some(0.0))
+    }
+
+    /// The wall time grew beyond the spread while the CPU time did not, in
+    /// words; `None` otherwise.
+    pub(crate) fn busy_machine(&self) -> Option<String> {
+        let wall = self.measure(Measure::Wall)?;
+        let grew = wall.beyond_spread == Some(true) && wall.delta_percent > Some(0.0);
+        let cpu = self.measure(Measure::Cpu)?.delta_percent?;
+        (grew && !self.cpu_grew()).then(|| {
+            format!(
+                "wall moved ({:+.1} %), CPU did not ({cpu:+.1} %): the machine was busy; \
+                 the gate does not count it (--flag-wall-alone does)",
+                wall.delta_percent.unwrap_or(0.0)
+            )
+        })
+    }
+}
+
 /// The measures of `compared` that grew by more than their limit (the last
-/// limit given for a measure holds) and count for the gate.
-pub(crate) fn run_failures(compared: &RunDiff, limits: &[(Measure, f64)]) -> Vec<RunFailure> {
+/// limit given for a measure holds) and count for the gate: the wall time,
+/// with [`WallGate::WithCpu`], only when the CPU time grew too.
+pub(crate) fn run_failures(
+    compared: &RunDiff,
+    limits: &[(Measure, f64)],
+    wall: WallGate,
+) -> Vec<RunFailure> {
     compared
         .measures
         .iter()
@@ -344,7 +387,10 @@ pub(crate) fn run_failures(compared: &RunDiff, limits: &[(Measure, f64)]) -> Vec
                 .rev()
                 .find(|(measure, _)| *measure == measured.measure)?;
             let delta = measured.delta_percent?;
-            (measured.counts() && delta > *limit).then(|| RunFailure {
+            let machine_load = measured.measure == Measure::Wall
+                && wall == WallGate::WithCpu
+                && !compared.cpu_grew();
+            (measured.counts() && delta > *limit && !machine_load).then(|| RunFailure {
                 measure: measured.measure,
                 base: measured.base.as_ref().map_or(0.0, |base| base.median),
                 new: measured.new.as_ref().map_or(0.0, |new| new.median),
@@ -444,22 +490,68 @@ mod tests {
         assert_eq!(wall.delta_percent, Some(19.05));
         assert_eq!(wall.beyond_spread, Some(true));
         let limits = [(Measure::Wall, 10.0), (Measure::PeakRss, 0.5)];
-        let failed: Vec<Measure> = run_failures(&compared, &limits)
+        let failed: Vec<Measure> = run_failures(&compared, &limits, WallGate::WithCpu)
             .iter()
             .map(|failure| failure.measure)
             .collect();
         assert_eq!(failed, [Measure::Wall, Measure::PeakRss]);
         // The last limit given holds.
         assert!(
-            run_failures(&compared, &[(Measure::Wall, 10.0), (Measure::Wall, 20.0)]).is_empty()
+            run_failures(
+                &compared,
+                &[(Measure::Wall, 10.0), (Measure::Wall, 20.0)],
+                WallGate::WithCpu
+            )
+            .is_empty()
         );
         let compared = run_diff(&base, &overlapping);
         let wall = measure(&compared, Measure::Wall);
         assert_eq!(wall.beyond_spread, Some(false));
-        assert!(run_failures(&compared, &limits).is_empty());
+        assert!(run_failures(&compared, &limits, WallGate::WithCpu).is_empty());
         // The same members on both sides: no kind or member changed, size passes.
         assert!(compared.members.iter().all(|member| member.delta() == 0));
-        assert!(run_failures(&compared, &[(Measure::ArtifactBytes, 0.0)]).is_empty());
+        assert!(
+            run_failures(
+                &compared,
+                &[(Measure::ArtifactBytes, 0.0)],
+                WallGate::WithCpu
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_wall_time_that_grew_without_the_cpu_time_is_the_machine_not_the_compile() {
+        let base: Vec<RunMeasures> = [2.0, 2.2, 2.1]
+            .iter()
+            .map(|&wall| run(wall, 140, &LINKED))
+            .collect();
+        // Wall +33 %, every run above every base run; CPU as before.
+        let busy: Vec<RunMeasures> = [2.7, 2.8, 2.9]
+            .iter()
+            .zip(&base)
+            .map(|(&wall, before)| RunMeasures {
+                wall_seconds: Some(wall),
+                ..before.clone()
+            })
+            .collect();
+        let compared = run_diff(&base, &busy);
+        let limits = [(Measure::Wall, 10.0)];
+        assert!(run_failures(&compared, &limits, WallGate::WithCpu).is_empty());
+        let said = compared.busy_machine().expect("said");
+        assert!(
+            said.starts_with("wall moved (+33.3 %), CPU did not (+0.0 %): the machine was busy"),
+            "{said}"
+        );
+        assert_eq!(run_failures(&compared, &limits, WallGate::Alone).len(), 1);
+        // Both grew: the wall time counts, and nothing is said.
+        let slower: Vec<RunMeasures> = [2.7, 2.8, 2.9]
+            .iter()
+            .map(|&wall| run(wall, 140, &LINKED))
+            .collect();
+        let compared = run_diff(&base, &slower);
+        assert_eq!(run_failures(&compared, &limits, WallGate::WithCpu).len(), 1);
+        assert_eq!(compared.busy_machine(), None);
     }
 
     #[test]
