@@ -294,7 +294,7 @@ impl Diff {
         );
         if judged.self_noise.sampling_error_only() {
             return format!(
-                "one run a side: only sampling error is covered (binomial test of each share difference), {family}. \
+                "one run a side: only sampling error is covered (binomial likelihood-ratio test of each row's counts), {family}. \
                  Runs of one compile differ by more than that: compare several runs a side (record --repeat 3) \
                  to judge changes against run-to-run noise"
             );
@@ -304,10 +304,10 @@ impl Diff {
             _ => "no row large enough to measure it on".to_owned(),
         };
         format!(
-            "{} run{} vs {} run{}: each share difference against the run-to-run spread \
+            "{} run{} vs {} run{}: each row's counts by their likelihood ratio against the run-to-run spread \
              (quasi-binomial: the spread between runs as a multiple of sampling variance, pooled over the rows \
              and per row, the larger; pooled {:.2}× for self shares, {:.2}× for inclusive, {}), \
-             Student's t, {family}",
+             Student's t of its signed root, {family}",
             runs(&self.base),
             if runs(&self.base) == 1 { "" } else { "s" },
             runs(&self.new),
