@@ -48,6 +48,7 @@ mod rss;
 mod run_dir;
 mod short_name;
 mod stacks;
+mod stats;
 mod suggest;
 mod symbolize;
 #[cfg(test)]

@@ -220,7 +220,9 @@ fn the_dashboard_charts_each_metric_of_each_key_with_every_run_and_marks_the_fla
     let scratch = TempDir::new("history-html");
     let store = sqlite(&scratch);
     // Four runs of one key, the last three times as slow as the others
-    // (flagged by the fallback fence), and one run of another key.
+    // (by its wall time alone: a busy machine, not flagged) and with three
+    // times the peak RSS (flagged by the fallback fence), and one run of
+    // another key.
     let fixtures = [
         "fake-dwarf.perf.data",
         "fake-fp.perf.data",
@@ -232,6 +234,14 @@ fn the_dashboard_charts_each_metric_of_each_key_with_every_run_and_marks_the_fla
     for (at, (fixture, wall)) in fixtures.iter().zip(walls).enumerate() {
         let start = format!("2026-12-0{}T10:00:00Z", at + 1);
         let dir = fixture_run_of(scratch.path(), &format!("a-{at}"), fixture, wall, &start);
+        if at == 3 {
+            // Its peak RSS tripled too.
+            let path = dir.join("run.json");
+            let mut json: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            json["peak_rss_bytes"] = serde_json::json!(314_572_800u64);
+            std::fs::write(&path, json.to_string()).unwrap();
+        }
         let shown = dir.display().to_string();
         compile_perf([
             "history",
@@ -328,9 +338,17 @@ fn the_dashboard_charts_each_metric_of_each_key_with_every_run_and_marks_the_fla
         .iter()
         .find(|c| c.key == "model=a" && c.metric == "wall_seconds")
         .expect("the wall-time chart");
+    // The last run's wall time tripled while its CPU time (the same
+    // recording's samples) did not move: the machine's load, not marked.
     let marked: Vec<bool> = wall.points.iter().map(|(_, flagged)| *flagged).collect();
-    assert_eq!(marked, [false, false, false, true]);
+    assert_eq!(marked, [false, false, false, false]);
     assert_eq!(wall.points[3].0, identities[3]);
+    let rss = charts
+        .iter()
+        .find(|c| c.key == "model=a" && c.metric == "peak_rss_bytes")
+        .expect("the peak-RSS chart");
+    let marked: Vec<bool> = rss.points.iter().map(|(_, flagged)| *flagged).collect();
+    assert_eq!(marked, [false, false, false, true]);
     assert!(
         charts
             .iter()

@@ -1,15 +1,17 @@
 //! `compile-perf diff`: the rows of two sides side by side, how much each
 //! share moved (in percentage points), the CPU time behind it, whether the
-//! move stands clear of the run-to-run noise (`significance.rs`), and which
+//! move stands clear of the run-to-run noise (`crate::stats`), and which
 //! moves break the CI gate's limits. Plain functions over the rows of runs.
 
 use hashbrown::{HashMap, HashSet};
 
 use super::comparable::{SideRuns, mismatches};
-use super::run_diff::{RunDiff, RunMeasures, median, run_diff};
+use super::run_diff::{RunDiff, RunMeasures, run_diff};
 use super::runs::RunRows;
-use super::significance::{self, Count, FAMILY_ALPHA, Noise, RowRuns, Test};
 use super::{percent, round2};
+use crate::stats::median;
+use crate::stats::multiple::{self, FAMILY_ALPHA};
+use crate::stats::shares::{self, Count, Noise, RowRuns, Test};
 
 /// The runs of one side.
 pub(crate) struct Side {
@@ -176,18 +178,18 @@ fn judged_rows(
     };
     let (self_counts, inclusive_counts) = (counts(false), counts(true));
     let (self_rows, inclusive_rows) = (as_rows(&self_counts), as_rows(&inclusive_counts));
-    let self_noise = significance::pooled_noise(&self_rows);
-    let inclusive_noise = significance::pooled_noise(&inclusive_rows);
+    let self_noise = shares::pooled_noise(&self_rows);
+    let inclusive_noise = shares::pooled_noise(&inclusive_rows);
     let tests: Vec<Test> = self_rows
         .iter()
-        .map(|row| significance::test_row(row, &self_noise))
+        .map(|row| shares::test_row(row, &self_noise))
         .chain(
             inclusive_rows
                 .iter()
-                .map(|row| significance::test_row(row, &inclusive_noise)),
+                .map(|row| shares::test_row(row, &inclusive_noise)),
         )
         .collect();
-    let verdicts = significance::judge(&tests, threshold_pp, floor_pp);
+    let verdicts = multiple::judge(&tests, threshold_pp, floor_pp);
     let (self_verdicts, inclusive_verdicts) = verdicts.split_at(keys.len());
     let (self_tests, inclusive_tests) = tests.split_at(keys.len());
 
@@ -248,7 +250,7 @@ fn judged_rows(
     let judged = Judged {
         self_noise,
         inclusive_noise,
-        tests: significance::family_size(&tests, floor_pp),
+        tests: multiple::family_size(&tests, floor_pp),
         threshold_pp,
     };
     (rows, judged)
@@ -292,7 +294,7 @@ impl Diff {
         );
         if judged.self_noise.sampling_error_only() {
             return format!(
-                "one run a side: only sampling error is covered (binomial test of each share difference), {family}. \
+                "one run a side: only sampling error is covered (binomial likelihood-ratio test of each row's counts), {family}. \
                  Runs of one compile differ by more than that: compare several runs a side (record --repeat 3) \
                  to judge changes against run-to-run noise"
             );
@@ -302,10 +304,10 @@ impl Diff {
             _ => "no row large enough to measure it on".to_owned(),
         };
         format!(
-            "{} run{} vs {} run{}: each share difference against the run-to-run spread \
+            "{} run{} vs {} run{}: each row's counts by their likelihood ratio against the run-to-run spread \
              (quasi-binomial: the spread between runs as a multiple of sampling variance, pooled over the rows \
              and per row, the larger; pooled {:.2}× for self shares, {:.2}× for inclusive, {}), \
-             Student's t, {family}",
+             Student's t of its signed root, {family}",
             runs(&self.base),
             if runs(&self.base) == 1 { "" } else { "s" },
             runs(&self.new),

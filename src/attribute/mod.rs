@@ -12,7 +12,7 @@
 //! and `rss.rs` joins them with the resident set over time. For `diff` and
 //! `record --repeat`: `runs.rs` reduces each run to rows keyed across runs,
 //! `diff.rs` sets two sides' rows side by side and judges them with
-//! `significance.rs`. `actions.rs` puts MLIR's actions (`record
+//! the statistics of `crate::stats`. `actions.rs` puts MLIR's actions (`record
 //! --actions`) on perf's clock and `action_rows.rs` groups samples by the
 //! pattern or IR unit their thread was in.
 
@@ -36,7 +36,6 @@ pub(crate) mod rss;
 pub(crate) mod run_diff;
 pub(crate) mod runs;
 pub(crate) mod series;
-pub(crate) mod significance;
 mod time_slices;
 pub(crate) mod timers;
 

@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::artifact::{Artifact, MemberKind, outputs};
+use crate::stats::median;
 
 /// Runs a side needs for a time or RSS change to count: with three against
 /// three, all of one side above all of the other happens by chance once in
@@ -321,18 +322,6 @@ fn side_members(runs: &[RunMeasures]) -> SideMembers {
     }
 }
 
-/// The median of `values` (the mean of the middle two for an even count;
-/// 0 for none).
-pub(crate) fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    match sorted.len() {
-        0 => 0.0,
-        len if len % 2 == 1 => sorted[len / 2],
-        len => (sorted[len / 2 - 1] + sorted[len / 2]) / 2.0,
-    }
-}
-
 /// A run fact that grew by more than its limit.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct RunFailure {
@@ -343,9 +332,52 @@ pub(crate) struct RunFailure {
     pub limit_percent: f64,
 }
 
+/// How the gate judges the wall time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum WallGate {
+    /// Only with the CPU time: a wall time that grew beyond the spread
+    /// while the CPU time did not is the machine's load. Default.
+    #[default]
+    WithCpu,
+    /// On its own (`--flag-wall-alone`).
+    Alone,
+}
+
+impl RunDiff {
+    fn measure(&self, measure: Measure) -> Option<&MeasureDiff> {
+        self.measures.iter().find(|m| m.measure == measure)
+    }
+
+    /// Whether the CPU time grew beyond the spread of the runs.
+    fn cpu_grew(&self) -> bool {
+        self.measure(Measure::Cpu)
+            .is_some_and(|cpu| cpu.beyond_spread == Some(true) && cpu.delta_percent > Some(0.0))
+    }
+
+    /// The wall time grew beyond the spread while the CPU time did not, in
+    /// words; `None` otherwise.
+    pub(crate) fn busy_machine(&self) -> Option<String> {
+        let wall = self.measure(Measure::Wall)?;
+        let grew = wall.beyond_spread == Some(true) && wall.delta_percent > Some(0.0);
+        let cpu = self.measure(Measure::Cpu)?.delta_percent?;
+        (grew && !self.cpu_grew()).then(|| {
+            format!(
+                "wall moved ({:+.1} %), CPU did not ({cpu:+.1} %): the machine was busy; \
+                 the gate does not count it (--flag-wall-alone does)",
+                wall.delta_percent.unwrap_or(0.0)
+            )
+        })
+    }
+}
+
 /// The measures of `compared` that grew by more than their limit (the last
-/// limit given for a measure holds) and count for the gate.
-pub(crate) fn run_failures(compared: &RunDiff, limits: &[(Measure, f64)]) -> Vec<RunFailure> {
+/// limit given for a measure holds) and count for the gate: the wall time,
+/// with [`WallGate::WithCpu`], only when the CPU time grew too.
+pub(crate) fn run_failures(
+    compared: &RunDiff,
+    limits: &[(Measure, f64)],
+    wall: WallGate,
+) -> Vec<RunFailure> {
     compared
         .measures
         .iter()
@@ -355,7 +387,10 @@ pub(crate) fn run_failures(compared: &RunDiff, limits: &[(Measure, f64)]) -> Vec
                 .rev()
                 .find(|(measure, _)| *measure == measured.measure)?;
             let delta = measured.delta_percent?;
-            (measured.counts() && delta > *limit).then(|| RunFailure {
+            let machine_load = measured.measure == Measure::Wall
+                && wall == WallGate::WithCpu
+                && !compared.cpu_grew();
+            (measured.counts() && delta > *limit && !machine_load).then(|| RunFailure {
                 measure: measured.measure,
                 base: measured.base.as_ref().map_or(0.0, |base| base.median),
                 new: measured.new.as_ref().map_or(0.0, |new| new.median),
@@ -367,124 +402,4 @@ pub(crate) fn run_failures(compared: &RunDiff, limits: &[(Measure, f64)]) -> Vec
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A run of `wall` seconds and `rss` MiB whose output holds `members`.
-    fn run(wall: f64, rss: u64, members: &[(&str, u64)]) -> RunMeasures {
-        RunMeasures {
-            wall_seconds: Some(wall),
-            cpu_seconds: Some(wall * 0.9),
-            peak_rss_bytes: Some(rss << 20),
-            peak_anon_bytes: Some(rss << 19),
-            artifacts: vec![Artifact::vmfb_of(members, 100)],
-        }
-    }
-
-    const LINKED: [(&str, u64); 2] = [
-        ("module.fb", 9788),
-        ("d_linked_embedded_elf_x86_64.so", 79176),
-    ];
-    const SEPARATE: [(&str, u64); 3] = [
-        ("module.fb", 12412),
-        ("main_dispatch_0_embedded_elf_x86_64.so", 17536),
-        ("main_dispatch_1_embedded_elf_x86_64.so", 16312),
-    ];
-
-    fn measure(compared: &RunDiff, measure: Measure) -> &MeasureDiff {
-        compared
-            .measures
-            .iter()
-            .find(|measured| measured.measure == measure)
-            .unwrap()
-    }
-
-    #[test]
-    fn members_match_by_name_and_are_added_or_removed() {
-        let compared = run_diff(&[run(2.0, 140, &LINKED)], &[run(6.0, 144, &SEPARATE)]);
-        let members: Vec<(&str, Option<u64>, Option<u64>)> = compared
-            .members
-            .iter()
-            .map(|member| (member.name.as_str(), member.base_bytes, member.new_bytes))
-            .collect();
-        assert_eq!(
-            members,
-            [
-                ("d_linked", Some(79176), None),
-                ("main_dispatch_0", None, Some(17536)),
-                ("main_dispatch_1", None, Some(16312)),
-                ("module.fb", Some(9788), Some(12412)),
-            ]
-        );
-        let executables = &compared.kinds[0];
-        assert_eq!(
-            (
-                executables.kind,
-                executables.base_bytes,
-                executables.new_bytes
-            ),
-            (MemberKind::Executable, 79176, 33848)
-        );
-        let size = measure(&compared, Measure::ArtifactBytes);
-        assert_eq!(size.delta_percent, Some(-47.95));
-        assert!(size.counts());
-        // One run a side: the wall time's change is shown, not judged.
-        let wall = measure(&compared, Measure::Wall);
-        assert_eq!(wall.delta_percent, Some(200.0));
-        assert_eq!(wall.beyond_spread, Some(false));
-        assert!(!wall.counts());
-    }
-
-    #[test]
-    fn times_count_only_beyond_the_spread_of_three_runs_a_side() {
-        let base: Vec<RunMeasures> = [2.0, 2.2, 2.1]
-            .iter()
-            .map(|&wall| run(wall, 140, &LINKED))
-            .collect();
-        let slower: Vec<RunMeasures> = [2.5, 2.4, 2.6]
-            .iter()
-            .map(|&wall| run(wall, 141, &LINKED))
-            .collect();
-        let overlapping: Vec<RunMeasures> = [2.15, 2.5, 2.6]
-            .iter()
-            .map(|&wall| run(wall, 140, &LINKED))
-            .collect();
-        let compared = run_diff(&base, &slower);
-        let wall = measure(&compared, Measure::Wall);
-        assert_eq!(wall.base.as_ref().unwrap().median, 2.1);
-        assert_eq!(wall.delta_percent, Some(19.05));
-        assert_eq!(wall.beyond_spread, Some(true));
-        let limits = [(Measure::Wall, 10.0), (Measure::PeakRss, 0.5)];
-        let failed: Vec<Measure> = run_failures(&compared, &limits)
-            .iter()
-            .map(|failure| failure.measure)
-            .collect();
-        assert_eq!(failed, [Measure::Wall, Measure::PeakRss]);
-        // The last limit given holds.
-        assert!(
-            run_failures(&compared, &[(Measure::Wall, 10.0), (Measure::Wall, 20.0)]).is_empty()
-        );
-        let compared = run_diff(&base, &overlapping);
-        let wall = measure(&compared, Measure::Wall);
-        assert_eq!(wall.beyond_spread, Some(false));
-        assert!(run_failures(&compared, &limits).is_empty());
-        // The same members on both sides: no kind or member changed, size passes.
-        assert!(compared.members.iter().all(|member| member.delta() == 0));
-        assert!(run_failures(&compared, &[(Measure::ArtifactBytes, 0.0)]).is_empty());
-    }
-
-    #[test]
-    fn runs_without_run_json_compare_their_cpu_time_only() {
-        let bare = RunMeasures {
-            cpu_seconds: Some(1.5),
-            ..RunMeasures::default()
-        };
-        let compared = run_diff(std::slice::from_ref(&bare), std::slice::from_ref(&bare));
-        let measures: Vec<Measure> = compared.measures.iter().map(|m| m.measure).collect();
-        assert_eq!(measures, [Measure::Cpu]);
-        assert!(compared.kinds.is_empty() && compared.members.is_empty());
-        assert_eq!(median(&[3.0, 1.0, 2.0, 10.0]), 2.5);
-        assert_eq!(median(&[5.0, 1.0, 3.0]), 3.0);
-        assert_eq!(median(&[]), 0.0);
-    }
-}
+mod tests;

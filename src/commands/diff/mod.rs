@@ -21,7 +21,7 @@ use crate::attribute::diff::{Diff, Limits, Side, diff, failures};
 use crate::attribute::heap::HeapPeak;
 use crate::attribute::heap_diff::compare;
 use crate::attribute::rss::compiler_series;
-use crate::attribute::run_diff::{Measure, RunMeasures, run_failures};
+use crate::attribute::run_diff::{Measure, RunMeasures, WallGate, run_failures};
 use crate::attribute::runs::{RunRows, run_rows};
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::consteval::ConstEval;
@@ -91,6 +91,11 @@ pub(crate) struct DiffArgs {
     /// without it the gate refuses them (exit 33). They are warned of either way.
     #[arg(long, help_heading = heading::GATE)]
     allow_different_inputs: bool,
+    /// Let `--max-increase wall=PCT` fail on the wall time alone; without it,
+    /// a wall time that grew while the CPU time did not is reported as a busy
+    /// machine and not counted.
+    #[arg(long, help_heading = heading::GATE)]
+    flag_wall_alone: bool,
     /// Also draw NEW's stacks coloured by the change to OUT.svg (and BASE's
     /// to OUT-base.svg).
     #[arg(long, value_name = "OUT.svg", help_heading = heading::OUTPUT)]
@@ -124,6 +129,10 @@ impl DiffArgs {
                 max_increase: self.max_increase,
             },
             allow_different_inputs: self.allow_different_inputs,
+            wall_gate: match self.flag_wall_alone {
+                true => WallGate::Alone,
+                false => WallGate::WithCpu,
+            },
             folded: match self.by_thread {
                 true => FoldedFor::ByThread,
                 false => FoldedFor::Diff,
@@ -152,6 +161,8 @@ struct DiffOptions {
     limits: Limits,
     /// Let the gate judge sides of different inputs or flags.
     allow_different_inputs: bool,
+    /// Whether the wall time counts without the CPU time (`--flag-wall-alone`).
+    wall_gate: WallGate,
     /// How the differential flamegraphs' stacks are folded (`--by-thread`).
     folded: FoldedFor,
     /// Draw NEW's stacks here, and BASE's beside them.
@@ -302,7 +313,15 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
         }
     }
     let failed = failures(&compared, &limits);
-    let run_failed = run_failures(&compared.run, &run_limits);
+    let run_failed = run_failures(&compared.run, &run_limits, options.wall_gate);
+    let wall_limited = run_limits
+        .iter()
+        .any(|(measure, _)| *measure == Measure::Wall);
+    if wall_limited && options.wall_gate == WallGate::WithCpu && !config.quiet {
+        if let Some(busy) = compared.run.busy_machine() {
+            eprintln!("compile-perf: note: {busy}");
+        }
+    }
     if failed.is_empty() && run_failed.is_empty() {
         return Ok(code);
     }

@@ -14,7 +14,6 @@ const TRANSLATE_PASS: &str = "TranslateAllExecutablesPass";
 const SERIALIZE_PASS: &str = "SerializeAllExecutablesPass";
 /// Categories and passes listed per executable in the JSON.
 const JSON_TOP: usize = 5;
-use crate::attribute::run_diff::median;
 use crate::attribute::{Attribution, Classes, Grouped, Grouping, RowKey, group, joined_passes};
 use crate::commands::draw::{FlamegraphRequest, flamegraph_picture, save_flamegraph};
 use crate::commands::{load_recording, own_recording};
@@ -30,6 +29,7 @@ use crate::report::executables::{
     duplicates, outliers, share, test_order,
 };
 use crate::run_dir::{CommandExit, RunDir, RunStatus};
+use crate::stats::median;
 use category_rules::RuleTable;
 use perfdata::Input;
 

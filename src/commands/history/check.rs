@@ -6,9 +6,12 @@
 use serde::Serialize;
 
 use super::super::Config;
-use super::judge::{Judged, is_share, judge, shown_delta, shown_value};
+use super::judge::{Judged, Rules, is_share, judge, shown_delta, shown_value};
 use crate::error::{EXIT_REGRESSION, Error};
 use crate::history::StoredRun;
+use crate::stats::multiple::FAMILY_ALPHA;
+
+use super::super::keep::facts::CATEGORY;
 use crate::output::write_output;
 use crate::report::table::{Cell, Colors, Column, Table, TextFormat, write_table};
 
@@ -37,7 +40,7 @@ pub(super) fn check(
     history: &[StoredRun],
     runs: &[StoredRun],
     last: usize,
-    threshold_pp: f64,
+    rules: &Rules,
     format: Format,
 ) -> Result<u8, Error> {
     let series = runs.first().map(|run| run.series.as_str()).unwrap_or("");
@@ -48,7 +51,7 @@ pub(super) fn check(
             .filter(|old| old.identity != run.identity)
             .collect();
         let earlier = &earlier[earlier.len().saturating_sub(last)..];
-        let judged = judge(earlier, run, threshold_pp);
+        let judged = judge(earlier, run, rules);
         checked.push((run, earlier.len(), judged));
     }
     let flagged = checked
@@ -92,10 +95,17 @@ pub(super) fn check(
                 write_table(&table(judged), TextFormat::Table, Colors::Plain, out)?;
                 let shares: Vec<&Judged> = judged.iter().filter(|j| is_share(&j.metric)).collect();
                 let flagged_shares = shares.iter().filter(|j| j.flagged).count();
+                let categories = shares
+                    .iter()
+                    .filter(|j| j.metric.starts_with(CATEGORY))
+                    .count();
                 writeln!(
                     out,
-                    "{} category and pass shares tested (quasi-binomial, Holm-corrected, at least {threshold_pp} pp): {} flagged\n",
-                    shares.len(),
+                    "{categories} category and {} pass shares tested (likelihood ratio, Holm-corrected \
+                     in two families, categories and passes, at a family-wise rate of {FAMILY_ALPHA} \
+                     each; at least {} pp and beyond the share's own noise): {} flagged\n",
+                    shares.len() - categories,
+                    rules.threshold_pp,
                     flagged_shares
                 )?;
             }

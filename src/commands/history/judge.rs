@@ -1,21 +1,29 @@
-//! A run judged against the recent runs of its series, metric by metric:
+//! A run judged against the recent runs of its series, metric by metric,
+//! with the statistics of `crate::stats`:
 //!
-//! - measures (wall, CPU, peak RSS, bytes): a rustc-perf-style IQR fence.
-//!   The relative changes between adjacent runs of the history, in absolute
-//!   value, give Q3 + 3·IQR; the run is flagged when it differs from the
-//!   history's median by more than that (never less than the measure's
-//!   floor). With fewer than [`MIN_CHANGES`] changes the quartiles mean
-//!   little, and a fallback fence is used instead: a fixed one, or twice
-//!   the history's own range when that is wider; the output says which;
+//! - measures (wall, CPU, peak RSS, bytes): a rustc-perf-style IQR fence
+//!   of the measure's own adjacent changes (`stats::fence`); the run is
+//!   flagged when it differs from the history's median by more than the
+//!   fence (never less than the measure's floor). With fewer than
+//!   [`MIN_CHANGES`] changes a fallback fence is used instead: a fixed one,
+//!   or twice the history's own range when that is wider; the output says
+//!   which. Wall time is judged with CPU time: a wall time beyond its fence
+//!   while the CPU time is within its own is the machine's load, not the
+//!   compiler's, and is not flagged unless asked (`Rules::flag_wall_alone`);
 //! - shares (a category's self samples, a pass's inclusive samples): the
-//!   quasi-binomial test of `diff` (`attribute::significance`), the run
-//!   against the history's runs pooled, all rows corrected together with
-//!   Holm's method, and flagged only when also at least the minimum effect
-//!   and outside the history's own spread of that share (its range, widened
-//!   by the range on each side): one row can vary from run to run more than
-//!   the dispersion pooled over all rows says.
+//!   likelihood-ratio test of `stats::shares`, the run against the
+//!   history's runs pooled, corrected with Holm's method in two families,
+//!   the category shares and the pass shares; flagged only when also at
+//!   least the minimum effect and beyond the share's own noise: the IQR
+//!   fence of its adjacent changes (in percentage points) with enough
+//!   history, else outside the history's range widened by that range on
+//!   each side (one row can vary from run to run more than the dispersion
+//!   pooled over all rows says).
 
-use crate::attribute::significance::{self, Count, RowRuns};
+use crate::stats::fence::{Change, MIN_CHANGES, iqr_fence};
+use crate::stats::multiple::{self, FAMILY_ALPHA};
+use crate::stats::shares::{self, Count, RowRuns};
+use crate::stats::{bounds, median};
 use std::collections::BTreeMap;
 
 use crate::defaults::HISTORY_THRESHOLD_PP;
@@ -24,9 +32,6 @@ use crate::history::{Metric, StoredRun};
 use serde::Serialize;
 
 use super::super::keep::facts::{BYTES, CATEGORY, CPU, PASS, RSS, WALL};
-
-/// Adjacent changes needed for the IQR fence.
-pub(crate) const MIN_CHANGES: usize = 5;
 
 /// A measure's fences, as fractions: the floor under the IQR fence, and
 /// the fallback without enough history.
@@ -69,9 +74,29 @@ pub(crate) fn is_share(metric: &str) -> bool {
     metric.starts_with(CATEGORY) || metric.starts_with(PASS)
 }
 
+/// How `judge` decides.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Rules {
+    /// The minimum effect on a share, in percentage points. Default is
+    /// [`HISTORY_THRESHOLD_PP`].
+    pub threshold_pp: f64,
+    /// Flag a wall time beyond its fence even when the CPU time is within
+    /// its own (`--flag-wall-alone`). Default is false: the machine was busy.
+    pub flag_wall_alone: bool,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            threshold_pp: HISTORY_THRESHOLD_PP,
+            flag_wall_alone: false,
+        }
+    }
+}
+
 /// Judges every metric of `run` and of `history` (oldest first, the run
 /// itself not in it) against the history. Without history, nothing.
-pub(crate) fn judge(history: &[&StoredRun], run: &StoredRun, threshold_pp: f64) -> Vec<Judged> {
+pub(crate) fn judge(history: &[&StoredRun], run: &StoredRun, rules: &Rules) -> Vec<Judged> {
     if history.is_empty() {
         return Vec::new();
     }
@@ -88,8 +113,35 @@ pub(crate) fn judge(history: &[&StoredRun], run: &StoredRun, threshold_pp: f64) 
         .filter(|name| !is_share(name))
         .filter_map(|name| measure(history, run, name))
         .collect();
-    judged.extend(shares(history, run, &names, threshold_pp));
+    if !rules.flag_wall_alone {
+        wall_with_cpu(&mut judged);
+    }
+    judged.extend(share_metrics(history, run, &names, rules.threshold_pp));
     judged
+}
+
+/// A wall time flagged while the CPU time is within its fence (or moved the
+/// other way) is the machine's load: unflagged, and said so.
+fn wall_with_cpu(judged: &mut [Judged]) {
+    let moved = |name: &str| {
+        judged
+            .iter()
+            .find(|j| j.metric == name)
+            .map(|j| (j.flagged, j.delta_median.unwrap_or(0.0)))
+    };
+    let (Some((true, wall)), Some((cpu_flagged, cpu))) = (moved(WALL), moved(CPU)) else {
+        return;
+    };
+    if cpu_flagged && wall.signum() == cpu.signum() {
+        return;
+    }
+    if let Some(wall_judged) = judged.iter_mut().find(|j| j.metric == WALL) {
+        wall_judged.flagged = false;
+        wall_judged.test.push_str(&format!(
+            "; wall moved, CPU did not ({cpu:+.1} %): the machine was busy, not flagged \
+             (--flag-wall-alone flags it)"
+        ));
+    }
 }
 
 fn value_of(run: &StoredRun, name: &str) -> Option<f64> {
@@ -98,41 +150,6 @@ fn value_of(run: &StoredRun, name: &str) -> Option<f64> {
 
 fn find<'a>(run: &'a StoredRun, name: &str) -> Option<&'a Metric> {
     run.metrics.iter().find(|metric| metric.name == name)
-}
-
-/// The median of `values` (not empty).
-pub(crate) fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let middle = sorted.len() / 2;
-    match sorted.len() % 2 {
-        1 => sorted[middle],
-        _ => (sorted[middle - 1] + sorted[middle]) / 2.0,
-    }
-}
-
-/// The `q` quantile of sorted `values`, interpolated between ranks.
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    let rank = q * (sorted.len() - 1) as f64;
-    let (low, high) = (rank.floor() as usize, rank.ceil() as usize);
-    sorted[low] + (sorted[high] - sorted[low]) * (rank - low as f64)
-}
-
-/// The IQR fence of `values` (oldest first), as a fraction, and the number
-/// of adjacent changes it comes from; `None` with fewer than
-/// [`MIN_CHANGES`].
-pub(crate) fn iqr_fence(values: &[f64]) -> Option<(f64, usize)> {
-    let mut changes: Vec<f64> = values
-        .windows(2)
-        .filter(|pair| pair[0] != 0.0)
-        .map(|pair| ((pair[1] - pair[0]) / pair[0]).abs())
-        .collect();
-    if changes.len() < MIN_CHANGES {
-        return None;
-    }
-    changes.sort_by(f64::total_cmp);
-    let (q1, q3) = (quantile(&changes, 0.25), quantile(&changes, 0.75));
-    Some((q3 + 3.0 * (q3 - q1), changes.len()))
 }
 
 fn measure(history: &[&StoredRun], run: &StoredRun, name: &str) -> Option<Judged> {
@@ -145,7 +162,7 @@ fn measure(history: &[&StoredRun], run: &StoredRun, name: &str) -> Option<Judged
     let median = median(&values);
     let relative = |base: f64| (base != 0.0).then(|| (value - base) / base * 100.0);
     let (floor, fallback) = fences(name);
-    let (fence, how) = match iqr_fence(&values) {
+    let (fence, how) = match iqr_fence(&values, Change::Relative) {
         Some((fence, changes)) if fence >= floor => (
             fence,
             format!("IQR fence: Q3 + 3·IQR of {changes} adjacent changes"),
@@ -218,85 +235,118 @@ fn count(run: &StoredRun, name: &str, prefix: &str) -> Option<Count> {
     Some(Count { hits, samples })
 }
 
-fn shares(
+/// The shares of one kind (`prefix`: categories or passes), judged as one
+/// family of tests.
+fn share_metrics(
     history: &[&StoredRun],
     run: &StoredRun,
     names: &[&str],
     threshold_pp: f64,
 ) -> Vec<Judged> {
-    let mut judged = Vec::new();
-    let mut tests = Vec::new();
-    let mut spreads = Vec::new();
-    for prefix in [CATEGORY, PASS] {
-        let rows: Vec<(&str, Vec<Count>, Vec<Count>)> = names
-            .iter()
-            .filter(|name| name.starts_with(prefix))
-            .filter_map(|&name| {
-                let new = vec![count(run, name, prefix)?];
-                let base: Vec<Count> = history
-                    .iter()
-                    .filter_map(|old| count(old, name, prefix))
-                    .collect();
-                (!base.is_empty()).then_some((name, base, new))
-            })
-            .collect();
-        let row_runs: Vec<RowRuns<'_>> = rows
-            .iter()
-            .map(|(_, base, new)| RowRuns { base, new })
-            .collect();
-        let noise = significance::pooled_noise(&row_runs);
-        for ((name, base, _), row) in rows.iter().zip(&row_runs) {
-            let test = significance::test_row(row, &noise);
+    [CATEGORY, PASS]
+        .into_iter()
+        .flat_map(|prefix| share_family(history, run, names, prefix, threshold_pp))
+        .collect()
+}
+
+/// A share's own noise from its history: the IQR fence of its adjacent
+/// changes with enough runs, else its range widened by the range on each
+/// side. Returns whether `value` is beyond it, and the words.
+fn own_noise(values: &[f64], value: f64) -> (bool, String) {
+    match iqr_fence(values, Change::Absolute) {
+        Some((fence, changes)) => {
+            let beyond = (value - median(values)).abs() > fence;
+            (
+                beyond,
+                format!(
+                    "the share's own noise, Q3 + 3·IQR of {changes} adjacent changes = ±{fence:.2} pp"
+                ),
+            )
+        }
+        None => (
+            beyond_spread(values, value),
+            format!(
+                "the share's own noise, {} earlier runs (fewer than {} changes for a fence): \
+                 their range widened by the range on each side",
+                values.len(),
+                MIN_CHANGES
+            ),
+        ),
+    }
+}
+
+fn share_family(
+    history: &[&StoredRun],
+    run: &StoredRun,
+    names: &[&str],
+    prefix: &str,
+    threshold_pp: f64,
+) -> Vec<Judged> {
+    let rows: Vec<(&str, Vec<Count>, Vec<Count>)> = names
+        .iter()
+        .filter(|name| name.starts_with(prefix))
+        .filter_map(|&name| {
+            let new = vec![count(run, name, prefix)?];
+            let base: Vec<Count> = history
+                .iter()
+                .filter_map(|old| count(old, name, prefix))
+                .collect();
+            (!base.is_empty()).then_some((name, base, new))
+        })
+        .collect();
+    let row_runs: Vec<RowRuns<'_>> = rows
+        .iter()
+        .map(|(_, base, new)| RowRuns { base, new })
+        .collect();
+    let noise = shares::pooled_noise(&row_runs);
+    let tests: Vec<_> = row_runs
+        .iter()
+        .map(|row| shares::test_row(row, &noise))
+        .collect();
+    let family = multiple::family_size(&tests, threshold_pp);
+    let verdicts = multiple::judge(&tests, threshold_pp, threshold_pp);
+    let kind = if prefix == CATEGORY {
+        "category"
+    } else {
+        "pass"
+    };
+    rows.iter()
+        .zip(&row_runs)
+        .zip(tests.iter().zip(verdicts))
+        .map(|(((name, base, _), row), (test, verdict))| {
             let share = |count: &Count| count.hits as f64 / count.samples.max(1) as f64 * 100.0;
             let values: Vec<f64> = base.iter().map(share).collect();
             let value = share(&row.new[0]);
             let previous = *values.last().unwrap_or(&value);
-            spreads.push(beyond_spread(&values, value));
-            judged.push(Judged {
+            let median = median(&values);
+            let (beyond_own, own) = own_noise(&values, value);
+            let flagged = verdict.significant && beyond_own;
+            let verdict_words = match (verdict.significant, verdict.beyond_noise) {
+                (true, _) => "beyond noise and at least the minimum effect",
+                (false, true) => "beyond noise but under the minimum effect",
+                (false, false) => "within noise",
+            };
+            let own_words = if beyond_own { "beyond it" } else { "within it" };
+            Judged {
                 metric: (*name).to_owned(),
                 value,
                 previous: Some(previous),
-                median: Some(median(&values)),
+                median: Some(median),
                 delta_previous: Some(value - previous),
-                delta_median: Some(value - median(&values)),
-                flagged: false,
+                delta_median: Some(value - median),
+                flagged,
                 test: format!(
-                    "quasi-binomial against {} pooled runs (φ = {:.2}): {:+.2} pp, p = {:.2e}",
+                    "likelihood ratio against {} pooled runs (φ = {:.2}): {:+.2} pp, p = {:.2e}, \
+                     Holm over {family} {kind} shares at {FAMILY_ALPHA}: {verdict_words}; {own}: \
+                     {own_words}",
                     base.len(),
                     noise.dispersion,
                     test.delta_pp,
-                    test.p_value
+                    test.p_value,
                 ),
-            });
-            tests.push(test);
-        }
-    }
-    let verdicts = significance::judge(&tests, threshold_pp, threshold_pp);
-    for ((judged, verdict), beyond_spread) in judged.iter_mut().zip(verdicts).zip(spreads) {
-        judged.flagged = verdict.significant && beyond_spread;
-        judged.test.push_str(
-            match (verdict.significant, verdict.beyond_noise, beyond_spread) {
-                (true, _, true) => {
-                    "; beyond noise (Holm), at least the minimum effect and outside the history's \
-                     spread"
-                }
-                (true, _, false) => {
-                    "; beyond noise (Holm) and at least the minimum effect, but within the \
-                     history's own spread of this share"
-                }
-                (false, true, _) => "; beyond noise but under the minimum effect",
-                (false, false, _) => "; within noise",
-            },
-        );
-    }
-    judged
-}
-
-/// The least and the greatest of `values`.
-fn bounds(values: &[f64]) -> (f64, f64) {
-    let low = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    (low, high)
+            }
+        })
+        .collect()
 }
 
 /// The range of `values` as a fraction of `median` (0 when it is 0).
@@ -338,7 +388,7 @@ pub(crate) fn points(runs: &[StoredRun], last: usize) -> BTreeMap<&str, Vec<Poin
             let points = (first..runs.len())
                 .map(|at| {
                     let history = &runs[at.saturating_sub(last)..at];
-                    let mut judged = judge(history, runs[at], HISTORY_THRESHOLD_PP);
+                    let mut judged = judge(history, runs[at], &Rules::default());
                     if judged.is_empty() {
                         judged = plain(runs[at]);
                     }

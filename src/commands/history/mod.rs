@@ -22,6 +22,7 @@ use super::keep::{StoreArgs, TagArgs, add, open, series_of};
 use super::{Config, Run, load_rules};
 use crate::defaults;
 use crate::error::Error;
+use judge::Rules;
 
 /// The examples `--help` ends with.
 pub(crate) const EXAMPLES: &str =
@@ -99,6 +100,10 @@ struct CheckArgs {
     #[arg(long, value_name = "PP", default_value_t = defaults::HISTORY_THRESHOLD_PP,
           value_parser = parse_points, help_heading = heading::GATE)]
     threshold: f64,
+    /// Flag a wall time beyond its fence even when the CPU time stayed
+    /// within its own (without it, that is reported as a busy machine).
+    #[arg(long, help_heading = heading::GATE)]
+    flag_wall_alone: bool,
     /// Output format.
     #[arg(long, default_value = "table", help_heading = heading::OUTPUT,
           value_parser = Formats(&[Format::Table, Format::Json]))]
@@ -139,7 +144,7 @@ enum History {
         db: Option<String>,
         series: String,
         last: usize,
-        threshold_pp: f64,
+        judging: Rules,
         format: Format,
     },
     Html {
@@ -177,7 +182,10 @@ impl HistoryArgs {
                     series: series_of(&args.store.keys),
                     db: args.store.db,
                     last: args.last.max(1),
-                    threshold_pp: args.threshold,
+                    judging: Rules {
+                        threshold_pp: args.threshold,
+                        flag_wall_alone: args.flag_wall_alone,
+                    },
                     format: args.format,
                 };
                 Config::new(check, None, false, args.rules.file)
@@ -225,7 +233,7 @@ impl Run for History {
                 db,
                 series,
                 last,
-                threshold_pp,
+                judging,
                 format,
             } => {
                 let rules = load_rules(config.rules_file.as_deref())?;
@@ -239,7 +247,7 @@ impl Run for History {
                     .iter()
                     .map(|dir| read_run(dir, &tags, &rules))
                     .collect::<Result<Vec<_>, Error>>()?;
-                check::check(config, &history, &runs, *last, *threshold_pp, *format)
+                check::check(config, &history, &runs, *last, judging, *format)
             }
             History::Html { db, series, last } => {
                 let mut store = open(db.as_deref())?;

@@ -31,9 +31,10 @@ use super::color::Rgb;
 use super::layout::{Frame, too_narrow};
 use super::svg::{FrameLook, LegendEntry, Page, Svg, write_svg};
 use crate::attribute::Classes;
-use crate::attribute::significance::{self, Count, Noise, RowRuns, Test};
 use crate::fold::{TRUNCATED_FRAME, fold, frame_name, line};
 use crate::profile::{Profile, SampleFilter};
+use crate::stats::multiple;
+use crate::stats::shares::{self, Count, Noise, RowRuns, Test};
 
 /// Colour of frames whose change only moved work from one path to another.
 const MOVED: Rgb = Rgb {
@@ -138,7 +139,7 @@ impl<'a> Tree<'a> {
                 .collect()
         };
         let (base, new) = (counts(0), counts(1));
-        significance::test_row(
+        shares::test_row(
             &RowRuns {
                 base: &base,
                 new: &new,
@@ -157,7 +158,7 @@ impl<'a> Tree<'a> {
             .iter()
             .map(|node| self.test(&node.runs, noise))
             .collect();
-        let verdicts = significance::judge(&tests, threshold_pp, threshold_pp);
+        let verdicts = multiple::judge(&tests, threshold_pp, threshold_pp);
         tests
             .iter()
             .zip(verdicts)

@@ -4,7 +4,7 @@
 //! can be trusted for.
 
 use super::{ExecutableEntry, RankingNoise};
-use crate::attribute::significance::rank_sum::{RANKING_ALPHA, slower_p_value};
+use crate::stats::rank_sum::{RANKING_ALPHA, slower_p_value};
 
 /// Tests each step of `executables` (ranked slowest first, each with the
 /// wall times of its runs), marks it on the slower executable, and sums

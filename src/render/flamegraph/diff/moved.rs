@@ -8,7 +8,8 @@
 use hashbrown::HashMap;
 
 use super::Tree;
-use crate::attribute::significance::{self, Noise, Test};
+use crate::stats::multiple;
+use crate::stats::shares::{Noise, Test};
 
 impl<'a> Tree<'a> {
     /// For each frame, true when `significant` says it changed but its
@@ -30,7 +31,7 @@ impl<'a> Tree<'a> {
             .iter()
             .map(|&node| self.test(&functions[self.nodes[node].name], noise))
             .collect();
-        let verdicts = significance::judge(&tests, threshold_pp, threshold_pp);
+        let verdicts = multiple::judge(&tests, threshold_pp, threshold_pp);
         let mut moved = vec![false; self.nodes.len()];
         for (node, verdict) in asked.into_iter().zip(verdicts) {
             moved[node] = !verdict.significant;

@@ -1,5 +1,5 @@
-//! Whether a share moved by more than run-to-run noise: the statistics of
-//! `diff`. Plain functions over sample counts, no I/O.
+//! Whether a share of samples moved by more than run-to-run noise. Plain
+//! functions over sample counts.
 //!
 //! The model. A row's samples in one run are binomial, with extra
 //! variation between runs (other processes, caches, page faults, thread
@@ -13,34 +13,22 @@
 //! noisier than the rest keeps its own spread, a row whose few runs agree
 //! by chance does not look quieter than the rest.
 //!
-//! The test. The difference of the two sides' aggregate shares, over its
-//! standard error under φ (the pooled share under "no change"), against
-//! Student's t with the pooled degrees of freedom, two-sided. With one run
-//! a side φ cannot be estimated: it is 1, and only sampling error is
-//! covered. The p-values of the rows and measures of a diff are corrected
-//! together with Holm's method at a family-wise rate of [`FAMILY_ALPHA`]. A change is reported only when it is also at least the minimum
-//! effect (`--threshold`).
-//!
-//! `rank_sum.rs`: whether one executable's timed runs are slower than
-//! another's beyond noise, for `executables --repeat`.
-
-pub(crate) mod rank_sum;
+//! The test. The two sides' counts are compared by their likelihood ratio
+//! (the binomial deviance of one share for both sides against a share for
+//! each), scaled by φ: the quasi-likelihood F test with one and the pooled
+//! degrees of freedom, taken as Student's t of the signed root, two-sided.
+//! Where both sides' shares are well inside (0, 1) it agrees with the
+//! difference of shares over its standard error; where a share vanishes or
+//! appears (all of a row's samples on one side) the likelihood ratio keeps
+//! its power, which the standard error under the pooled share loses. With
+//! one run a side φ cannot be estimated: it is 1, and only sampling error is
+//! covered. Tests are corrected together by `multiple.rs`.
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// Rows with fewer samples than this per run (on average) are left out of
 /// the pooled dispersion: Pearson's χ² is unreliable on tiny counts.
 const MIN_POOLED_COUNT: f64 = 5.0;
-
-/// The family-wise error rate of one diff: the chance, under the model,
-/// that a diff of an unchanged configuration flags any row. For a diff of
-/// about 40 tests, Holm's first step is then at 2.5e-6, a change of about
-/// five standard errors: the bar of rustc-perf's Q3 + 3·IQR rule (4.7
-/// standard deviations for normal noise). Run-to-run noise on a busy
-/// machine has heavier tails than the model; this bar is where real
-/// same-configuration pairs stopped being flagged (see
-/// docs/measurements/diff-noise.md).
-pub(crate) const FAMILY_ALPHA: f64 = 1e-4;
 
 /// One run's samples in a row, and the run's samples in all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,6 +142,30 @@ pub(crate) fn pooled_noise(rows: &[RowRuns<'_>]) -> Noise {
     }
 }
 
+/// `x · ln(x / expected)`, 0 for no `x`: one term of a deviance.
+fn deviance_term(x: f64, expected: f64) -> f64 {
+    if x > 0.0 {
+        x * (x / expected).ln()
+    } else {
+        0.0
+    }
+}
+
+/// The binomial deviance (likelihood-ratio statistic, G) of `hits` of
+/// `samples` on two sides against one share for both; 0 when a side has no
+/// samples or the pooled share is 0 or 1.
+fn deviance(base: (f64, f64), new: (f64, f64)) -> f64 {
+    let pooled = (base.0 + new.0) / (base.1 + new.1);
+    if !(pooled > 0.0 && pooled < 1.0) || base.1 <= 0.0 || new.1 <= 0.0 {
+        return 0.0;
+    }
+    let side = |(hits, samples): (f64, f64)| {
+        deviance_term(hits, samples * pooled)
+            + deviance_term(samples - hits, samples * (1.0 - pooled))
+    };
+    (2.0 * (side(base) + side(new))).max(0.0)
+}
+
 /// Tests one row against `noise` (see the module documentation).
 pub(crate) fn test_row(row: &RowRuns<'_>, noise: &Noise) -> Test {
     let total = |runs: &[Count]| -> (f64, f64) {
@@ -168,20 +180,20 @@ pub(crate) fn test_row(row: &RowRuns<'_>, noise: &Noise) -> Test {
     let delta_pp = (new_share - base_share) * 100.0;
     let reachable_pp =
         (share(base_hits + new_hits, base_samples.min(new_samples)) * 100.0).min(100.0);
-    let pooled = share(base_hits + new_hits, base_samples + new_samples);
     let (row_chi, row_df) = row_chi_square(row);
     let row_dispersion = if row_df > 0.0 { row_chi / row_df } else { 0.0 };
     let dispersion = noise.dispersion.max(row_dispersion);
-    let variance = dispersion * pooled * (1.0 - pooled) * (1.0 / base_samples + 1.0 / new_samples);
-    if !(variance > 0.0 && variance.is_finite()) {
-        // Nothing on either side, or a side without samples: no evidence.
+    let deviance = deviance((base_hits, base_samples), (new_hits, new_samples));
+    if !(deviance > 0.0 && deviance.is_finite()) {
+        // Nothing on either side, a side without samples, or the same share
+        // on both: no evidence of a change.
         return Test {
             delta_pp,
             p_value: 1.0,
             reachable_pp,
         };
     }
-    let statistic = ((new_share - base_share) / variance.sqrt()).abs();
+    let statistic = (deviance / dispersion).sqrt();
     let upper_tail = match noise.degrees_of_freedom {
         Some(df) if df.is_finite() => StudentsT::new(0.0, 1.0, df)
             .expect("positive degrees of freedom")
@@ -193,66 +205,6 @@ pub(crate) fn test_row(row: &RowRuns<'_>, noise: &Noise) -> Test {
         p_value: (2.0 * upper_tail).min(1.0),
         reachable_pp,
     }
-}
-
-/// Holm's step-down correction: which of `p_values` are rejected with a
-/// family-wise error rate of `alpha`.
-pub(crate) fn holm(p_values: &[f64], alpha: f64) -> Vec<bool> {
-    let mut order: Vec<usize> = (0..p_values.len()).collect();
-    order.sort_by(|&a, &b| p_values[a].total_cmp(&p_values[b]).then(a.cmp(&b)));
-    let tests = p_values.len();
-    let mut rejected = vec![false; tests];
-    for (rank, &index) in order.iter().enumerate() {
-        if p_values[index] > alpha / (tests - rank) as f64 {
-            break;
-        }
-        rejected[index] = true;
-    }
-    rejected
-}
-
-/// What a test says once corrected with the others of its diff.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Verdict {
-    /// Rejected by [`holm`] at [`FAMILY_ALPHA`]: beyond the noise, whatever
-    /// the size of the change.
-    pub beyond_noise: bool,
-    /// Beyond the noise and at least the minimum effect.
-    pub significant: bool,
-}
-
-/// The verdicts on `tests`, all the rows and measures of one diff, with a
-/// minimum effect of `threshold_pp`. The correction counts the tests that
-/// could reach `floor_pp` (the threshold, or a smaller limit of interest):
-/// a row too small to change that much cannot be flagged, and testing it
-/// would only make the others harder to flag.
-pub(crate) fn judge(tests: &[Test], threshold_pp: f64, floor_pp: f64) -> Vec<Verdict> {
-    let family: Vec<usize> = (0..tests.len())
-        .filter(|&index| tests[index].reachable_pp >= floor_pp)
-        .collect();
-    let p_values: Vec<f64> = family.iter().map(|&index| tests[index].p_value).collect();
-    let mut verdicts = vec![
-        Verdict {
-            beyond_noise: false,
-            significant: false,
-        };
-        tests.len()
-    ];
-    for (&index, rejected) in family.iter().zip(holm(&p_values, FAMILY_ALPHA)) {
-        verdicts[index] = Verdict {
-            beyond_noise: rejected,
-            significant: rejected && tests[index].delta_pp.abs() >= threshold_pp,
-        };
-    }
-    verdicts
-}
-
-/// How many of `tests` [`judge`] corrects together.
-pub(crate) fn family_size(tests: &[Test], floor_pp: f64) -> usize {
-    tests
-        .iter()
-        .filter(|test| test.reachable_pp >= floor_pp)
-        .count()
 }
 
 #[cfg(test)]
