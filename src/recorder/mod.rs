@@ -81,12 +81,9 @@ fn preflight(options: &RecordOptions) -> Result<String, RecordError> {
     Ok(perf_version)
 }
 
-/// The command as it runs: its program found ([`program::resolve_program`]:
-/// a bare name off `PATH` in the Python venv); with const-eval's flags
-/// where they can be added, and the note for `run.json` when an
-/// iree-compile command cannot have them ([`consteval::command_with_flags`]);
-/// with `--mlir-timing`, with MLIR's timing flags; with `--actions`, with
-/// the action flags.
+/// The command as it runs: its program found ([`program::resolve_program`]);
+/// with const-eval's flags, or why not ([`consteval::command_with_flags`]);
+/// with `--mlir-timing`, MLIR's timing flags; with `--actions`, the action flags.
 fn command_to_run(options: &RecordOptions) -> Result<(Vec<OsString>, Option<String>), RecordError> {
     let mut command = options.command.clone();
     let program = command

@@ -18,7 +18,7 @@ use super::{
 };
 use crate::attribute::comparable::SideRuns;
 use crate::attribute::diff::{Diff, Limits, Side, diff, failures};
-use crate::attribute::heap::HeapPeak;
+use crate::attribute::heap::{HeapPeak, heap_peak};
 use crate::attribute::heap_diff::compare;
 use crate::attribute::rss::compiler_series;
 use crate::attribute::run_diff::{Measure, RunMeasures, WallGate, run_failures};
@@ -203,10 +203,6 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
             let profile = load_recording(&Input::Path(input.clone()), &options.read, &run_dir)?;
             let run = run_dir.run.as_ref();
             compiled.add(&input.display().to_string(), run);
-            // Const-eval computes the same globals in every run of a side.
-            if let (None, RunFile::Read(computed)) = (&consteval, &run_dir.consteval) {
-                consteval = Some(computed.clone());
-            }
             let mut classes = Classes::new(&profile, &rules);
             let actions = actions_for(options.grouping, &run_dir, &profile, &mut classes, "diff")?;
             let rows = run_rows(
@@ -219,11 +215,9 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
                 actions.as_ref(),
             );
             measures.push(run_measures(&rows, &profile, &run_dir));
-            heap_peaks.extend(crate::attribute::heap::heap_peak(
-                &profile,
-                &classes,
-                run_dir.consteval().0.as_ref(),
-            ));
+            let computed = run_dir.consteval().0;
+            heap_peaks.extend(heap_peak(&profile, &classes, computed.as_ref()));
+            consteval = consteval.or(computed);
             runs.push(rows);
             if options.flamegraph.is_some() {
                 stacks.push(folded_lines(
