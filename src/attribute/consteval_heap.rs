@@ -7,9 +7,8 @@
 
 use serde::Serialize;
 
-use super::heap::live_at_instant;
 use crate::consteval::ConstEval;
-use crate::profile::Profile;
+use crate::profile::{HeapAlloc, Profile};
 
 /// The frame that allocates the value of a global const-eval computed.
 const CONVERT_RESULT: &str = "ConstEval::CompiledBinary::convertVariantToAttribute(";
@@ -81,4 +80,18 @@ pub(crate) fn consteval_at_peak(
         globals: consteval.globals.len(),
         global_bytes: consteval.global_bytes,
     })
+}
+
+/// The compiler's allocations live at the heap view's instant, and their
+/// estimated bytes; `None` without a heap reading.
+fn live_at_instant(profile: &Profile) -> Option<(Vec<&HeapAlloc>, u64)> {
+    let (heap, view) = (profile.heap.as_ref()?, profile.heap_view.as_ref()?);
+    let at = view.at_ns;
+    let live: Vec<&HeapAlloc> = heap
+        .allocs
+        .iter()
+        .filter(|alloc| alloc.pid == view.pid)
+        .filter(|alloc| alloc.time <= at && alloc.freed.is_none_or(|freed| freed > at))
+        .collect();
+    Some((live, view.live.bytes))
 }

@@ -148,20 +148,6 @@ pub(crate) fn heap_peak(
     })
 }
 
-/// The compiler's allocations live at the heap view's instant, and their
-/// estimated bytes; `None` without a heap reading.
-pub(super) fn live_at_instant(profile: &Profile) -> Option<(Vec<&HeapAlloc>, u64)> {
-    let (heap, view) = (profile.heap.as_ref()?, profile.heap_view.as_ref()?);
-    let at = view.at_ns;
-    let live: Vec<&HeapAlloc> = heap
-        .allocs
-        .iter()
-        .filter(|alloc| alloc.pid == view.pid)
-        .filter(|alloc| alloc.time <= at && alloc.freed.is_none_or(|freed| freed > at))
-        .collect();
-    Some((live, view.live.bytes))
-}
-
 /// The JSON name of an instant's kind.
 fn instant_name(kind: InstantKind) -> &'static str {
     match kind {

@@ -82,7 +82,7 @@ pub(crate) fn write_text(heap: &HeapPeak, out: &mut dyn Write) -> io::Result<()>
     if let Some(consteval) = &heap.consteval {
         writeln!(
             out,
-            "heap: const-eval's globals: {} of {} alive ({} of {}), their values {} of the live heap ({:.0}%), allocated by ConstEval::CompiledBinary::convertVariantToAttribute",
+            "heap: const-eval's globals: {} of {} seen live (a sampled allocation of their size; {} of {}), their values {} of the live heap ({:.0}%), allocated by ConstEval::CompiledBinary::convertVariantToAttribute",
             consteval.globals_alive.len(),
             consteval.globals,
             mib(consteval.alive_bytes),
