@@ -34,7 +34,7 @@ for name in "${models[@]}"; do
   run=$tmp/$name
   echo "gallery-models: $name ($(du -m "$mlir" | cut -f1) MiB of MLIR)" >&2
   "$bin" record -q --mlir-timing -o "$run" -- .venv/bin/iree-compile "${flags[@]}" "$mlir" \
-    -o "$tmp/$name.vmfb"
+    -o "$tmp/$name.vmfb" >/dev/null
   "$bin" flamegraph "$run/perf.data" --compiler --min-width 1.0 -o "$out/$name.svg"
   facts=$(python3 - "$run/run.json" "$run/report.json" <<'EOF'
 import json, sys
@@ -42,8 +42,10 @@ run = json.load(open(sys.argv[1]))
 report = json.load(open(sys.argv[2]))
 vmfb = [a for a in run.get("artifacts", []) if a.get("role") == "output"]
 size = f"{vmfb[0]['bytes'] / 2**20:.1f} MiB" if vmfb else "?"
+unwind = report["unwind"]
+unwound = 100 * unwind["complete"] / max(1, unwind["complete"] + unwind["truncated"])
 print(f"{run['wall_seconds']:.1f} s\t{run['peak_rss_bytes'] / 2**20:.0f} MiB\t{size}\t"
-      f"{report['samples']}\t{report['unwind']['complete_percent']:.1f}%")
+      f"{report['samples']}\t{unwound:.1f}%")
 EOF
 )
   IFS=$'\t' read -r wall rss size samples unwound <<<"$facts"

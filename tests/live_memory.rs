@@ -222,11 +222,12 @@ fn const_eval_grows_anonymous_memory_most_in_its_jit_pass() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|pass| {
-            (
-                pass["name"].as_str().unwrap().to_owned(),
-                pass["anon_growth_bytes"].as_i64().unwrap(),
-            )
+        .filter_map(|pass| {
+            // A pass of const-eval's JIT seen only on other threads has no
+            // span of the main thread's, so no growth of its own.
+            let bytes = pass["anon_growth_bytes"].as_i64();
+            assert!(bytes.is_some() || pass["nested_in"].is_string(), "{pass}");
+            Some((pass["name"].as_str().unwrap().to_owned(), bytes?))
         })
         .collect();
     growth.sort_by_key(|(_, bytes)| -bytes);

@@ -214,7 +214,10 @@ fn main_samples(profile: &Profile, classes: &Classes<'_>, tid: i32) -> Vec<MainS
             symbols.clear();
             profile.symbols_leaf_first(sample.key.stack, &mut symbols);
             classes.passes.on_stack(&symbols, &mut passes);
-            passes.as_slice().into()
+            // The actions name a nested compiler's passes as the passes.
+            (passes.iter())
+                .map(|&pass| classes.passes.frame_pass(pass))
+                .collect()
         });
         if !on_stack.is_empty() {
             samples.push(MainSample {
