@@ -66,7 +66,7 @@ EOF
     echo "## Passes (the first $pass_rows rows)"
     echo
     "$bin" report "$run/perf.data" --compiler --by pass --format markdown |
-      sed "s|$tmp/||g" | awk -v rows="$pass_rows" '/^\|/ { if (++n > rows + 2) next } { print }' |
+      sed "s|$tmp/||g" | grep -v '^- ' | awk -v rows="$pass_rows" '/^\|/ { if (++n > rows + 2) next } { print }' |
       sed '/^### const-eval/,$d'
   } >"$out/$name.md"
   index+=("| [\`$name\`]($name.md) | $what | $wall | $rss | $size | $samples | [$name.svg]($name.svg) |")

@@ -285,6 +285,10 @@ WHAT = {
 lines = [
     "# Gallery: real iree-compile profiles",
     "",
+    "Real PyTorch models (BERT, GPT-2, a small Llama, ResNet-50), with their findings and "
+    "const-eval's globals, have [their own pages](models/README.md) "
+    "(`scripts/gallery-models.sh`).",
+    "",
     "Each workload is a model from [`scripts/workloads.py`](../scripts/workloads.py) at its default "
     "scale, compiled by iree-compile 3.13.0 (`--iree-hal-target-device=local "
     "--iree-hal-local-target-device-backends=llvm-cpu --iree-llvmcpu-target-cpu=generic`) under "
@@ -461,6 +465,9 @@ EOF
 total=$(du -cb "$out"/* | tail -n 1 | cut -f1)
 ((total <= max_total)) || die "the gallery is $total bytes, over its budget of $max_total:" \
   "$(cd "$out" && du -b -- * | sort -rn | head -n 5 | tr '\t\n' '  ')"
+# The real models' pages (scripts/gallery-models.sh) are not this script's: kept.
+[ ! -d flamegraphs/models ] || mv flamegraphs/models "$tmp/models-kept"
 rm -rf flamegraphs
 cp -r "$out" flamegraphs
+[ ! -d "$tmp/models-kept" ] || mv "$tmp/models-kept" flamegraphs/models
 log "done: flamegraphs/ is $total bytes (budget $max_total), $(du -cb flamegraphs/*.svg | tail -n 1 | cut -f1) of them SVGs"
