@@ -20,8 +20,10 @@
 #    `cargo fmt --all --check`, `cargo clippy --workspace --all-targets --release
 #    -- -D warnings` (compile-perf and the fuzz targets of fuzz/),
 #    `cargo test --release` of compile-perf and its crates (perfdata,
-#    category-rules). Test output is shown (--show-output): the live tests print
-#    their agreement tables against perf report and the unwinding rates.
+#    category-rules). Outside CI test output is shown (--show-output): the live
+#    tests print their agreement tables against perf report and the unwinding
+#    rates. Under CI only failing tests print, so that a failure's message is the
+#    first test output in the log.
 # 3. The wheel and fuzzing (only when no test filter is given): scripts/test-wheel.sh
 #    builds the wheel (scripts/wheel.sh, maturin from PyPI in target/tmp/maturin-venv),
 #    installs it with iree-base-compiler into a fresh venv and records the example with
@@ -102,9 +104,11 @@ log "CI=$ci; $(cargo --version); $(perf --version); $(.venv/bin/iree-compile --v
 # 2. The checks.
 locked=()
 fail_fast=()
+show_output=(--show-output)
 if [ "$ci" = true ]; then
   locked=(--locked)
   fail_fast=(--no-fail-fast)
+  show_output=()
 fi
 log "scripts/check-links.py (relative links and anchors of the documentation)"
 python3 scripts/check-links.py
@@ -115,7 +119,7 @@ cargo fmt --all --check
 log "cargo clippy --workspace --all-targets --release -- -D warnings"
 cargo clippy "${locked[@]}" --workspace --all-targets --release -- -D warnings
 log "cargo test --release -p compile-perf -p perfdata -p category-rules"
-cargo test "${locked[@]}" "${fail_fast[@]}" --release -p compile-perf -p perfdata -p category-rules -- --show-output "$@"
+cargo test "${locked[@]}" "${fail_fast[@]}" --release -p compile-perf -p perfdata -p category-rules -- "${show_output[@]}" "$@"
 # A run filtered to some tests is a quick check; the sweep and fuzzing belong to full runs.
 if (($# == 0)); then
   log "scripts/sweep.py (damaged copies of the fixtures: no panic, abort, hang or silent loss)"
