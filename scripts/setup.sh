@@ -3,7 +3,8 @@
 #
 # Installs what is missing and skips what is there:
 #   - perf (Debian package linux-perf) and GNU time (/usr/bin/time), with one `apt-get update`;
-#   - the project-local venv .venv with iree-base-compiler==$IREE_VERSION (gives iree-compile);
+#   - the project-local venv .venv with iree-base-compiler==$IREE_VERSION (gives iree-compile)
+#     and zstandard==$ZSTANDARD_VERSION (the independent decoder of scripts/zstd-check.py);
 #   - `cargo build --release` (target/release/compile-perf, and beside it
 #     libheap_sampler.so, which `record --heap` preloads).
 # With --bench it also installs inferno-collapse-perf (`cargo install inferno --locked`),
@@ -13,6 +14,7 @@
 set -euo pipefail
 
 IREE_VERSION=3.13.0
+ZSTANDARD_VERSION=0.25.0
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 log() { printf 'setup: %s\n' "$*" >&2; }
 
@@ -47,6 +49,12 @@ else
   .venv/bin/python -m pip install -q --disable-pip-version-check "iree-base-compiler==$IREE_VERSION" >&2
 fi
 .venv/bin/iree-compile --version >/dev/null
+if .venv/bin/python -c 'import zstandard' 2>/dev/null; then
+  log "venv .venv has zstandard"
+else
+  log "installing zstandard==$ZSTANDARD_VERSION into .venv"
+  .venv/bin/python -m pip install -q --disable-pip-version-check "zstandard==$ZSTANDARD_VERSION" >&2
+fi
 
 # 3. Rust build.
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
