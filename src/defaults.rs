@@ -7,6 +7,10 @@
 /// copy per sample from overflowing perf's ring buffer, which 4000 Hz does.
 pub(crate) const FREQUENCY_HZ: u32 = 499;
 
+/// The line width text tables are fitted to when they go to no terminal
+/// and `COLUMNS` is not set.
+pub(crate) const TABLE_WIDTH: usize = 100;
+
 /// The smallest allocation `record --alloc` records (`--alloc-min-bytes`):
 /// on `hex-constants --scale small`, 7.1k of 810k calls (0.9%) ask for at
 /// least 4 KiB, and they ask for 52% of the bytes.

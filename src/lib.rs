@@ -62,6 +62,7 @@ use error::Error;
 
 /// Runs one command; returns the exit code its warnings call for.
 pub fn run(config: &Config) -> Result<u8, Error> {
+    commands::fit_tables_to(&config.output);
     let outcome = config.command.run(config);
     if let Some(read) = config.command.read_options() {
         read.cache.wait_for_writes();

@@ -185,8 +185,17 @@ fn actions_rank_dispatches_and_patterns_on_many_dispatches() {
     // actions; at the default, several hundred.
     let input = workload_at_scale(&dir, "many-dispatches", "small");
     let run_dir = dir.join("run");
-    compile_perf(record_args(&run_dir, &["--actions=units"], &input, &[]))
-        .expect_code(0, "record --actions=units");
+    let recorded = compile_perf(record_args(&run_dir, &["--actions=units"], &input, &[]));
+    recorded.expect_code(0, "record --actions=units");
+    // The log's cost is said before the compile, with this input's size.
+    let input_gb = std::fs::metadata(&input).unwrap().len() as f64 / 1e9;
+    assert!(
+        recorded.stderr.contains(
+            "warning: --actions=units runs the compile on one thread and logs the IR unit of every action: on bert-mlm-2l"
+        ) && recorded.stderr.contains(&format!("This input is {input_gb:.2} GB")),
+        "{}",
+        recorded.stderr
+    );
     let run: Value =
         serde_json::from_slice(&std::fs::read(run_dir.join("run.json")).unwrap()).unwrap();
     let facts = &run["actions"];

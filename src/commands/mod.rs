@@ -47,7 +47,7 @@ use crate::report::breakdown::Breakdown;
 use crate::report::memory::{self, MemoryJson};
 use crate::report::run_facts::{notes_lost_samples, notices};
 use crate::report::summary::{self, Summary};
-use crate::report::table::{Colors, TextFormat};
+use crate::report::table::{Colors, TextFormat, set_line_width};
 use crate::run_dir::{RunDir, RunJson};
 use category_rules::RuleTable;
 use perfdata::{Input, InputEnd};
@@ -130,6 +130,25 @@ fn stdout_colors() -> Colors {
     match wanted {
         true => Colors::Ansi,
         false => Colors::Plain,
+    }
+}
+
+/// The line width text tables are fitted to for `output`: `COLUMNS` when
+/// set (0: as wide as the cells need); else the terminal's width when it
+/// goes to one; else [`crate::defaults::TABLE_WIDTH`]. JSON keeps every
+/// name whole.
+pub(crate) fn fit_tables_to(output: &Output) {
+    let terminal = (*output == Output::Stdout)
+        .then(|| terminal_size::terminal_size_of(std::io::stdout()))
+        .flatten()
+        .map(|(terminal_size::Width(width), _)| usize::from(width));
+    let columns = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|value| value.trim().parse::<usize>().ok());
+    match (columns, terminal) {
+        (Some(0), _) => {}
+        (Some(width), _) | (None, Some(width)) => set_line_width(width),
+        (None, None) => set_line_width(crate::defaults::TABLE_WIDTH),
     }
 }
 

@@ -101,13 +101,13 @@ fn command_to_run(options: &RecordOptions) -> Result<(Vec<OsString>, Option<Stri
         })?;
     }
     if let Some(mode) = options.actions {
-        command =
-            actions::with_action_flags(&command, &options.output_dir, mode).map_err(|reason| {
-                RecordError::CompilerFlags {
-                    option: "--actions",
-                    reason,
-                }
-            })?;
+        let flags_refused = |reason| RecordError::CompilerFlags {
+            option: "--actions",
+            reason,
+        };
+        command = actions::with_action_flags(&command, &options.output_dir, mode)
+            .map_err(flags_refused)?;
+        actions::warn_of_the_logs_cost(&command, mode, options);
     }
     Ok((command, consteval_note))
 }

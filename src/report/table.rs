@@ -1,7 +1,40 @@
 //! One table algorithm for every text export: aligned text for terminals
-//! (with colour swatches when wanted), Markdown and CSV.
+//! (with colour swatches when wanted, fitted to the line width), Markdown
+//! and CSV.
 
 use std::io::Write;
+use std::sync::OnceLock;
+
+/// The widest an aligned table's lines may be, set once by the command for
+/// where its output goes ([`set_line_width`]); unset, a table is as wide as
+/// its cells.
+static LINE_WIDTH: OnceLock<usize> = OnceLock::new();
+
+/// The narrowest the first column, which names the rows, is cut to when a
+/// table is too wide.
+const NARROWEST_NAME_COLUMN: usize = 40;
+/// The narrowest any other text column is cut to.
+const NARROWEST_TEXT_COLUMN: usize = 16;
+
+/// Fits every aligned table this process writes into `width` columns
+/// (the first call wins): text columns are cut, with `…`, widest first.
+pub(crate) fn set_line_width(width: usize) {
+    let _ = LINE_WIDTH.set(width);
+}
+
+/// The line width set by [`set_line_width`], if any.
+pub(crate) fn line_width() -> Option<usize> {
+    LINE_WIDTH.get().copied()
+}
+
+/// `text` cut to `max` characters, the last one `…` when it was cut.
+pub(crate) fn cut_to(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if width(text) <= max {
+        return text.into();
+    }
+    let kept: String = text.chars().take(max.saturating_sub(1)).collect();
+    format!("{kept}…").into()
+}
 
 /// Whether a table's cells carry their colours (ANSI escapes: swatches,
 /// changes) or are plain text.
@@ -84,7 +117,7 @@ pub(crate) fn write_table(
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     match format {
-        TextFormat::Table => write_aligned(table, colors, out),
+        TextFormat::Table => write_aligned(table, colors, line_width(), out),
         TextFormat::Markdown => write_markdown(table, out),
         TextFormat::Csv => write_csv(table, out),
     }
@@ -94,9 +127,43 @@ fn width(text: &str) -> usize {
     text.chars().count()
 }
 
-fn write_aligned(table: &Table, colors: Colors, out: &mut dyn Write) -> std::io::Result<()> {
+/// Narrows the widest text (left-aligned) columns of `widths`, one
+/// character at a time, until the line fits `max` or every text column is
+/// down to its header or its narrowest ([`NARROWEST_NAME_COLUMN`] for the
+/// first, [`NARROWEST_TEXT_COLUMN`] for the others). Numbers are never cut:
+/// a table of many number columns stays wider than `max`.
+fn fit_widths(columns: &[Column], widths: &mut [usize], max: usize) {
+    let line = |widths: &[usize]| widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
+    let narrowest = |index: usize, column: &Column| {
+        let floor = match index {
+            0 => NARROWEST_NAME_COLUMN,
+            _ => NARROWEST_TEXT_COLUMN,
+        };
+        floor.max(width(column.header))
+    };
+    while line(widths) > max {
+        let widest = columns
+            .iter()
+            .zip(widths.iter())
+            .enumerate()
+            .filter(|(index, (column, width))| !column.right && **width > narrowest(*index, column))
+            .max_by_key(|(index, (_, width))| (**width, *index))
+            .map(|(index, _)| index);
+        match widest {
+            Some(index) => widths[index] -= 1,
+            None => return,
+        }
+    }
+}
+
+fn write_aligned(
+    table: &Table,
+    colors: Colors,
+    max_width: Option<usize>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let swatch = |cell: &Cell| -> usize { usize::from(cell.color.is_some()) * 2 };
-    let widths: Vec<usize> = table
+    let mut widths: Vec<usize> = table
         .columns
         .iter()
         .enumerate()
@@ -110,6 +177,9 @@ fn write_aligned(table: &Table, colors: Colors, out: &mut dyn Write) -> std::io:
                 .unwrap_or(0)
         })
         .collect();
+    if let Some(max) = max_width {
+        fit_widths(&table.columns, &mut widths, max);
+    }
     let last = table.columns.len() - 1;
     let mut line = String::new();
     for (index, column) in table.columns.iter().enumerate() {
@@ -126,6 +196,8 @@ fn write_aligned(table: &Table, colors: Colors, out: &mut dyn Write) -> std::io:
         line.clear();
         for (index, (column, cell)) in table.columns.iter().zip(row).enumerate() {
             let mut text = String::new();
+            let room = widths[index].saturating_sub(swatch(cell));
+            let cell_text = cut_to(&cell.text, room);
             if let Some(color) = &cell.color {
                 text.push_str(&if colors == Colors::Ansi {
                     ansi_swatch(color)
@@ -141,11 +213,11 @@ fn write_aligned(table: &Table, colors: Colors, out: &mut dyn Write) -> std::io:
                         Ink::Red => 31,
                         Ink::Blue => 34,
                     },
-                    cell.text
+                    cell_text
                 )),
-                None => text.push_str(&cell.text),
+                None => text.push_str(&cell_text),
             }
-            let shown = width(&cell.text) + swatch(cell);
+            let shown = width(&cell_text) + swatch(cell);
             let fill = widths[index].saturating_sub(shown);
             if column.right {
                 line.push_str(&" ".repeat(fill));
@@ -276,5 +348,43 @@ mod tests {
             render(TextFormat::Csv, Colors::Plain),
             "category,self%\nLexer,12.5%\n\"a|b, \"\"c\"\"\",1.0%\nf<int>_*,0.5%\n"
         );
+    }
+
+    #[test]
+    fn a_wide_table_is_fitted_by_cutting_its_widest_text_columns() {
+        let long = "mlir::detail::OpToOpPassAdaptor::runOnOperationAsyncImpl(bool)::$_0";
+        let table = Table {
+            columns: vec![
+                Column::left("symbol"),
+                Column::right("samples"),
+                Column::left("top passes"),
+            ],
+            rows: vec![vec![
+                long.to_owned().into(),
+                "1234".to_owned().into(),
+                "CanonicalizerPass (1000), CSE (234)".to_owned().into(),
+            ]],
+        };
+        let render = |max| {
+            let mut out = Vec::new();
+            write_aligned(&table, Colors::Plain, max, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let whole = render(None);
+        assert!(whole.contains(long), "{whole}");
+        let fitted = render(Some(80));
+        for line in fitted.lines() {
+            assert!(line.chars().count() <= 80, "{line:?} is wider than 80");
+        }
+        // The widest text column is cut first, down to the name column's floor.
+        assert!(fitted.contains(&format!("{}…  ", &long[..39])), "{fitted}");
+        assert!(
+            fitted.contains("  CanonicalizerPass (1000), CS…"),
+            "{fitted}"
+        );
+        // Numbers are never cut; text stops at its narrowest.
+        let narrowest = render(Some(10));
+        assert!(narrowest.contains("1234"), "{narrowest}");
+        assert!(narrowest.contains("CanonicalizerPa…"), "{narrowest}");
     }
 }

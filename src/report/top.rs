@@ -6,6 +6,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::round2;
+use super::table::{cut_to, line_width};
 use crate::attribute::{UnwindStats, percent, symbol_totals, unwind_stats};
 use crate::profile::{Profile, SampleFilter};
 
@@ -120,6 +121,9 @@ pub(crate) fn top_report(profile: &Profile, limit: usize, filter: &SampleFilter)
 }
 
 /// Writes the report as an aligned text table.
+/// The narrowest a symbol is cut to when a line is too narrow for it.
+const NARROWEST_SYMBOL: usize = 24;
+
 pub(crate) fn write_table(report: &TopReport, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
         out,
@@ -127,16 +131,20 @@ pub(crate) fn write_table(report: &TopReport, out: &mut dyn Write) -> std::io::R
         "self%", "self", "incl%", "incl", "dso"
     )?;
     for entry in &report.entries {
-        writeln!(
-            out,
-            "{:>6.2}% {:>9} {:>6.2}% {:>9}  {:<24} {}",
+        let line = format!(
+            "{:>6.2}% {:>9} {:>6.2}% {:>9}  {:<24} ",
             entry.self_percent,
             entry.self_samples,
             entry.inclusive_percent,
             entry.inclusive_samples,
             entry.dso,
-            entry.symbol
-        )?;
+        );
+        // The symbol takes the rest of the line width, at least a column's.
+        let room = line_width().map_or(usize::MAX, |max| {
+            max.saturating_sub(line.chars().count())
+                .max(NARROWEST_SYMBOL)
+        });
+        writeln!(out, "{line}{}", cut_to(&entry.symbol, room))?;
     }
     Ok(())
 }

@@ -54,7 +54,7 @@ pub(crate) fn perf_report_self(data: &Path) -> Result<BTreeMap<Key, u64>, String
     // perf 6.1 may stop inside its own `-z` streams: it then exits non-zero
     // or says so on stderr, and its counts are of part of the recording.
     if !output.status.success()
-        || ["failed to process", "Couldn't decompress", "Error:"]
+        || ["failed to process", "decompress", "Error:"]
             .iter()
             .any(|sign| errors.contains(sign))
     {

@@ -137,7 +137,9 @@ pub(crate) struct RecordArgs {
     /// pattern|unit`. MODE times (the default) cost the compile 1.04–1.2×
     /// its time here; units also turns on the action log, which names the
     /// IR unit of each pass run, and runs the compile on one thread (the log
-    /// is not safe for threads): 2.7× here.
+    /// is not safe for threads): 2.7× on a small model, but about 25–35×
+    /// on a real one, whose log is many GB (bert-mlm-2l: 15.5 GB, about 50×
+    /// its input); record warns with the input's size before it runs.
     #[arg(long, value_enum, value_name = "MODE", num_args = 0..=1,
           default_missing_value = "times", require_equals = true,
           help_heading = heading::RECORDING)]
