@@ -186,7 +186,7 @@ pub(crate) struct AggregateJson<'a> {
     /// How many runs.
     runs: usize,
     /// Each run's facts.
-    run_facts: Vec<RunJson<'a>>,
+    run_facts: Vec<SeriesRunJson<'a>>,
     /// Samples of all the runs together.
     samples: u64,
     /// Samples the kernel lost, of all the runs together.
@@ -199,7 +199,7 @@ pub(crate) struct AggregateJson<'a> {
     /// Where most runs' anonymous peak fell, and in how many.
     anon_peak_place: Option<PlaceJson<'a>>,
     by: &'static str,
-    rows: Vec<RowJson<'a>>,
+    rows: Vec<SeriesRowJson<'a>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -227,7 +227,7 @@ struct PlaceJson<'a> {
 }
 
 #[derive(Debug, Serialize)]
-struct RunJson<'a> {
+struct SeriesRunJson<'a> {
     input: &'a Path,
     samples: u64,
     lost_samples: u64,
@@ -239,7 +239,7 @@ struct RunJson<'a> {
 }
 
 #[derive(Debug, Serialize)]
-struct RowJson<'a> {
+struct SeriesRowJson<'a> {
     id: &'a str,
     name: &'a str,
     self_samples: u64,
@@ -258,7 +258,7 @@ pub(crate) fn to_json<'a>(report: &'a Aggregate, by: &'static str) -> AggregateJ
         run_facts: report
             .runs
             .iter()
-            .map(|run| RunJson {
+            .map(|run| SeriesRunJson {
                 input: &run.input,
                 samples: run.samples,
                 lost_samples: run.lost_samples,
@@ -285,7 +285,7 @@ pub(crate) fn to_json<'a>(report: &'a Aggregate, by: &'static str) -> AggregateJ
         rows: report
             .rows
             .iter()
-            .map(|row| RowJson {
+            .map(|row| SeriesRowJson {
                 id: &row.id,
                 name: &row.name,
                 self_samples: row.self_samples,
