@@ -75,7 +75,14 @@ impl Format {
             Format::Table => Some(TextFormat::Table),
             Format::Markdown => Some(TextFormat::Markdown),
             Format::Csv => Some(TextFormat::Csv),
-            _ => None,
+            Format::Json
+            | Format::Html
+            | Format::Svg
+            | Format::Pprof
+            | Format::Firefox
+            | Format::Speedscope
+            | Format::ChromeTrace
+            | Format::Folded => None,
         }
     }
 
