@@ -63,7 +63,7 @@ impl Side {
             .collect()
     }
 
-    /// A row's share of the aggregate, in percent, rounded as `report`
+    /// A row's share of the side's runs added up, in percent, rounded as `report`
     /// prints it.
     fn percent(&self, counts: &[Count]) -> f64 {
         let hits: u64 = counts.iter().map(|count| count.hits).sum();

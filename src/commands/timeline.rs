@@ -1,5 +1,5 @@
 //! `compile-perf timeline`: category shares over the compile, its phases
-//! and busy threads, as an SVG or as JSON. Of a set of runs (`record
+//! and busy threads, as an SVG or as JSON. Of a series of runs (`record
 //! --repeat`'s directory), the run of median wall time is drawn, and the
 //! picture says so: runs do not share a clock, so they are not added up.
 
@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::args::{InputArgs, RulesFileArg, heading};
 use super::format::{Format, Formats};
-use super::series::{median_run, set_line, set_runs};
+use super::series::{median_run, series_line, series_run_dirs};
 use super::{Config, Reading, Run, finish, rss_join, rules_and_profile};
 use crate::attribute::{Classes, timeline};
 use crate::defaults;
@@ -81,7 +81,7 @@ impl Run for Timeline {
 }
 
 /// Draws (or writes as JSON) the timeline of the samples the filter keeps;
-/// of a set of runs, of its run of median wall time.
+/// of a series of runs, of its run of median wall time.
 fn run(config: &Config, reading: &Reading, options: &Timeline) -> Result<u8, Error> {
     let Input::Path(dir) = &reading.input else {
         return draw(config, reading, options, None);
@@ -89,17 +89,17 @@ fn run(config: &Config, reading: &Reading, options: &Timeline) -> Result<u8, Err
     let Some(series) = series_at(dir) else {
         return draw(config, reading, options, None);
     };
-    let runs = set_runs(dir, &series);
+    let runs = series_run_dirs(dir, &series);
     let median = median_run(&runs).ok_or_else(|| Error::NothingToDraw {
         reason: format!("{} holds no run", dir.display()),
     })?;
     let chosen = format!(
         "{}, the run of median wall time of {}",
         median.name,
-        set_line(&runs)
+        series_line(&runs)
     );
     if !config.quiet {
-        eprintln!("compile-perf: notice: the timeline of a set draws one run: {chosen}");
+        eprintln!("compile-perf: notice: the timeline of a series draws one run: {chosen}");
     }
     let one_run = Reading {
         input: Input::Path(median.recording.clone()),
@@ -109,7 +109,7 @@ fn run(config: &Config, reading: &Reading, options: &Timeline) -> Result<u8, Err
 }
 
 /// Draws (or writes as JSON) the timeline of one recording; `chosen` says
-/// which run of a set it is.
+/// which run of a series it is.
 fn draw(
     config: &Config,
     reading: &Reading,
