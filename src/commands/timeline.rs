@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use clap::builder::TypedValueParser;
 
 use super::args::{InputArgs, RulesFileArg, heading};
 use super::format::{Format, Formats};
@@ -38,9 +39,9 @@ pub(crate) struct TimelineArgs {
     #[arg(long, short, value_name = "FILE", help_heading = heading::OUTPUT)]
     output: PathBuf,
     /// svg: the picture; json: the buckets.
-    #[arg(long, value_parser = Formats(&[Format::Svg, Format::Json]), default_value = "svg",
-          help_heading = heading::OUTPUT)]
-    format: Format,
+    #[arg(long, value_parser = Formats(&[Format::Svg, Format::Json]).try_map(TimelineFormat::of),
+          default_value = "svg", help_heading = heading::OUTPUT)]
+    format: TimelineFormat,
     /// How many time buckets.
     #[arg(long, value_name = "N", default_value_t = defaults::TIMELINE_SLICES)]
     buckets: usize,
@@ -60,12 +61,39 @@ impl TimelineArgs {
     }
 }
 
+/// The formats `timeline` writes. Every match over it names both, so a
+/// format added to [`Format`] is a compile error in [`TimelineFormat::of`],
+/// never written silently as the SVG.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TimelineFormat {
+    Svg,
+    Json,
+}
+
+impl TimelineFormat {
+    /// `format` as `timeline` writes it, or why it does not.
+    fn of(format: Format) -> Result<TimelineFormat, String> {
+        match format {
+            Format::Svg => Ok(TimelineFormat::Svg),
+            Format::Json => Ok(TimelineFormat::Json),
+            Format::Table
+            | Format::Markdown
+            | Format::Csv
+            | Format::Html
+            | Format::Pprof
+            | Format::Firefox
+            | Format::Speedscope
+            | Format::ChromeTrace
+            | Format::Folded => Err(format!("timeline does not write {}", format.name())),
+        }
+    }
+}
+
 /// What `timeline` was asked for.
 #[derive(Debug)]
 struct Timeline {
     reading: Reading,
-    /// JSON, or else the SVG.
-    format: Format,
+    format: TimelineFormat,
     /// How many time slices. Default is [`crate::defaults::TIMELINE_SLICES`].
     slices: usize,
 }
@@ -136,14 +164,14 @@ fn draw(
         (chosen, facts) => chosen.clone().or(facts),
     };
     write_output(&config.output, |out| match options.format {
-        Format::Json => {
+        TimelineFormat::Json => {
             let mut document =
                 timeline_json::to_json(&timeline, &rules, command, rss.as_ref(), heap.as_ref());
             document.run_of_set = chosen.clone();
             serde_json::to_writer_pretty(&mut *out, &document)?;
             writeln!(out)
         }
-        _ => out.write_all(
+        TimelineFormat::Svg => out.write_all(
             timeline_svg::render(
                 &timeline,
                 &rules,

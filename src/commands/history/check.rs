@@ -15,7 +15,7 @@ use super::super::keep::facts::CATEGORY;
 use crate::output::write_output;
 use crate::report::table::{Cell, Colors, Column, Table, TextFormat, write_table};
 
-use super::super::format::Format;
+use super::super::format::TableOrJson;
 
 #[derive(Serialize)]
 struct CheckJson<'a> {
@@ -41,7 +41,7 @@ pub(super) fn check(
     runs: &[StoredRun],
     last: usize,
     rules: &Rules,
-    format: Format,
+    format: TableOrJson,
 ) -> Result<u8, Error> {
     let series = runs.first().map(|run| run.series.as_str()).unwrap_or("");
     let mut checked = Vec::new();
@@ -58,7 +58,7 @@ pub(super) fn check(
         .iter()
         .any(|(_, _, judged)| judged.iter().any(|j| j.flagged));
     write_output(&config.output, |out| match format {
-        Format::Json => {
+        TableOrJson::Json => {
             let json = CheckJson {
                 series,
                 flagged,
@@ -76,7 +76,7 @@ pub(super) fn check(
             serde_json::to_writer_pretty(&mut *out, &json)?;
             writeln!(out)
         }
-        _ => {
+        TableOrJson::Table => {
             for (run, count, judged) in &checked {
                 let path = run.path.as_deref().unwrap_or("(run)");
                 let key = if series.is_empty() {
