@@ -11,8 +11,13 @@ target must exist (a file or a directory, relative to the page); an anchor
 or an HTML `id`/`name` on the page. Links inside code (fenced blocks, `spans`)
 are not links. http(s), mailto and other schemes are skipped.
 
-Prints each broken link as `file:line: link (why)` and exits 1; exits 0 when
-every link resolves. Python 3 standard library only.
+It also fails when a Markdown page under docs/ is over 30 KB (30,720 bytes):
+a page that long is two topics (split it) or a lab notebook (history goes in
+git, not in the page).
+
+Prints each broken link as `file:line: link (why)` and each long page as
+`file: N bytes`, and exits 1; exits 0 when every link resolves and no page is
+too long. Python 3 standard library only.
 
 Usage: scripts/check-links.py [FILE.md...]   (default: the files above; works from
 any directory)
@@ -27,6 +32,8 @@ import urllib.parse
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 TOP_FILES = ["README.md", "CHANGELOG.md"]
 TREES = ["docs", "flamegraphs", "examples"]
+MAX_DOCS_PAGE_BYTES = 30 * 1024
+DOCS = os.path.join(ROOT, "docs")
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -227,10 +234,20 @@ def main(argv):
             print(f"{os.path.relpath(path, ROOT)}:{number}: {target} ({why})")
             bad += 1
         count += 1
-    if bad:
-        print(f"check-links: {bad} broken link(s) in {count} file(s)", file=sys.stderr)
+    long_pages = 0
+    for path in files:
+        size = os.path.getsize(path)
+        if path.startswith(DOCS + os.sep) and size > MAX_DOCS_PAGE_BYTES:
+            print(f"{os.path.relpath(path, ROOT)}: {size:,} bytes (a docs page has at most {MAX_DOCS_PAGE_BYTES:,})")
+            long_pages += 1
+    if bad or long_pages:
+        print(
+            f"check-links: {bad} broken link(s) and {long_pages} page(s) over "
+            f"{MAX_DOCS_PAGE_BYTES:,} bytes in {count} file(s)",
+            file=sys.stderr,
+        )
         return 1
-    print(f"check-links: every link of {count} file(s) resolves", file=sys.stderr)
+    print(f"check-links: every link of {count} file(s) resolves, no docs page over {MAX_DOCS_PAGE_BYTES:,} bytes", file=sys.stderr)
     return 0
 
 

@@ -658,7 +658,7 @@ fn const_eval_patterns_ran_under_their_passes_and_the_default_mode_has_no_units(
     println!("the greedy driver's folding: {folded} samples");
     // At this size folding and the first pattern trade places from run to
     // run (20-25 samples against 16-30 at 1999 Hz); at the default size
-    // folding leads (docs/passes-and-threads.md).
+    // folding leads (docs/timers-and-actions.md).
     assert!(folded > 0, "the greedy driver's folding has samples");
     assert_eq!(
         patterns["actions"]["units_named"], false,

@@ -6,7 +6,7 @@
 //! inclusive share of the samples inside the pass manager must agree within
 //! 5 percentage points or 30% relative, whichever is larger. The passes in
 //! [`MIXED_UP`], whose timers mlir-timing mixes up, must agree as a sum
-//! (docs/passes-and-threads.md says why). The same recording then
+//! (docs/timers-and-actions.md says why). The same recording then
 //! checks `report --by pass`, `flamegraph --pass`, threads and the timeline;
 //! a second, with `--memory`, the memory attribution; a third, of
 //! f32-literals, that its findings name no papercuts.
@@ -30,7 +30,7 @@ const SERIAL: [&str; 2] = ["--iree-opt-const-eval=false", "--mlir-disable-thread
 /// timer named for its configuration pass (where it was allocated in the
 /// freed pass's place, it seems), or now and then to one of its own.
 /// Their sum is what both measure; see
-/// docs/passes-and-threads.md ("Passes: compile-perf and mlir-timing").
+/// docs/timers-and-actions.md ("Passes: compile-perf and mlir-timing").
 const MIXED_UP: [&str; 2] = [
     "ConfigureTargetExecutableVariants",
     "TranslateTargetExecutableVariants",
@@ -61,7 +61,7 @@ fn pass_shares_agree_with_mlir_timing() {
     let dir = TempDir::new("passes");
     let input = workload_at_scale(&dir, "many-dispatches", "default");
     // One compile gives both measures: two compiles' timers alone differed
-    // by 7 points of `Total` for one pass here (see docs/passes-and-threads.md).
+    // by 7 points of `Total` for one pass here (see docs/timers-and-actions.md).
     let run_dir = dir.join("run");
     compile_perf(record_args(&run_dir, &["--mlir-timing"], &input, &SERIAL))
         .expect_code(0, "record --mlir-timing");

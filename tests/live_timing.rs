@@ -16,7 +16,7 @@ use common::{TempDir, compile_perf};
 use serde_json::Value;
 
 /// Whether the timer `timer` may be the stack pass `class`, by the name rules
-/// of docs/passes-and-threads.md ("How a timer finds its pass"): the same name, the name after `::`, or the name with `Pass`
+/// of docs/timers-and-actions.md ("How a timer finds its pass"): the same name, the name after `::`, or the name with `Pass`
 /// added.
 fn names_match(timer: &str, class: &str) -> bool {
     timer == class || timer.ends_with(&format!("::{class}")) || timer == format!("{class}Pass")

@@ -63,7 +63,7 @@ impl Side {
             .collect()
     }
 
-    /// A row's share of the aggregate, in percent, rounded as `report`
+    /// A row's share of the side's runs added up, in percent, rounded as `report`
     /// prints it.
     fn percent(&self, counts: &[Count]) -> f64 {
         let hits: u64 = counts.iter().map(|count| count.hits).sum();
@@ -107,7 +107,7 @@ impl DiffRow {
 
 /// The noise the rows were judged against.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Judged {
+pub(crate) struct DiffNoise {
     pub self_noise: Noise,
     pub inclusive_noise: Noise,
     /// Tests corrected together: the self and inclusive shares of the rows
@@ -122,7 +122,7 @@ pub(crate) struct Diff {
     pub new: Side,
     /// Sorted by the size of the change, largest first.
     pub rows: Vec<DiffRow>,
-    pub judged: Judged,
+    pub judged: DiffNoise,
     /// The runs' facts (times, RSS, artifacts) side by side.
     pub run: RunDiff,
     /// Why the sides may not compare like with like: runs that compiled
@@ -161,7 +161,7 @@ fn judged_rows(
     new: &Side,
     threshold_pp: f64,
     floor_pp: f64,
-) -> (Vec<DiffRow>, Judged) {
+) -> (Vec<DiffRow>, DiffNoise) {
     let mut keys: Vec<&String> = base
         .runs
         .iter()
@@ -247,7 +247,7 @@ fn judged_rows(
             .total_cmp(&a.size())
             .then_with(|| a.key.cmp(&b.key))
     });
-    let judged = Judged {
+    let judged = DiffNoise {
         self_noise,
         inclusive_noise,
         tests: multiple::family_size(&tests, floor_pp),

@@ -12,9 +12,20 @@
 //! and `rss.rs` joins them with the resident set over time. For `diff` and
 //! `record --repeat`: `runs.rs` reduces each run to rows keyed across runs,
 //! `diff.rs` sets two sides' rows side by side and judges them with
-//! the statistics of `crate::stats`. `actions.rs` puts MLIR's actions (`record
-//! --actions`) on perf's clock and `action_rows.rs` groups samples by the
-//! pattern or IR unit their thread was in.
+//! the statistics of `crate::stats`, `series.rs` adds up the runs of one
+//! `record --repeat` series with their facts' medians and ranges,
+//! `comparable.rs` says whether two sides compare like with like (failed
+//! compiles, other inputs or flags) and `run_diff.rs` sets the runs' facts
+//! side by side (times, RSS, artifact bytes, the wall time judged with the
+//! CPU time). `credit.rs` credits thread-pool work to the pass the main
+//! thread was in; `pass/` finds the passes a nested compiler (const-eval's
+//! JIT) runs, as `JitGlobalsPass > Pass`. `actions.rs` puts MLIR's actions
+//! (`record --actions`) on perf's clock and `action_rows.rs` groups samples
+//! by the pattern or IR unit their thread was in (keys in
+//! `action_place.rs`). `row_key.rs` is a row's key in every grouping.
+//! `heap.rs`, `heap_diff.rs` and `consteval_heap.rs` are the live heap of
+//! `record --heap` by row, compared, and by const-eval global. `findings/`
+//! has the findings, with their thresholds in one table.
 
 mod action_place;
 mod action_rows;

@@ -2,7 +2,7 @@
 //! share of all the runs' samples together with its share run by run, and
 //! the runs' facts side by side (wall and CPU time, peak RSS, the peak of
 //! anonymous memory and the place it fell in), with their medians and
-//! ranges, so that a report of the set says how much the runs agree.
+//! ranges, so that a report of the series says how much the runs agree.
 
 use std::path::PathBuf;
 
@@ -12,7 +12,7 @@ use super::run_diff::Spread;
 use super::runs::RunRows;
 use super::{percent, round2};
 
-/// One run of the set: its rows and what its run directory says of it.
+/// One run of the series: its rows and what its run directory says of it.
 #[derive(Clone, Debug)]
 pub(crate) struct SeriesRun {
     pub rows: RunRows,
@@ -25,9 +25,9 @@ pub(crate) struct SeriesRun {
     pub anon_peak: Option<(u64, String)>,
 }
 
-/// One row of the aggregate.
+/// One row of the series, added up.
 #[derive(Clone, Debug)]
-pub(crate) struct AggregateRow {
+pub(crate) struct SeriesRow {
     pub id: String,
     pub name: String,
     pub color: Option<String>,
@@ -41,9 +41,9 @@ pub(crate) struct AggregateRow {
     pub inclusive_percent_runs: Vec<f64>,
 }
 
-/// One run in the aggregate.
+/// One run's facts in the series, added up.
 #[derive(Clone, Debug)]
-pub(crate) struct AggregateRun {
+pub(crate) struct SeriesRunFacts {
     pub input: PathBuf,
     pub samples: u64,
     pub lost_samples: u64,
@@ -61,9 +61,9 @@ fn spread_of(values: impl IntoIterator<Item = Option<f64>>) -> Option<Spread> {
 
 /// Several runs of one compile, added up.
 #[derive(Clone, Debug)]
-pub(crate) struct Aggregate {
+pub(crate) struct SeriesTotals {
     pub command: String,
-    pub runs: Vec<AggregateRun>,
+    pub runs: Vec<SeriesRunFacts>,
     pub samples: u64,
     /// Samples the kernel lost, of all the runs together.
     pub lost_samples: u64,
@@ -75,16 +75,16 @@ pub(crate) struct Aggregate {
     /// The place the anonymous peak fell in most often, and in how many runs.
     pub anon_peak_place: Option<(String, usize)>,
     /// By self share of all the samples, then inclusive share.
-    pub rows: Vec<AggregateRow>,
+    pub rows: Vec<SeriesRow>,
 }
 
 /// Adds up `runs` of `command`; shares are rounded as `report` prints them.
-pub(crate) fn aggregate(command: String, runs: &[SeriesRun]) -> Aggregate {
+pub(crate) fn add_up(command: String, runs: &[SeriesRun]) -> SeriesTotals {
     let samples: u64 = runs.iter().map(|run| run.rows.samples).sum();
     let mut keys: Vec<&String> = runs.iter().flat_map(|run| run.rows.rows.keys()).collect();
     keys.sort();
     keys.dedup();
-    let mut rows: Vec<AggregateRow> = keys
+    let mut rows: Vec<SeriesRow> = keys
         .into_iter()
         .map(|key| {
             let shown = runs
@@ -113,7 +113,7 @@ pub(crate) fn aggregate(command: String, runs: &[SeriesRun]) -> Aggregate {
             };
             let (own, inclusive) = (per_run(false), per_run(true));
             let (own_total, inclusive_total) = (own.iter().sum(), inclusive.iter().sum());
-            AggregateRow {
+            SeriesRow {
                 id: key.clone(),
                 name: shown.name.clone(),
                 color: shown.color.clone(),
@@ -134,11 +134,11 @@ pub(crate) fn aggregate(command: String, runs: &[SeriesRun]) -> Aggregate {
         ))
     });
     let cpu_of = |run: &SeriesRun| run.rows.seconds(run.rows.samples);
-    Aggregate {
+    SeriesTotals {
         command,
         runs: runs
             .iter()
-            .map(|run| AggregateRun {
+            .map(|run| SeriesRunFacts {
                 input: run.rows.input.clone(),
                 samples: run.rows.samples,
                 lost_samples: run.rows.lost_samples,
@@ -225,7 +225,7 @@ mod tests {
     #[test]
     fn runs_add_up_and_keep_their_own_shares() {
         let runs = [run(1000, 200, Some(0.002)), run(3000, 300, Some(0.002))];
-        let total = aggregate("iree-compile".to_owned(), &runs);
+        let total = add_up("iree-compile".to_owned(), &runs);
         assert_eq!(total.samples, 4000);
         let lexer = &total.rows[0];
         assert_eq!(lexer.self_samples, 500);
@@ -235,13 +235,13 @@ mod tests {
         // 2 ms per sample: 2 s and 6 s, a median of 4 s per run.
         assert_eq!(total.cpu_seconds, Some(4.0));
         let unknown = [run(1000, 200, Some(0.002)), run(1000, 200, None)];
-        assert_eq!(aggregate(String::new(), &unknown).cpu_seconds, None);
+        assert_eq!(add_up(String::new(), &unknown).cpu_seconds, None);
     }
 
     #[test]
     fn samples_lost_add_up_and_each_run_keeps_its_own() {
         let runs = [run_losing(1000, 200, None, 7), run(3000, 300, None)];
-        let total = aggregate("iree-compile".to_owned(), &runs);
+        let total = add_up("iree-compile".to_owned(), &runs);
         assert_eq!(total.lost_samples, 7);
         let per_run: Vec<u64> = total.runs.iter().map(|run| run.lost_samples).collect();
         assert_eq!(per_run, [7, 0]);
@@ -263,7 +263,7 @@ mod tests {
                 ..run(1000, 10, None)
             })
             .collect();
-        let total = aggregate(String::new(), &runs);
+        let total = add_up(String::new(), &runs);
         let figures = |spread: Option<Spread>| spread.map(|s| (s.median, s.min(), s.max()));
         assert_eq!(figures(total.wall_seconds), Some((3.0, 2.0, 4.0)));
         assert_eq!(
@@ -278,6 +278,6 @@ mod tests {
         // One run without a wall time: no spread of it.
         let mut partial = runs.clone();
         partial[1].wall_seconds = None;
-        assert!(aggregate(String::new(), &partial).wall_seconds.is_none());
+        assert!(add_up(String::new(), &partial).wall_seconds.is_none());
     }
 }

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use clap::builder::TypedValueParser;
 
 use super::args::{InputArgs, RulesFileArg, heading};
 use super::format::{Format, Formats};
@@ -31,8 +32,9 @@ pub(crate) struct ExportArgs {
     /// The format to write.
     #[arg(long, help_heading = heading::OUTPUT,
           value_parser = Formats(&[Format::Pprof, Format::Firefox, Format::Speedscope,
-                                   Format::ChromeTrace, Format::Folded]))]
-    format: Format,
+                                   Format::ChromeTrace, Format::Folded])
+                         .try_map(ExportFormat::of))]
+    format: ExportFormat,
     /// The file to write (`-` is stdout).
     #[arg(long, short, value_name = "OUT", help_heading = heading::OUTPUT)]
     output: PathBuf,
@@ -51,11 +53,42 @@ impl ExportArgs {
     }
 }
 
+/// The formats `export` writes. Every match over it names each one, so a
+/// format added to [`Format`] is a compile error in [`ExportFormat::of`],
+/// never written silently as another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ExportFormat {
+    Pprof,
+    Firefox,
+    Speedscope,
+    ChromeTrace,
+    Folded,
+}
+
+impl ExportFormat {
+    /// `format` as `export` writes it, or why it does not.
+    fn of(format: Format) -> Result<ExportFormat, String> {
+        match format {
+            Format::Pprof => Ok(ExportFormat::Pprof),
+            Format::Firefox => Ok(ExportFormat::Firefox),
+            Format::Speedscope => Ok(ExportFormat::Speedscope),
+            Format::ChromeTrace => Ok(ExportFormat::ChromeTrace),
+            Format::Folded => Ok(ExportFormat::Folded),
+            Format::Table
+            | Format::Markdown
+            | Format::Csv
+            | Format::Json
+            | Format::Html
+            | Format::Svg => Err(format!("export does not write {}", format.name())),
+        }
+    }
+}
+
 /// What `export` was asked for.
 #[derive(Debug)]
 struct Export {
     reading: Reading,
-    format: Format,
+    format: ExportFormat,
 }
 
 impl Run for Export {
@@ -69,7 +102,7 @@ impl Run for Export {
 }
 
 /// Writes the export.
-fn run(config: &Config, reading: &Reading, format: Format) -> Result<u8, Error> {
+fn run(config: &Config, reading: &Reading, format: ExportFormat) -> Result<u8, Error> {
     let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
     let filter = &reading.filter;
     let mut classes = Classes::new(&profile, &rules);
@@ -85,18 +118,60 @@ fn run(config: &Config, reading: &Reading, format: Format) -> Result<u8, Error> 
     }
     let start = run_dir.run.as_ref().and_then(RunJson::start_unix_nanos);
     write_output(&config.output, |out| match format {
-        Format::Pprof => pprof::write(
+        ExportFormat::Pprof => pprof::write(
             &samples,
             &PprofFacts {
                 start_unix_nanos: start,
             },
             out,
         ),
-        Format::Firefox => firefox::write(&samples, start, out),
-        Format::Speedscope => speedscope::write(&samples, out),
-        Format::ChromeTrace => chrome_trace::write(&samples, out),
-        // Folded: the parser admits no other format.
-        _ => write_folded(&profile, filter, out),
+        ExportFormat::Firefox => firefox::write(&samples, start, out),
+        ExportFormat::Speedscope => speedscope::write(&samples, out),
+        ExportFormat::ChromeTrace => chrome_trace::write(&samples, out),
+        ExportFormat::Folded => write_folded(&profile, filter, out),
     })?;
     finish(config, &profile, run_dir.run.as_ref())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Line {
+        #[command(flatten)]
+        args: ExportArgs,
+    }
+
+    #[test]
+    fn each_format_export_offers_parses_into_its_own_variant() {
+        let command = Line::command();
+        let offered = command
+            .get_arguments()
+            .find(|arg| arg.get_id() == "format")
+            .map(|arg| arg.get_possible_values())
+            .unwrap_or_default();
+        let parsed: Vec<ExportFormat> = offered
+            .iter()
+            .map(|value| {
+                let line = [
+                    "export",
+                    "perf.data",
+                    "--format",
+                    value.get_name(),
+                    "-o",
+                    "out",
+                ];
+                Line::try_parse_from(line).map(|line| line.args.format)
+            })
+            .collect::<Result<_, _>>()
+            .unwrap();
+        use ExportFormat::*;
+        assert_eq!(parsed, [Pprof, Firefox, Speedscope, ChromeTrace, Folded]);
+        assert!(
+            Line::try_parse_from(["export", "perf.data", "--format", "json", "-o", "out"]).is_err()
+        );
+    }
 }

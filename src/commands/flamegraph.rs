@@ -1,6 +1,6 @@
 //! `compile-perf flamegraph`: the category-coloured flamegraph, whole or
 //! cut to a category or a pass, upright or as an icicle; or of the passes
-//! alone (`--passes-only`). Of a set of runs (`record --repeat`'s
+//! alone (`--passes-only`). Of a series of runs (`record --repeat`'s
 //! directory), the runs' pictures are added up into one.
 
 use std::path::{Path, PathBuf};
@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::args::{InputArgs, RulesFileArg, heading};
 use super::draw::{FlamegraphRequest, flamegraph_by_actions, flamegraph_picture, save_flamegraph};
-use super::series::{set_line, set_runs};
+use super::series::{series_line, series_run_dirs};
 use super::{
     Config, Reading, Run, actions_for, finish, leave_to_exit, load_recording, load_rules,
     rules_and_profile,
@@ -170,7 +170,7 @@ impl Flamegraph {
 fn run(config: &Config, reading: &Reading, options: &Flamegraph) -> Result<u8, Error> {
     if let Input::Path(dir) = &reading.input {
         if let Some(series) = series_at(dir) {
-            return run_set(config, reading, options, dir, &series);
+            return run_series(config, reading, options, dir, &series);
         }
     }
     let (rules, profile, run_dir) = rules_and_profile(config, reading)?;
@@ -211,21 +211,21 @@ fn run(config: &Config, reading: &Reading, options: &Flamegraph) -> Result<u8, E
     code
 }
 
-/// The flamegraph of a set of runs: each run's picture, added up. Each
+/// The flamegraph of a series of runs: each run's picture, added up. Each
 /// run's summary goes to stderr; the exit code is the worst of them.
-fn run_set(
+fn run_series(
     config: &Config,
     reading: &Reading,
     options: &Flamegraph,
     dir: &Path,
     series: &SeriesJson,
 ) -> Result<u8, Error> {
-    let runs = set_runs(dir, series);
+    let runs = series_run_dirs(dir, series);
     if options.passes_only {
         return Err(Error::NothingToDraw {
             reason: format!(
                 "--passes-only draws one run (a pass's tooltip splits its samples by category, \
-                 which runs do not add up to), and {} holds a set of {} runs: give one of them, \
+                 which runs do not add up to), and {} holds a series of {} runs: give one of them, \
                  such as {}",
                 dir.display(),
                 runs.len(),
@@ -254,10 +254,11 @@ fn run_set(
         leave_to_exit(classes);
         leave_to_exit(profile);
     }
-    let picture =
-        added_up(pictures, &rules, Some(&set_line(&runs))).ok_or_else(|| Error::NothingToDraw {
+    let picture = added_up(pictures, &rules, Some(&series_line(&runs))).ok_or_else(|| {
+        Error::NothingToDraw {
             reason: format!("{} holds no run", dir.display()),
-        })?;
+        }
+    })?;
     save_flamegraph(&request, picture)?;
     Ok(code)
 }

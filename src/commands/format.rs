@@ -75,7 +75,14 @@ impl Format {
             Format::Table => Some(TextFormat::Table),
             Format::Markdown => Some(TextFormat::Markdown),
             Format::Csv => Some(TextFormat::Csv),
-            _ => None,
+            Format::Json
+            | Format::Html
+            | Format::Svg
+            | Format::Pprof
+            | Format::Firefox
+            | Format::Speedscope
+            | Format::ChromeTrace
+            | Format::Folded => None,
         }
     }
 
@@ -84,6 +91,36 @@ impl Format {
         match self.help() {
             Some(help) => value.help(help),
             None => value,
+        }
+    }
+}
+
+/// The formats of a command that writes a table or its JSON (`top`,
+/// `history check`). Every match over it names both, so a format added to
+/// [`Format`] is a compile error in [`TableOrJson::of`], never written
+/// silently as a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TableOrJson {
+    Table,
+    Json,
+}
+
+impl TableOrJson {
+    /// `format` as a table or JSON, or why it is neither; for `--format`'s
+    /// parser: `Formats(&[Format::Table, Format::Json]).try_map(TableOrJson::of)`.
+    pub(crate) fn of(format: Format) -> Result<TableOrJson, String> {
+        match format {
+            Format::Table => Ok(TableOrJson::Table),
+            Format::Json => Ok(TableOrJson::Json),
+            Format::Markdown
+            | Format::Csv
+            | Format::Html
+            | Format::Svg
+            | Format::Pprof
+            | Format::Firefox
+            | Format::Speedscope
+            | Format::ChromeTrace
+            | Format::Folded => Err(format!("{} is neither a table nor JSON", format.name())),
         }
     }
 }
@@ -157,6 +194,26 @@ mod tests {
         for refused in ["pprof", "markdown", "Json", ""] {
             assert!(parse(refused).is_err(), "{refused}");
         }
+        let listed: Vec<String> = parser
+            .possible_values()
+            .map(|values| values.map(|value| value.get_name().to_owned()).collect())
+            .unwrap_or_default();
+        assert_eq!(listed, ["table", "json"]);
+    }
+
+    #[test]
+    fn a_table_or_json_is_only_a_table_or_json_and_keeps_the_names_listed() {
+        let taken: Vec<Format> = ALL
+            .into_iter()
+            .filter(|format| TableOrJson::of(*format).is_ok())
+            .collect();
+        assert_eq!(taken, [Format::Table, Format::Json]);
+        assert_eq!(TableOrJson::of(Format::Json), Ok(TableOrJson::Json));
+        let parser = Formats(&[Format::Table, Format::Json]).try_map(TableOrJson::of);
+        let command = clap::Command::new("top");
+        let parse = |name: &str| parser.parse_ref(&command, None, OsStr::new(name));
+        assert_eq!(parse("table").ok(), Some(TableOrJson::Table));
+        assert!(parse("csv").is_err());
         let listed: Vec<String> = parser
             .possible_values()
             .map(|values| values.map(|value| value.get_name().to_owned()).collect())

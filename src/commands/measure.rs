@@ -41,7 +41,7 @@ pub(crate) struct MeasureArgs {
 
 impl MeasureArgs {
     pub(crate) fn into_config(self) -> Config {
-        let measure = Measure {
+        let measure = MeasureOptions {
             command: self.command,
             into: self.into,
             mlir_timing_into: self.mlir_timing_into,
@@ -55,7 +55,7 @@ impl MeasureArgs {
 
 /// What `measure` runs and where it writes the result.
 #[derive(Debug)]
-struct Measure {
+struct MeasureOptions {
     command: Vec<OsString>,
     into: PathBuf,
     /// Where to keep MLIR's timing report, taken out of the stderr.
@@ -86,14 +86,14 @@ fn preload_env(library: Option<OsString>, rate: Option<u64>) -> Vec<(OsString, O
     env
 }
 
-impl Run for Measure {
+impl Run for MeasureOptions {
     /// Runs the command; its exit code is the result.
     fn run(&self, _config: &Config) -> Result<u8, Error> {
         run(self)
     }
 }
 
-fn run(options: &Measure) -> Result<u8, Error> {
+fn run(options: &MeasureOptions) -> Result<u8, Error> {
     let code = crate::recorder::measure::measure(
         &options.command,
         &options.into,

@@ -9,6 +9,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
+use clap::builder::TypedValueParser;
 
 use super::args::{InputArgs, RulesFileArg};
 use super::format::{Format, Formats};
@@ -49,8 +50,9 @@ pub(crate) struct PushArgs {
     #[arg(long, value_name = "KEY=VALUE", value_parser = parse_label)]
     label: Vec<(String, String)>,
     /// What to send.
-    #[arg(long, value_parser = Formats(&[Format::Pprof, Format::Folded]), default_value = "pprof")]
-    format: Format,
+    #[arg(long, value_parser = Formats(&[Format::Pprof, Format::Folded]).try_map(PushFormat::of),
+          default_value = "pprof")]
+    format: PushFormat,
     #[command(flatten)]
     rules: RulesFileArg,
 }
@@ -79,8 +81,43 @@ struct Push {
     app: String,
     /// `--label KEY=VALUE`s, in the order given.
     labels: Vec<(String, String)>,
-    /// Folded stacks, or else pprof.
-    format: Format,
+    format: PushFormat,
+}
+
+/// The formats `push` sends. Every match over it names each one, so a
+/// format added to [`Format`] is a compile error in [`PushFormat::of`],
+/// never sent silently as another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PushFormat {
+    Pprof,
+    Folded,
+}
+
+impl PushFormat {
+    /// `format` as `push` sends it, or why it does not.
+    fn of(format: Format) -> Result<PushFormat, String> {
+        match format {
+            Format::Pprof => Ok(PushFormat::Pprof),
+            Format::Folded => Ok(PushFormat::Folded),
+            Format::Table
+            | Format::Markdown
+            | Format::Csv
+            | Format::Json
+            | Format::Html
+            | Format::Svg
+            | Format::Firefox
+            | Format::Speedscope
+            | Format::ChromeTrace => Err(format!("push does not send {}", format.name())),
+        }
+    }
+
+    /// What was sent, for the message that says so.
+    fn sent(self) -> &'static str {
+        match self {
+            PushFormat::Pprof => "pprof",
+            PushFormat::Folded => "folded stacks",
+        }
+    }
 }
 
 impl Run for Push {
@@ -105,13 +142,12 @@ fn run(config: &Config, reading: &Reading, options: &Push) -> Result<u8, Error> 
     let filter = &reading.filter;
     let mut bytes = Vec::new();
     let body = match options.format {
-        Format::Folded => {
+        PushFormat::Folded => {
             write_folded(&profile, filter, &mut bytes)
                 .map_err(|error| failed(error.to_string()))?;
             IngestBody::Folded(bytes)
         }
-        // Pprof: the parser admits no other format.
-        _ => {
+        PushFormat::Pprof => {
             let mut classes = Classes::new(&profile, &rules);
             let (actions, actions_notice) = page_actions(&run_dir, &profile, &mut classes);
             if let Some(notice) = actions_notice.filter(|_| !config.quiet) {
@@ -145,10 +181,7 @@ fn run(config: &Config, reading: &Reading, options: &Push) -> Result<u8, Error> 
         Ok(accepted) => {
             eprintln!(
                 "compile-perf: pushed {} to {}/ingest as {} ({from}–{until}): the server answered {} {}",
-                match options.format {
-                    Format::Folded => "folded stacks",
-                    _ => "pprof",
-                },
+                options.format.sent(),
                 options.url.trim_end_matches('/'),
                 ingest.name,
                 accepted.status,
@@ -293,7 +326,50 @@ fn parse_label(text: &str) -> Result<(String, String), String> {
 
 #[cfg(test)]
 mod tests {
+    use clap::{CommandFactory, Parser};
+
     use super::*;
+
+    #[derive(Parser)]
+    struct Line {
+        #[command(flatten)]
+        args: PushArgs,
+    }
+
+    #[test]
+    fn each_format_push_offers_parses_into_its_own_variant_pprof_by_default() {
+        let command = Line::command();
+        let offered = command
+            .get_arguments()
+            .find(|arg| arg.get_id() == "format")
+            .map(|arg| arg.get_possible_values())
+            .unwrap_or_default();
+        let line = |format: Option<&str>| {
+            let mut line = vec![
+                "push",
+                "perf.data",
+                "--url",
+                "http://localhost:4040",
+                "--app",
+                "a",
+            ];
+            line.extend(
+                format
+                    .map(|format| ["--format", format])
+                    .into_iter()
+                    .flatten(),
+            );
+            Line::try_parse_from(line).map(|line| line.args.format)
+        };
+        let parsed: Vec<PushFormat> = offered
+            .iter()
+            .map(|value| line(Some(value.get_name())))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(parsed, [PushFormat::Pprof, PushFormat::Folded]);
+        assert_eq!(line(None).unwrap(), PushFormat::Pprof);
+        assert!(line(Some("firefox")).is_err());
+    }
 
     #[test]
     fn labels_given_win_and_values_lose_the_name_syntax() {

@@ -272,7 +272,7 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
     Ok(code)
 }
 
-/// `report` of a set of runs (`record --repeat`'s directory): the runs
+/// `report` of a series of runs (`record --repeat`'s directory): the runs
 /// added up, with their facts and spread, for any grouping.
 fn report_series(
     config: &Config,
@@ -283,7 +283,7 @@ fn report_series(
 ) -> Result<u8, Error> {
     let one_run = |what: &str| Error::NothingToDraw {
         reason: format!(
-            "{what} is made of one run, and {} holds a set of {} runs: give one of them, such as {}",
+            "{what} is made of one run, and {} holds a series of {} runs: give one of them, such as {}",
             dir.display(),
             series.runs.len(),
             dir.join(series.runs.first().map_or("run-1", String::as_str))

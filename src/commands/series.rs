@@ -1,5 +1,5 @@
 //! What `record --repeat`, `report`, `flamegraph` and `timeline` share
-//! about a set of runs: each run of the set read into its rows and its
+//! about a series of runs: each run of the series read into its rows and its
 //! facts, then added up; the run directories; the line that says what the
 //! set is; the run of median wall time.
 
@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::{Config, actions_for, finish, load_recording, rss_join};
 use crate::attribute::run_diff::Spread;
 use crate::attribute::runs::run_rows;
-use crate::attribute::series::{Aggregate, SeriesRun, aggregate};
+use crate::attribute::series::{SeriesRun, SeriesTotals, add_up};
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::error::Error;
 use crate::profile::{ReadOptions, SampleFilter};
@@ -16,7 +16,7 @@ use crate::run_dir::{RunDir, SeriesJson};
 use category_rules::RuleTable;
 use perfdata::{Input, RUN_RECORDING};
 
-/// How the runs of a set are read and grouped.
+/// How the runs of a series are read and grouped.
 pub(crate) struct SeriesReading<'a> {
     /// How every run is read.
     pub read: &'a ReadOptions,
@@ -35,14 +35,14 @@ pub(crate) fn read_series(
     series: &SeriesJson,
     reading: &SeriesReading<'_>,
     summaries: bool,
-) -> Result<(Aggregate, u8), Error> {
+) -> Result<(SeriesTotals, u8), Error> {
     let mut runs = Vec::new();
     let mut code = 0;
-    for SetRun {
+    for SeriesRunDir {
         dir: run_dir,
         recording,
         ..
-    } in set_runs(dir, series)
+    } in series_run_dirs(dir, series)
     {
         let profile = load_recording(&Input::Path(recording.clone()), reading.read, &run_dir)?;
         let mut classes = Classes::new(&profile, reading.rules);
@@ -70,24 +70,24 @@ pub(crate) fn read_series(
             code = code.max(finish(config, &profile, run)?);
         }
     }
-    Ok((aggregate(series.command.join(" "), &runs), code))
+    Ok((add_up(series.command.join(" "), &runs), code))
 }
 
-/// One run of a set: its directory, opened, and its recording.
-pub(crate) struct SetRun {
+/// One run of a series: its directory, opened, and its recording.
+pub(crate) struct SeriesRunDir {
     pub name: String,
     pub dir: RunDir,
     pub recording: PathBuf,
 }
 
 /// The runs of `series` (in `dir`), in order.
-pub(crate) fn set_runs(dir: &Path, series: &SeriesJson) -> Vec<SetRun> {
+pub(crate) fn series_run_dirs(dir: &Path, series: &SeriesJson) -> Vec<SeriesRunDir> {
     series
         .runs
         .iter()
         .map(|name| {
             let path: PathBuf = dir.join(name);
-            SetRun {
+            SeriesRunDir {
                 name: name.clone(),
                 dir: RunDir::open(&path),
                 recording: path.join(RUN_RECORDING),
@@ -96,9 +96,9 @@ pub(crate) fn set_runs(dir: &Path, series: &SeriesJson) -> Vec<SetRun> {
         .collect()
 }
 
-/// What a picture of the set says under its title: how many runs, and
+/// What a picture of the series says under its title: how many runs, and
 /// their wall times.
-pub(crate) fn set_line(runs: &[SetRun]) -> String {
+pub(crate) fn series_line(runs: &[SeriesRunDir]) -> String {
     let walls = Spread::of(runs.iter().filter_map(wall_seconds).collect());
     match walls {
         Some(walls) if walls.runs.len() == runs.len() => format!(
@@ -114,8 +114,8 @@ pub(crate) fn set_line(runs: &[SetRun]) -> String {
 
 /// The run of median wall time (the faster of the two middle ones for an
 /// even count); the first run when wall times are not known.
-pub(crate) fn median_run(runs: &[SetRun]) -> Option<&SetRun> {
-    let mut timed: Vec<(&SetRun, f64)> = runs
+pub(crate) fn median_run(runs: &[SeriesRunDir]) -> Option<&SeriesRunDir> {
+    let mut timed: Vec<(&SeriesRunDir, f64)> = runs
         .iter()
         .filter_map(|run| Some((run, wall_seconds(run)?)))
         .collect();
@@ -128,7 +128,7 @@ pub(crate) fn median_run(runs: &[SetRun]) -> Option<&SetRun> {
         .map(|(run, _)| *run)
 }
 
-fn wall_seconds(run: &SetRun) -> Option<f64> {
+fn wall_seconds(run: &SeriesRunDir) -> Option<f64> {
     run.dir.run.as_ref()?.wall_seconds
 }
 
@@ -137,11 +137,11 @@ mod tests {
     use super::*;
     use crate::run_dir::RunJson;
 
-    fn runs(walls: &[Option<f64>]) -> Vec<SetRun> {
+    fn runs(walls: &[Option<f64>]) -> Vec<SeriesRunDir> {
         walls
             .iter()
             .enumerate()
-            .map(|(at, wall)| SetRun {
+            .map(|(at, wall)| SeriesRunDir {
                 name: format!("run-{}", at + 1),
                 dir: RunDir {
                     run: Some(RunJson {
@@ -159,12 +159,12 @@ mod tests {
     fn the_median_run_is_the_middle_one_by_wall_time() {
         let odd = runs(&[Some(9.0), Some(7.0), Some(8.0)]);
         assert_eq!(median_run(&odd).unwrap().name, "run-3");
-        assert_eq!(set_line(&odd), "3 runs: 7.0–9.0 s wall, median 8.0 s");
+        assert_eq!(series_line(&odd), "3 runs: 7.0–9.0 s wall, median 8.0 s");
         let even = runs(&[Some(9.0), Some(7.0), Some(8.0), Some(10.0)]);
         assert_eq!(median_run(&even).unwrap().name, "run-3");
         let untimed = runs(&[Some(9.0), None]);
         assert_eq!(median_run(&untimed).unwrap().name, "run-1");
-        assert_eq!(set_line(&untimed), "2 runs");
+        assert_eq!(series_line(&untimed), "2 runs");
         assert!(median_run(&[]).is_none());
     }
 }

@@ -1,15 +1,16 @@
 //! `compile-perf timeline`: category shares over the compile, its phases
-//! and busy threads, as an SVG or as JSON. Of a set of runs (`record
+//! and busy threads, as an SVG or as JSON. Of a series of runs (`record
 //! --repeat`'s directory), the run of median wall time is drawn, and the
 //! picture says so: runs do not share a clock, so they are not added up.
 
 use std::path::PathBuf;
 
 use clap::Args;
+use clap::builder::TypedValueParser;
 
 use super::args::{InputArgs, RulesFileArg, heading};
 use super::format::{Format, Formats};
-use super::series::{median_run, set_line, set_runs};
+use super::series::{median_run, series_line, series_run_dirs};
 use super::{Config, Reading, Run, finish, rss_join, rules_and_profile};
 use crate::attribute::{Classes, timeline};
 use crate::defaults;
@@ -38,9 +39,9 @@ pub(crate) struct TimelineArgs {
     #[arg(long, short, value_name = "FILE", help_heading = heading::OUTPUT)]
     output: PathBuf,
     /// svg: the picture; json: the buckets.
-    #[arg(long, value_parser = Formats(&[Format::Svg, Format::Json]), default_value = "svg",
-          help_heading = heading::OUTPUT)]
-    format: Format,
+    #[arg(long, value_parser = Formats(&[Format::Svg, Format::Json]).try_map(TimelineFormat::of),
+          default_value = "svg", help_heading = heading::OUTPUT)]
+    format: TimelineFormat,
     /// How many time buckets.
     #[arg(long, value_name = "N", default_value_t = defaults::TIMELINE_SLICES)]
     buckets: usize,
@@ -60,12 +61,39 @@ impl TimelineArgs {
     }
 }
 
+/// The formats `timeline` writes. Every match over it names both, so a
+/// format added to [`Format`] is a compile error in [`TimelineFormat::of`],
+/// never written silently as the SVG.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TimelineFormat {
+    Svg,
+    Json,
+}
+
+impl TimelineFormat {
+    /// `format` as `timeline` writes it, or why it does not.
+    fn of(format: Format) -> Result<TimelineFormat, String> {
+        match format {
+            Format::Svg => Ok(TimelineFormat::Svg),
+            Format::Json => Ok(TimelineFormat::Json),
+            Format::Table
+            | Format::Markdown
+            | Format::Csv
+            | Format::Html
+            | Format::Pprof
+            | Format::Firefox
+            | Format::Speedscope
+            | Format::ChromeTrace
+            | Format::Folded => Err(format!("timeline does not write {}", format.name())),
+        }
+    }
+}
+
 /// What `timeline` was asked for.
 #[derive(Debug)]
 struct Timeline {
     reading: Reading,
-    /// JSON, or else the SVG.
-    format: Format,
+    format: TimelineFormat,
     /// How many time slices. Default is [`crate::defaults::TIMELINE_SLICES`].
     slices: usize,
 }
@@ -81,7 +109,7 @@ impl Run for Timeline {
 }
 
 /// Draws (or writes as JSON) the timeline of the samples the filter keeps;
-/// of a set of runs, of its run of median wall time.
+/// of a series of runs, of its run of median wall time.
 fn run(config: &Config, reading: &Reading, options: &Timeline) -> Result<u8, Error> {
     let Input::Path(dir) = &reading.input else {
         return draw(config, reading, options, None);
@@ -89,17 +117,17 @@ fn run(config: &Config, reading: &Reading, options: &Timeline) -> Result<u8, Err
     let Some(series) = series_at(dir) else {
         return draw(config, reading, options, None);
     };
-    let runs = set_runs(dir, &series);
+    let runs = series_run_dirs(dir, &series);
     let median = median_run(&runs).ok_or_else(|| Error::NothingToDraw {
         reason: format!("{} holds no run", dir.display()),
     })?;
     let chosen = format!(
         "{}, the run of median wall time of {}",
         median.name,
-        set_line(&runs)
+        series_line(&runs)
     );
     if !config.quiet {
-        eprintln!("compile-perf: notice: the timeline of a set draws one run: {chosen}");
+        eprintln!("compile-perf: notice: the timeline of a series draws one run: {chosen}");
     }
     let one_run = Reading {
         input: Input::Path(median.recording.clone()),
@@ -109,7 +137,7 @@ fn run(config: &Config, reading: &Reading, options: &Timeline) -> Result<u8, Err
 }
 
 /// Draws (or writes as JSON) the timeline of one recording; `chosen` says
-/// which run of a set it is.
+/// which run of a series it is.
 fn draw(
     config: &Config,
     reading: &Reading,
@@ -136,14 +164,14 @@ fn draw(
         (chosen, facts) => chosen.clone().or(facts),
     };
     write_output(&config.output, |out| match options.format {
-        Format::Json => {
+        TimelineFormat::Json => {
             let mut document =
                 timeline_json::to_json(&timeline, &rules, command, rss.as_ref(), heap.as_ref());
             document.run_of_set = chosen.clone();
             serde_json::to_writer_pretty(&mut *out, &document)?;
             writeln!(out)
         }
-        _ => out.write_all(
+        TimelineFormat::Svg => out.write_all(
             timeline_svg::render(
                 &timeline,
                 &rules,

@@ -4,9 +4,10 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use clap::builder::TypedValueParser;
 
 use super::args::{InputArgs, heading};
-use super::format::{Format, Formats};
+use super::format::{Format, Formats, TableOrJson};
 use super::{Config, Reading, Run, finish, load_profile};
 use crate::defaults;
 use crate::error::Error;
@@ -29,9 +30,9 @@ pub(crate) struct TopArgs {
     #[arg(long, short = 'n', default_value_t = defaults::TOP_LIMIT)]
     limit: usize,
     /// Output format.
-    #[arg(long, value_parser = Formats(&[Format::Table, Format::Json]), default_value = "table",
-          help_heading = heading::OUTPUT)]
-    format: Format,
+    #[arg(long, value_parser = Formats(&[Format::Table, Format::Json]).try_map(TableOrJson::of),
+          default_value = "table", help_heading = heading::OUTPUT)]
+    format: TableOrJson,
     /// Write to FILE instead of stdout (`-` is stdout).
     #[arg(long, short, value_name = "FILE", help_heading = heading::OUTPUT)]
     output: Option<PathBuf>,
@@ -55,8 +56,7 @@ struct Top {
     reading: Reading,
     /// How many functions. Default is [`crate::defaults::TOP_LIMIT`].
     limit: usize,
-    /// JSON, or else a table.
-    format: Format,
+    format: TableOrJson,
 }
 
 impl Run for Top {
@@ -65,8 +65,8 @@ impl Run for Top {
         let (profile, run_dir) = load_profile(&self.reading)?;
         let top = top_report(&profile, self.limit, &self.reading.filter);
         write_output(&config.output, |out| match self.format {
-            Format::Json => write_json(&top, out),
-            _ => write_table(&top, out),
+            TableOrJson::Json => write_json(&top, out),
+            TableOrJson::Table => write_table(&top, out),
         })?;
         finish(config, &profile, run_dir.run.as_ref())
     }

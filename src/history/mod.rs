@@ -4,7 +4,7 @@
 //! migrations (`schema.rs`). A run is stored whole in one transaction or
 //! not at all; its identity is the SHA-256 of its `perf.data`, so adding it
 //! again is a no-op. Plain types in and out: the commands fill [`StoredRun`]
-//! and judge what [`Store::runs`] gives back; nothing here reads a run
+//! and judge what [`HistoryStore::runs`] gives back; nothing here reads a run
 //! directory or knows a statistic.
 
 mod db;
@@ -121,22 +121,22 @@ pub(crate) struct StoredRun {
     /// `run.json`'s host, as JSON.
     pub host: String,
     /// The run's `report.json`, kept as it was (not read back by `runs`:
-    /// [`Store::report`] reads it).
+    /// [`HistoryStore::report`] reads it).
     pub report: Option<String>,
     pub metrics: Vec<Metric>,
 }
 
 /// An open store, migrated to this build's schema.
-pub(crate) struct Store {
+pub(crate) struct HistoryStore {
     db: Box<dyn Db>,
     name: String,
 }
 
-impl Store {
+impl HistoryStore {
     /// Opens the store at `location` (creating an SQLite file and its
     /// directory when missing) and brings its schema up to date; refuses a
     /// store of a newer schema.
-    pub(crate) fn open(location: &Location) -> Result<Store, HistoryError> {
+    pub(crate) fn open(location: &Location) -> Result<HistoryStore, HistoryError> {
         let name = location.name();
         let failed = |reason: String| HistoryError::Store {
             store: name.clone(),
@@ -152,7 +152,7 @@ impl Store {
             }
             Location::Postgres(url) => Box::new(postgres::Postgres::connect(url).map_err(failed)?),
         };
-        let mut store = Store { db, name };
+        let mut store = HistoryStore { db, name };
         store.migrate()?;
         Ok(store)
     }
@@ -401,12 +401,12 @@ mod tests {
             ],
             ..StoredRun::default()
         };
-        let mut store = Store::open(&location).unwrap();
+        let mut store = HistoryStore::open(&location).unwrap();
         assert!(store.add(&run("b", "2026-01-02T00:00:00Z")).unwrap());
         assert!(store.add(&run("a", "2026-01-01T00:00:00Z")).unwrap());
         assert!(!store.add(&run("a", "2026-01-01T00:00:00Z")).unwrap());
         drop(store);
-        let mut again = Store::open(&location).unwrap();
+        let mut again = HistoryStore::open(&location).unwrap();
         let runs = again.runs(Some("model=a")).unwrap();
         assert_eq!(
             runs,

@@ -1,6 +1,10 @@
 //! Pictures: flamegraph SVGs, laid out and written here, coloured by
 //! category or by change, the timeline of categories over the compile, and
 //! the HTML report that holds them with the tables.
+//!
+//! `flamegraph/` draws the category and differential flamegraphs (its
+//! `mod.rs` says which file does what), `timeline_svg.rs` the timeline (with
+//! the live heap of `timeline_heap.rs`), `html/` the HTML report.
 
 pub(crate) mod flamegraph;
 pub(crate) mod html;

@@ -187,7 +187,7 @@ pub(crate) struct DiffJson<'a> {
     run: serde_json::Map<String, serde_json::Value>,
     /// The outputs' members matched across the sides.
     artifacts: Vec<MemberJson>,
-    rows: Vec<RowJson<'a>>,
+    rows: Vec<DiffRowJson<'a>>,
     /// With `--heap`: the sides' live heaps at their instants read compared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) heap_peak: Option<crate::attribute::heap_diff::HeapPeakDiff>,
@@ -222,7 +222,7 @@ struct FailedRunJson<'a> {
 
 /// One row in the JSON document.
 #[derive(Debug, Serialize)]
-struct RowJson<'a> {
+struct DiffRowJson<'a> {
     key: &'a str,
     name: &'a str,
     base_self_percent: f64,
@@ -277,7 +277,7 @@ pub(crate) fn to_json<'a>(diff: &'a Diff, scope: &Scope) -> DiffJson<'a> {
         rows: diff
             .rows
             .iter()
-            .map(|row| RowJson {
+            .map(|row| DiffRowJson {
                 key: &row.key,
                 name: &row.name,
                 base_self_percent: row.base_self_percent,

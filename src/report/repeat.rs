@@ -1,4 +1,4 @@
-//! The report of a set of runs of one compile (`record --repeat`, and
+//! The report of a series of runs of one compile (`record --repeat`, and
 //! `report` of its directory): the runs' facts (wall and CPU time, peak RSS,
 //! the peak of anonymous memory and where it fell) run by run with their
 //! medians and ranges, then each row's share of all the runs' samples
@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::breakdown::mebibytes;
 use super::table::{Cell, Colors, Column, Table, TextFormat, write_table};
 use crate::attribute::run_diff::Spread;
-use crate::attribute::series::Aggregate;
+use crate::attribute::series::SeriesTotals;
 
 /// `lowest–highest` of per-run shares.
 fn spread(shares: &[f64]) -> String {
@@ -33,7 +33,7 @@ fn median_and_range(spread: &Spread, show: impl Fn(f64) -> String) -> String {
 }
 
 /// The lines that say what the runs were and how much they agree.
-fn header_lines(report: &Aggregate) -> Vec<String> {
+fn header_lines(report: &SeriesTotals) -> Vec<String> {
     let runs = report.runs.len();
     let seconds = |value: f64| format!("{value:.2} s");
     let bytes = |value: f64| mebibytes(value);
@@ -95,7 +95,7 @@ fn header_lines(report: &Aggregate) -> Vec<String> {
 }
 
 /// The runs' facts, one row a run.
-fn runs_table(report: &Aggregate) -> Table {
+fn runs_table(report: &SeriesTotals) -> Table {
     let optional = |value: Option<String>| value.unwrap_or_default().into();
     Table {
         columns: vec![
@@ -128,7 +128,7 @@ fn runs_table(report: &Aggregate) -> Table {
 /// Writes the report of several runs as text, Markdown or CSV; `by` names
 /// the rows (`category`, `pass`, …).
 pub(crate) fn write_text(
-    report: &Aggregate,
+    report: &SeriesTotals,
     by: &'static str,
     format: TextFormat,
     colors: Colors,
@@ -179,14 +179,14 @@ pub(crate) fn write_text(
     write_table(&table, format, colors, out)
 }
 
-/// The report of a set of runs as JSON (`record --repeat`'s `report.json`).
+/// The report of a series of runs as JSON (`record --repeat`'s `report.json`).
 #[derive(Debug, Serialize)]
-pub(crate) struct AggregateJson<'a> {
+pub(crate) struct SeriesTotalsJson<'a> {
     command: &'a str,
     /// How many runs.
     runs: usize,
     /// Each run's facts.
-    run_facts: Vec<RunJson<'a>>,
+    run_facts: Vec<SeriesRunFactsJson<'a>>,
     /// Samples of all the runs together.
     samples: u64,
     /// Samples the kernel lost, of all the runs together.
@@ -199,7 +199,7 @@ pub(crate) struct AggregateJson<'a> {
     /// Where most runs' anonymous peak fell, and in how many.
     anon_peak_place: Option<PlaceJson<'a>>,
     by: &'static str,
-    rows: Vec<RowJson<'a>>,
+    rows: Vec<SeriesRowJson<'a>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -227,7 +227,7 @@ struct PlaceJson<'a> {
 }
 
 #[derive(Debug, Serialize)]
-struct RunJson<'a> {
+struct SeriesRunFactsJson<'a> {
     input: &'a Path,
     samples: u64,
     lost_samples: u64,
@@ -239,7 +239,7 @@ struct RunJson<'a> {
 }
 
 #[derive(Debug, Serialize)]
-struct RowJson<'a> {
+struct SeriesRowJson<'a> {
     id: &'a str,
     name: &'a str,
     self_samples: u64,
@@ -251,14 +251,14 @@ struct RowJson<'a> {
 }
 
 /// The JSON document of several runs; `by` names the rows.
-pub(crate) fn to_json<'a>(report: &'a Aggregate, by: &'static str) -> AggregateJson<'a> {
-    AggregateJson {
+pub(crate) fn to_json<'a>(report: &'a SeriesTotals, by: &'static str) -> SeriesTotalsJson<'a> {
+    SeriesTotalsJson {
         command: &report.command,
         runs: report.runs.len(),
         run_facts: report
             .runs
             .iter()
-            .map(|run| RunJson {
+            .map(|run| SeriesRunFactsJson {
                 input: &run.input,
                 samples: run.samples,
                 lost_samples: run.lost_samples,
@@ -285,7 +285,7 @@ pub(crate) fn to_json<'a>(report: &'a Aggregate, by: &'static str) -> AggregateJ
         rows: report
             .rows
             .iter()
-            .map(|row| RowJson {
+            .map(|row| SeriesRowJson {
                 id: &row.id,
                 name: &row.name,
                 self_samples: row.self_samples,

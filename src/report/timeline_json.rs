@@ -27,7 +27,7 @@ pub(crate) struct TimelineJson {
     /// With `--heap`: the compiler's estimated live heap over time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub heap: Option<HeapJson>,
-    /// Of a set of runs: which run this is, and why (`run-2, the run of
+    /// Of a series of runs: which run this is, and why (`run-2, the run of
     /// median wall time of 3 runs: …`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run_of_set: Option<String>,

@@ -124,7 +124,7 @@ impl RunDir {
     }
 }
 
-/// The `run.json` of `dir` when `dir` holds a set of runs of
+/// The `run.json` of `dir` when `dir` holds a series of runs of
 /// `record --repeat`; `None` for any other directory or file.
 pub(crate) fn series_at(dir: &Path) -> Option<SeriesJson> {
     let bytes = std::fs::read(dir.join(RUN_FILE)).ok()?;

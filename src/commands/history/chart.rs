@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::judge::{Judged, shown_value};
+use super::judge::{JudgedMetric, shown_value};
 use crate::render::xml_escape;
 
 /// The chart's size and the room left for the axis labels, in pixels.
@@ -24,7 +24,7 @@ const DIAMOND: f64 = 6.5;
 pub(super) struct ChartPoint<'a> {
     pub identity: &'a str,
     pub start_time: &'a str,
-    pub judged: &'a Judged,
+    pub judged: &'a JudgedMetric,
 }
 
 /// The SVG of `metric` over `points` (oldest first, not empty).
@@ -146,8 +146,8 @@ fn day(time: &str) -> &str {
 mod tests {
     use super::*;
 
-    fn judged(value: f64, flagged: bool) -> Judged {
-        Judged {
+    fn judged(value: f64, flagged: bool) -> JudgedMetric {
+        JudgedMetric {
             metric: "wall_seconds".to_owned(),
             value,
             previous: None,

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::super::Config;
-use super::judge::{Judged, Rules, is_share, judge, shown_delta, shown_value};
+use super::judge::{JudgedMetric, Rules, is_share, judge, shown_delta, shown_value};
 use crate::error::{EXIT_REGRESSION, Error};
 use crate::history::StoredRun;
 use crate::stats::multiple::FAMILY_ALPHA;
@@ -15,7 +15,7 @@ use super::super::keep::facts::CATEGORY;
 use crate::output::write_output;
 use crate::report::table::{Cell, Colors, Column, Table, TextFormat, write_table};
 
-use super::super::format::Format;
+use super::super::format::TableOrJson;
 
 #[derive(Serialize)]
 struct CheckJson<'a> {
@@ -30,7 +30,7 @@ struct RunCheckJson {
     identity: String,
     history_runs: usize,
     flagged: bool,
-    metrics: Vec<Judged>,
+    metrics: Vec<JudgedMetric>,
 }
 
 /// Judges each of `runs` against the last `last` of `history` (oldest
@@ -41,7 +41,7 @@ pub(super) fn check(
     runs: &[StoredRun],
     last: usize,
     rules: &Rules,
-    format: Format,
+    format: TableOrJson,
 ) -> Result<u8, Error> {
     let series = runs.first().map(|run| run.series.as_str()).unwrap_or("");
     let mut checked = Vec::new();
@@ -58,7 +58,7 @@ pub(super) fn check(
         .iter()
         .any(|(_, _, judged)| judged.iter().any(|j| j.flagged));
     write_output(&config.output, |out| match format {
-        Format::Json => {
+        TableOrJson::Json => {
             let json = CheckJson {
                 series,
                 flagged,
@@ -76,7 +76,7 @@ pub(super) fn check(
             serde_json::to_writer_pretty(&mut *out, &json)?;
             writeln!(out)
         }
-        _ => {
+        TableOrJson::Table => {
             for (run, count, judged) in &checked {
                 let path = run.path.as_deref().unwrap_or("(run)");
                 let key = if series.is_empty() {
@@ -93,7 +93,8 @@ pub(super) fn check(
                 }
                 writeln!(out, "{path} against {count} earlier runs of {key}:")?;
                 write_table(&table(judged), TextFormat::Table, Colors::Plain, out)?;
-                let shares: Vec<&Judged> = judged.iter().filter(|j| is_share(&j.metric)).collect();
+                let shares: Vec<&JudgedMetric> =
+                    judged.iter().filter(|j| is_share(&j.metric)).collect();
                 let flagged_shares = shares.iter().filter(|j| j.flagged).count();
                 let categories = shares
                     .iter()
@@ -123,7 +124,7 @@ pub(super) fn check(
 }
 
 /// The measures, and the shares that were flagged.
-fn table(judged: &[Judged]) -> Table {
+fn table(judged: &[JudgedMetric]) -> Table {
     let columns = ["metric", "value", "median", "vs median", "verdict", "test"];
     let rows = judged
         .iter()

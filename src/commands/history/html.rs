@@ -14,10 +14,10 @@ use std::path::Path;
 
 use super::super::Config;
 use super::chart::{ChartPoint, chart};
-use super::judge::{Judged, Point, is_share, points, shown_delta, shown_value};
+use super::judge::{JudgedMetric, Point, is_share, points, shown_delta, shown_value};
 use super::show::rank;
 use crate::error::Error;
-use crate::history::{Store, StoredRun};
+use crate::history::{HistoryStore, StoredRun};
 use crate::output::write_output;
 use crate::render::xml_escape;
 
@@ -31,7 +31,7 @@ const HEADLINE_CATEGORIES: usize = 3;
 /// reports read from `store`.
 pub(super) fn write(
     config: &Config,
-    store: &mut Store,
+    store: &mut HistoryStore,
     runs: &[StoredRun],
     last: usize,
 ) -> Result<u8, Error> {
@@ -58,7 +58,7 @@ fn charted<'a>(points: &'a [Point<'a>]) -> Vec<&'a str> {
         .collect();
     if let Some(newest) = points.last() {
         for prefix in ["category:", "pass:"] {
-            let mut shares: Vec<&Judged> = newest
+            let mut shares: Vec<&JudgedMetric> = newest
                 .judged
                 .iter()
                 .filter(|judged| judged.metric.starts_with(prefix))
@@ -160,7 +160,7 @@ fn page(
 /// The hidden details section of one run, shown by a click on its points.
 fn write_details(html: &mut String, point: &Point<'_>, charted: &[&str], report: Option<&str>) {
     let run = point.run;
-    let flagged: Vec<&Judged> = point.judged.iter().filter(|j| j.flagged).collect();
+    let flagged: Vec<&JudgedMetric> = point.judged.iter().filter(|j| j.flagged).collect();
     let _ = write!(
         html,
         "<section class=\"run\" data-run=\"{id}\" hidden>\n<h3><code class=\"identity\">{id}</code></h3>\n\

@@ -53,7 +53,7 @@ fn fences(metric: &str) -> (f64, f64) {
 /// What one metric of a run looks like against its history (as `check`
 /// and `show` write it in JSON, too).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub(crate) struct Judged {
+pub(crate) struct JudgedMetric {
     pub metric: String,
     pub value: f64,
     /// The previous run's value.
@@ -96,7 +96,7 @@ impl Default for Rules {
 
 /// Judges every metric of `run` and of `history` (oldest first, the run
 /// itself not in it) against the history. Without history, nothing.
-pub(crate) fn judge(history: &[&StoredRun], run: &StoredRun, rules: &Rules) -> Vec<Judged> {
+pub(crate) fn judge(history: &[&StoredRun], run: &StoredRun, rules: &Rules) -> Vec<JudgedMetric> {
     if history.is_empty() {
         return Vec::new();
     }
@@ -108,7 +108,7 @@ pub(crate) fn judge(history: &[&StoredRun], run: &StoredRun, rules: &Rules) -> V
         .collect();
     names.sort_unstable();
     names.dedup();
-    let mut judged: Vec<Judged> = names
+    let mut judged: Vec<JudgedMetric> = names
         .iter()
         .filter(|name| !is_share(name))
         .filter_map(|name| measure(history, run, name))
@@ -122,7 +122,7 @@ pub(crate) fn judge(history: &[&StoredRun], run: &StoredRun, rules: &Rules) -> V
 
 /// A wall time flagged while the CPU time is within its fence (or moved the
 /// other way) is the machine's load: unflagged, and said so.
-fn wall_with_cpu(judged: &mut [Judged]) {
+fn wall_with_cpu(judged: &mut [JudgedMetric]) {
     let moved = |name: &str| {
         judged
             .iter()
@@ -152,7 +152,7 @@ fn find<'a>(run: &'a StoredRun, name: &str) -> Option<&'a Metric> {
     run.metrics.iter().find(|metric| metric.name == name)
 }
 
-fn measure(history: &[&StoredRun], run: &StoredRun, name: &str) -> Option<Judged> {
+fn measure(history: &[&StoredRun], run: &StoredRun, name: &str) -> Option<JudgedMetric> {
     let value = value_of(run, name)?;
     let values: Vec<f64> = history
         .iter()
@@ -199,7 +199,7 @@ fn measure(history: &[&StoredRun], run: &StoredRun, name: &str) -> Option<Judged
     };
     let delta_median = relative(median);
     let flagged = delta_median.is_some_and(|delta| delta.abs() > fence * 100.0);
-    Some(Judged {
+    Some(JudgedMetric {
         metric: name.to_owned(),
         value,
         previous: Some(previous),
@@ -242,7 +242,7 @@ fn share_metrics(
     run: &StoredRun,
     names: &[&str],
     threshold_pp: f64,
-) -> Vec<Judged> {
+) -> Vec<JudgedMetric> {
     [CATEGORY, PASS]
         .into_iter()
         .flat_map(|prefix| share_family(history, run, names, prefix, threshold_pp))
@@ -281,7 +281,7 @@ fn share_family(
     names: &[&str],
     prefix: &str,
     threshold_pp: f64,
-) -> Vec<Judged> {
+) -> Vec<JudgedMetric> {
     let rows: Vec<(&str, Vec<Count>, Vec<Count>)> = names
         .iter()
         .filter(|name| name.starts_with(prefix))
@@ -327,7 +327,7 @@ fn share_family(
                 (false, false) => "within noise",
             };
             let own_words = if beyond_own { "beyond it" } else { "within it" };
-            Judged {
+            JudgedMetric {
                 metric: (*name).to_owned(),
                 value,
                 previous: Some(previous),
@@ -371,7 +371,7 @@ fn beyond_spread(history: &[f64], value: f64) -> bool {
 /// before it (its plain values when it is the first).
 pub(crate) struct Point<'a> {
     pub run: &'a StoredRun,
-    pub judged: Vec<Judged>,
+    pub judged: Vec<JudgedMetric>,
 }
 
 /// The last `last` runs of each series, each judged against up to `last`
@@ -404,10 +404,10 @@ pub(crate) fn points(runs: &[StoredRun], last: usize) -> BTreeMap<&str, Vec<Poin
 }
 
 /// The metrics of a run without history, unjudged.
-fn plain(run: &StoredRun) -> Vec<Judged> {
+fn plain(run: &StoredRun) -> Vec<JudgedMetric> {
     run.metrics
         .iter()
-        .map(|metric| Judged {
+        .map(|metric| JudgedMetric {
             metric: metric.name.clone(),
             value: metric.value,
             previous: None,

@@ -13,10 +13,11 @@ mod show;
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser;
 use clap::{Args, Subcommand};
 
 use super::args::{RulesFileArg, heading, parse_points};
-use super::format::{Format, Formats};
+use super::format::{Format, Formats, TableOrJson};
 use super::keep::facts::{Tags, read_run, run_dirs};
 use super::keep::{StoreArgs, TagArgs, add, open, series_of};
 use super::{Config, Run, load_rules};
@@ -106,8 +107,8 @@ struct CheckArgs {
     flag_wall_alone: bool,
     /// Output format.
     #[arg(long, default_value = "table", help_heading = heading::OUTPUT,
-          value_parser = Formats(&[Format::Table, Format::Json]))]
-    format: Format,
+          value_parser = Formats(&[Format::Table, Format::Json]).try_map(TableOrJson::of))]
+    format: TableOrJson,
     #[command(flatten)]
     rules: RulesFileArg,
 }
@@ -145,7 +146,7 @@ enum History {
         series: String,
         last: usize,
         judging: Rules,
-        format: Format,
+        format: TableOrJson,
     },
     Html {
         db: Option<String>,

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::super::Config;
 use super::super::format::Format;
 use super::super::keep::facts::{BYTES, CATEGORY, CPU, PASS, RSS, WALL};
-use super::judge::{Judged, Point, is_share, points, shown_delta, shown_value};
+use super::judge::{JudgedMetric, Point, is_share, points, shown_delta, shown_value};
 use crate::error::Error;
 use crate::history::StoredRun;
 use crate::output::write_output;
@@ -20,12 +20,12 @@ use crate::report::table::{Cell, Colors, Column, Table, write_table};
 
 #[derive(Serialize)]
 struct ShowJson<'a> {
-    runs: Vec<RunJson<'a>>,
+    runs: Vec<StoredRunJson<'a>>,
     trends: Vec<TrendJson<'a>>,
 }
 
 #[derive(Serialize)]
-struct RunJson<'a> {
+struct StoredRunJson<'a> {
     identity: &'a str,
     series: &'a str,
     start_time: &'a str,
@@ -53,7 +53,7 @@ struct PointJson<'a> {
     start_time: &'a str,
     commit: Option<&'a str>,
     #[serde(flatten)]
-    judged: Judged,
+    judged: JudgedMetric,
 }
 
 /// Writes the runs and trends of `runs` (oldest first within a series).
@@ -86,7 +86,7 @@ fn show_json<'a>(
 ) -> ShowJson<'a> {
     let runs = runs
         .iter()
-        .map(|run| RunJson {
+        .map(|run| StoredRunJson {
             identity: &run.identity,
             series: &run.series,
             start_time: &run.start_time,
@@ -131,7 +131,7 @@ fn show_json<'a>(
 }
 
 /// Whether a metric's point is a row of the table.
-fn in_table(judged: &Judged, all: bool) -> bool {
+fn in_table(judged: &JudgedMetric, all: bool) -> bool {
     all || judged.flagged
         || !is_share(&judged.metric)
         || (judged.metric.starts_with(CATEGORY) && judged.value >= 1.0)

@@ -13,7 +13,7 @@ use clap::Args;
 
 use super::args::heading;
 use crate::error::Error;
-use crate::history::{Location, Store};
+use crate::history::{HistoryStore, Location};
 use category_rules::RuleTable;
 use facts::{Tags, read_run, run_dirs};
 
@@ -83,14 +83,14 @@ pub(crate) fn series_of(keys: &[(String, String)]) -> String {
 }
 
 /// The store `--db` names (else `COMPILE_PERF_DB`, else the default file), open.
-pub(crate) fn open(db: Option<&str>) -> Result<Store, Error> {
-    Ok(Store::open(&Location::resolve(db)?)?)
+pub(crate) fn open(db: Option<&str>) -> Result<HistoryStore, Error> {
+    Ok(HistoryStore::open(&Location::resolve(db)?)?)
 }
 
 /// Adds the run in `dir` (each run of a `record --repeat` set) to `store`,
 /// tagged with `tags`, and says so on stderr.
 pub(crate) fn add(
-    store: &mut Store,
+    store: &mut HistoryStore,
     dir: &Path,
     tags: &Tags,
     rules: &RuleTable,
@@ -119,7 +119,7 @@ pub(crate) struct Keep {
 /// first, and the first failure's exit code kept for the end.
 pub(crate) struct Keeper<'a> {
     keep: Option<&'a Keep>,
-    store: Option<Store>,
+    store: Option<HistoryStore>,
     failed: Option<u8>,
 }
 

@@ -1,4 +1,4 @@
-//! The flamegraph of a set of runs (`record --repeat`): the runs' pictures
+//! The flamegraph of a series of runs (`record --repeat`): the runs' pictures
 //! added up frame by frame, as if the runs were one long recording. Names
 //! are merged by their text (a frame's fill is the same in every run: it
 //! comes from its category), stacks with the same names add their counts,

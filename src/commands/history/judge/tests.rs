@@ -162,7 +162,7 @@ fn a_wall_move_with_the_cpu_time_unchanged_is_a_busy_machine_not_a_regression() 
         .map(|(at, &(wall, cpu))| run(&format!("r{at}"), &times(wall, cpu)))
         .collect();
     let old: Vec<&StoredRun> = history.iter().collect();
-    let metric = |judged: &[Judged], name: &str| -> Judged {
+    let metric = |judged: &[JudgedMetric], name: &str| -> JudgedMetric {
         judged.iter().find(|j| j.metric == name).unwrap().clone()
     };
     // Wall +38 % against the fallback fence of 35 %; CPU +5 %.
@@ -242,7 +242,7 @@ fn a_vanished_four_percent_category_is_flagged_against_four_runs_among_140_share
     let old: Vec<&StoredRun> = history.iter().collect();
     let judged = judge(&old, &compile("bytecode", 0, 4), &Rules::default());
     assert_eq!(judged.len(), 140);
-    let flagged: Vec<&Judged> = judged.iter().filter(|j| j.flagged).collect();
+    let flagged: Vec<&JudgedMetric> = judged.iter().filter(|j| j.flagged).collect();
     assert_eq!(flagged.len(), 1, "{flagged:#?}");
     assert_eq!(flagged[0].metric, "category:lexer");
     assert!(
