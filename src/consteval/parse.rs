@@ -40,6 +40,7 @@ pub(super) fn globals(before: &str, after: &str) -> Vec<ConstGlobal> {
     let evaluated = initialized_globals(after);
     let kept = references(after);
     let mut globals = Vec::new();
+    let mut functions_jitted = 0;
     for initializer in initializers {
         let computed: Vec<&(String, String)> = initializer
             .stores
@@ -51,10 +52,11 @@ pub(super) fn globals(before: &str, after: &str) -> Vec<ConstGlobal> {
         }
         // IREE names each JIT'd function after the order of the
         // initializers it compiles: jit_eval, jit_eval_0, jit_eval_1, …
-        let function = match globals_jitted(&globals) {
+        let function = match functions_jitted {
             0 => "jit_eval".to_owned(),
             n => format!("jit_eval_{}", n - 1),
         };
+        functions_jitted += 1;
         let inputs: Vec<Input> = initializer
             .inputs
             .iter()
@@ -87,13 +89,6 @@ pub(super) fn globals(before: &str, after: &str) -> Vec<ConstGlobal> {
         }
     }
     globals
-}
-
-/// How many JIT'd functions the globals so far came from.
-fn globals_jitted(globals: &[ConstGlobal]) -> usize {
-    let mut functions: Vec<&str> = globals.iter().map(|g| g.function.as_str()).collect();
-    functions.dedup();
-    functions.len()
 }
 
 /// The module's text without its trailing resource section (`{-# … #-}`),
