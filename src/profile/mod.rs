@@ -8,6 +8,7 @@ mod heap_view;
 mod losses;
 mod read;
 mod select;
+mod streams;
 mod thread_roots;
 
 use std::path::{Path, PathBuf};
@@ -42,9 +43,10 @@ pub(crate) struct ReadOptions {
     pub salvage: bool,
     /// The caches to use (`--no-cache`: none).
     pub cache: Cache,
-    /// How many streams of a `perf record --threads` directory are read
-    /// at once (`--read-threads`). Default (`None`) is the cores there are.
-    pub read_threads: Option<usize>,
+    /// How many threads the reading uses (`--jobs`): streams of a `perf
+    /// record --threads` directory read and unwound at once, and rayon's
+    /// threads for naming and the rest. Default (`None`) is the cores there are.
+    pub jobs: Option<usize>,
     /// Count the bytes asked for at the allocator probes of `record --alloc`
     /// (all of them, each sample weighted by its bytes) instead of samples
     /// of one event. Default is false.
@@ -186,9 +188,8 @@ impl Profile {
 /// as they were; a complete reading is stored there for the next time.
 pub(crate) fn load(input: &Input, options: &ReadOptions) -> Result<Profile, Error> {
     let mut recording = Recording::open(input, options.salvage)?;
-    if let Some(threads) = options.read_threads {
-        recording.set_read_threads(threads);
-    }
+    let jobs = options.jobs.unwrap_or_else(cores);
+    recording.set_read_threads(jobs);
     let input_name = input.display_name();
     let alloc_events = if options.alloc {
         alloc_events(&recording.info, &input_name)?
@@ -254,7 +255,28 @@ pub(crate) fn load(input: &Input, options: &ReadOptions) -> Result<Profile, Erro
             }
         }
     }
-    read_records(recording, reading, store, key)
+    // Many streams are unwound each on its own; `--heap` pairs each free
+    // with the allocation before it, so it reads the records merged.
+    if recording.stream_count() > 1 && options.heap.is_none() {
+        streams::read_streams(input, recording, reading, store, key, jobs)
+    } else {
+        read_records(recording, reading, store, key)
+    }
+}
+
+/// Makes rayon's threads, which name frames and draw, `jobs` in number,
+/// and returns `jobs`. Called once, as `--jobs` is resolved, before any of
+/// them runs; a later call changes nothing.
+pub(crate) fn use_jobs(jobs: usize) -> usize {
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build_global();
+    jobs
+}
+
+/// The cores there are: the default of `--jobs`.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// The indexes of the allocator probe events of `record --alloc`, or an
