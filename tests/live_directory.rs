@@ -1,8 +1,9 @@
 //! Live tests of perf's directory format (`perf record --threads`: a header
 //! file `data` and one stream per CPU, `data.0`, `data.1`, …): plain and
 //! zstd directories agree with `perf report` and give the same bytes read
-//! with one job and with two, and a report of many streams (copies of a
-//! recording's) the same text, JSON and SVG with one job and with several; a cut or damaged stream exits 8 naming the
+//! with one job and with two, and a report (text, JSON, SVG) the same bytes
+//! read in two passes or merged, and of many streams (copies of a
+//! recording's) with one job and with several; a cut or damaged stream exits 8 naming the
 //! stream and the byte, `--salvage` reads the cut one (exit 6), and one cut
 //! after a full compressed record is read with a warning that names perf
 //! 6.1's lost zstd tail.
@@ -178,6 +179,15 @@ fn a_report_of_many_streams_is_the_same_bytes_with_one_job_and_with_several() {
         &["--flamegraph".as_ref(), svg.as_os_str()],
     ];
     for args in formats {
+        // The recording itself: in two passes with one job, merged with two
+        // or three (all its streams at once), in two passes with four.
+        let first = report_with_jobs(&data, "1", args, &svg);
+        for jobs in ["2", "4"] {
+            assert!(
+                report_with_jobs(&data, jobs, args, &svg) == first,
+                "report {args:?} of the recording: the same bytes with --jobs 1 and {jobs}"
+            );
+        }
         let one = report_with_jobs(&many, "1", args, &svg);
         assert!(one.0.lines().count() > 5, "report {args:?} has rows");
         for jobs in ["2", "3"] {
