@@ -25,7 +25,7 @@ pub struct StreamKey {
     /// for its `data.N` files in the order of N.
     pub stream: u32,
     /// The record's place in its stream, from 0.
-    pub place: u32,
+    pub place: u64,
 }
 
 /// What a reader of each stream on its own does: `start` makes a
