@@ -10,12 +10,18 @@
 #   (f) target/release/compile-perf report FILE                 (categories)
 #   (g) target/release/compile-perf report FILE --by pass       (pass attribution)
 #   (h) target/release/compile-perf timeline FILE -o OUT.svg    (the timeline)
+#   (k) samply import -s -n -o OUT.json FILE   (the second peer: framehop
+#       unwinding, as ours; it leaves the names to its web server)
 # Every compile-perf command runs with empty caches ($XDG_CACHE_HOME is a
 # temp dir, emptied before each), and (d) is followed by
 #   (i) report --flamegraph again, with the caches (d) filled
 #   (j) report --flamegraph with the build-id caches warm and the recording's
 #       cache empty (a first report of a new recording of a known compiler build)
 # (outputs of (d) and (i) must be the same bytes).
+# (k) runs on a single uncompressed perf.data only: samply 0.13 writes an
+# empty profile for perf's zstd recordings, and reads no --threads directory.
+# samply is installed (`cargo install samply --locked`, $SAMPLY_VERSION) when
+# missing; the ratio (k)/(d) compares it with the cold report --flamegraph.
 # and prints a Markdown table on stdout: file size, median wall time (to the
 # millisecond; the page cache is synced before each command), peak RSS,
 # throughput, the size of the folded output and the share of its samples
@@ -83,6 +89,15 @@ if ! command -v inferno-collapse-perf >/dev/null; then
   log "inferno-collapse-perf missing: cargo install inferno --locked"
   cargo install inferno --locked >&2
 fi
+SAMPLY_VERSION=0.13.1
+samply_on=0
+if ((ours && zstd == 0)); then
+  samply_on=1
+  if ! samply --version 2>/dev/null | grep -qF "$SAMPLY_VERSION"; then
+    log "samply $SAMPLY_VERSION missing: cargo install samply --locked --version $SAMPLY_VERSION"
+    cargo install samply --locked --version "$SAMPLY_VERSION" >&2
+  fi
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/compile-perf-bench.XXXXXX")
 if ((keep)); then trap 'log "kept $tmp"' EXIT; else trap 'rm -rf "$tmp"' EXIT; fi
@@ -112,6 +127,7 @@ if [ -z "$file" ]; then
   fi
 fi
 [ -r "$file" ] || die "cannot read $file"
+[ -f "$file" ] || samply_on=0
 # A perf --threads recording is a directory: its size is its files'.
 bytes=$(du -sbL "$file" | cut -f1)
 mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
@@ -189,6 +205,11 @@ for ((i = 1; i <= runs; i++)); do
     start=$EPOCHREALTIME
     /usr/bin/time -f '%U %S' -o "$tmp/t.svg" bash -c baseline_svg || die "the flamegraph pipeline failed"
     echo "$(seconds "$start" "$EPOCHREALTIME") 0 $(tail -n 1 "$tmp/t.svg" | awk '{ printf "%.2f", $1 + $2 }')" >> "$tmp/baseline_svg.times"
+    if ((samply_on)); then
+      log "run $i/$runs: samply import"
+      rm -f "$tmp/samply.json"
+      timed samply samply import -s -n -o "$tmp/samply.json" "$file" 2>"$tmp/samply.err"
+    fi
     log "run $i/$runs: compile-perf report, report --by pass, timeline"
     cold_caches
     timed plain "$cp_bin" report "$file" -q > /dev/null
@@ -218,6 +239,12 @@ rooted() {
          root = frame[2]; if (root !~ /@plt$/) sub(/@.*/, "", root)
          if (root in entry) rooted += n }
        END { printf "%.1f%%", total ? 100 * rooted / total : 0 }' src/profile/thread_entries.txt "$1"
+}
+# The samples in samply's profile (all threads): 0 would mean it read nothing.
+samply_samples() {
+  python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))
+print(sum(t["samples"]["length"] for t in p["threads"]))' "$1" 2>/dev/null || echo "?"
 }
 # "LINES / MB" of an output file.
 lines() { awk -v b="$(stat -c %s "$1")" -v l="$(wc -l < "$1")" 'BEGIN { printf "%d / %.1f", l, b / 1e6 }'; }
@@ -253,6 +280,13 @@ if ((ours)); then
     label=${row%%:*}
     echo "| ${row#*:} | $(median "$label") | $(median_cpu "$label") | $(rss_mb "$label") | $(ratio "$(median "$label")" "$te") |"
   done
+  if ((samply_on)); then
+    ts=$(median samply)
+    echo
+    echo "| peer | wall s | CPU s | peak RSS MB | samples in its profile | (k) / (d) cold, above 1: compile-perf is faster |"
+    echo "|---|---:|---:|---:|---:|---:|"
+    echo "| (k) samply import ($(samply --version | cut -d' ' -f2)) | $ts | $(median_cpu samply) | $(rss_mb samply) | $(samply_samples "$tmp/samply.json") | $(ratio "$(median report)" "$ts") median, $(ratio "$(fastest report)" "$(fastest samply)") fastest runs |"
+  fi
   echo
   echo "cache: $(du -sb "$XDG_CACHE_HOME/compile-perf/binaries" | cut -f1) bytes of build-id entries, $(du -sb "$XDG_CACHE_HOME/compile-perf/recordings" | cut -f1) of the recording's, $(du -sb "$XDG_CACHE_HOME/compile-perf/categories" | cut -f1) of categories"
   tf=$(median plain) tg=$(median by_pass) th=$(median timeline)

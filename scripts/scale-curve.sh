@@ -9,8 +9,9 @@
 # beside the header file): the same compile's records K times over, each
 # copy at the same times, so the samples grow K-fold from real streams.
 # Every report runs with empty caches ($XDG_CACHE_HOME is a new temp dir).
+# With --jobs N, each report runs with `--jobs N` (default: the cores).
 #
-# Usage: scripts/scale-curve.sh [--repeat K] RECORDING...
+# Usage: scripts/scale-curve.sh [--repeat K] [--jobs N] RECORDING...
 # Environment: COMPILE_PERF (default target/release/compile-perf).
 set -euo pipefail
 here=$PWD
@@ -19,11 +20,13 @@ log() { printf 'scale-curve: %s\n' "$*" >&2; }
 bin=${COMPILE_PERF:-$PWD/target/release/compile-perf}
 [ -x "$bin" ] || { log "$bin missing: run scripts/setup.sh"; exit 2; }
 repeat=1
+jobs=()
 recordings=()
 while (($#)); do
   case "$1" in
     --repeat) repeat=${2:?}; shift ;;
-    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+    --jobs) jobs=(--jobs "${2:?}"); shift ;;
+    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
     *) [[ $1 = /* ]] && recordings+=("$1") || recordings+=("$here/$1") ;;
   esac
   shift
@@ -38,7 +41,7 @@ measure() {
   cache=$(mktemp -d -p "$tmp")
   sync
   XDG_CACHE_HOME=$cache /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" \
-    "$bin" report "$recording" --flamegraph "$tmp/out.svg" --format json -q >"$tmp/report.json"
+    "$bin" report "$recording" "${jobs[@]}" --flamegraph "$tmp/out.svg" --format json -q >"$tmp/report.json"
   rm -rf "$cache"
   local samples mb
   samples=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["samples"])' "$tmp/report.json")

@@ -7,8 +7,8 @@
 #     and zstandard==$ZSTANDARD_VERSION (the independent decoder of scripts/zstd-check.py);
 #   - `cargo build --release` (target/release/compile-perf, and beside it
 #     libheap_sampler.so, which `record --heap` preloads).
-# With --bench it also installs inferno-collapse-perf (`cargo install inferno --locked`),
-# which scripts/bench.sh compares against.
+# With --bench it also installs inferno-collapse-perf (`cargo install inferno --locked`)
+# and samply (`cargo install samply --locked`), which scripts/bench.sh compares against.
 #
 # Usage: scripts/setup.sh [--bench]      (works from any directory)
 set -euo pipefail
@@ -69,6 +69,12 @@ if ((bench)); then
   else
     log "cargo install inferno --locked"
     cargo install inferno --locked
+  fi
+  if samply --version 2>/dev/null | grep -qF 0.13.1; then
+    log "samply present"
+  else
+    log "cargo install samply --locked --version 0.13.1"
+    cargo install samply --locked --version 0.13.1
   fi
 fi
 log "done"

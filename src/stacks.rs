@@ -91,9 +91,26 @@ impl StackTable {
     ) {
         let mut stack = None;
         for key in leaf_first.iter().rev() {
-            let frame = self.intern_frame(*key);
-            stack = Some(self.intern_node(stack, frame));
+            stack = Some(self.intern(stack, *key));
         }
+        self.count(time, thread, stack, walk, weight);
+    }
+
+    /// The stack of `parent` (`None`: a root) with `key` called from it.
+    pub(crate) fn intern(&mut self, parent: Option<StackId>, key: FrameKey) -> StackId {
+        let frame = self.intern_frame(key);
+        self.intern_node(parent, frame)
+    }
+
+    /// Counts one sample of `stack`, as [`Self::add_sample`] does with its frames.
+    pub(crate) fn count(
+        &mut self,
+        time: u64,
+        thread: ThreadId,
+        stack: Option<StackId>,
+        walk: Walk,
+        weight: u64,
+    ) {
         let key = SampleKey {
             thread,
             stack,

@@ -84,6 +84,14 @@ impl StackUse {
         self.max_bytes = self.max_bytes.max(bytes);
     }
 
+    /// Adds the unwinds `other` counted.
+    pub(crate) fn add_all(&mut self, other: &StackUse) {
+        for (mine, theirs) in self.by_kib.iter_mut().zip(&other.by_kib) {
+            *mine += theirs;
+        }
+        self.max_bytes = self.max_bytes.max(other.max_bytes);
+    }
+
     /// The unwinds counted.
     pub(crate) fn count(&self) -> u64 {
         self.by_kib.iter().sum()

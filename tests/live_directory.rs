@@ -1,7 +1,9 @@
 //! Live tests of perf's directory format (`perf record --threads`: a header
 //! file `data` and one stream per CPU, `data.0`, `data.1`, …): plain and
 //! zstd directories agree with `perf report` and give the same bytes read
-//! with one thread and with two; a cut or damaged stream exits 8 naming the
+//! with one job and with two, and a report (text, JSON, SVG) the same bytes
+//! read in two passes or merged, and of many streams (copies of a
+//! recording's) with one job and with several; a cut or damaged stream exits 8 naming the
 //! stream and the byte, `--salvage` reads the cut one (exit 6), and one cut
 //! after a full compressed record is read with a warning that names perf
 //! 6.1's lost zstd tail.
@@ -82,21 +84,22 @@ fn copy_directory(data: &Path, to: &Path) {
     }
 }
 
-/// `collapse` of `data` with `--read-threads THREADS`, with no cache.
-fn collapsed(data: &Path, threads: &str) -> String {
+/// `collapse` of `data` with `FLAG THREADS` (`--jobs`, or its old name
+/// `--read-threads`), with no cache.
+fn collapsed(data: &Path, flag: &str, threads: &str) -> String {
     let run = compile_perf([
         "collapse".as_ref(),
         data.as_os_str(),
         "--no-cache".as_ref(),
-        "--read-threads".as_ref(),
+        flag.as_ref(),
         threads.as_ref(),
     ]);
-    run.expect_code(0, &format!("collapse --read-threads {threads}"));
+    run.expect_code(0, &format!("collapse {flag} {threads}"));
     run.stdout
 }
 
 /// The checks every directory recording passes: perf report's counts, whole
-/// stacks, the same bytes with one reading thread and with two (run twice
+/// stacks, the same bytes with one job and with two (run twice
 /// with two, as threads finish in a different order each time).
 fn check_directory(data: &Path, label: &str) {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
@@ -108,18 +111,111 @@ fn check_directory(data: &Path, label: &str) {
     );
     let json = compare_with_perf_report(data, label);
     check_compiler_unwinding(&json, label);
-    let one = collapsed(data, "1");
+    let one = collapsed(data, "--jobs", "1");
     assert!(one.lines().count() > 100, "{label}: collapse has stacks");
-    for attempt in 0..2 {
+    for (attempt, flag) in ["--jobs", "--read-threads"].into_iter().enumerate() {
         assert!(
-            collapsed(data, "2") == one,
-            "{label}: the same folded stacks with one reading thread and two (attempt {attempt})"
+            collapsed(data, flag, "2") == one,
+            "{label}: the same folded stacks with one job and two ({flag}, attempt {attempt})"
         );
     }
 }
 
+/// A directory at `to` with the streams of the directory `data` repeated
+/// `times` times (as `scripts/scale-curve.sh --repeat` makes them): the
+/// same records in many streams, at the same times.
+fn repeat_streams(data: &Path, to: &Path, times: usize) -> usize {
+    std::fs::create_dir_all(to).unwrap();
+    std::fs::copy(data.join("data"), to.join("data")).unwrap();
+    let mut streams: Vec<PathBuf> = streams_by_size(data).into_iter().map(|(p, _)| p).collect();
+    streams.sort();
+    let mut count = 0;
+    for _ in 0..times {
+        for stream in &streams {
+            std::fs::copy(stream, to.join(format!("data.{count}"))).unwrap();
+            count += 1;
+        }
+    }
+    count
+}
+
+/// stdout of `report DATA --no-cache --jobs JOBS ARGS`, and the SVG it drew
+/// when ARGS ask for one at `svg`.
+fn report_with_jobs(data: &Path, jobs: &str, args: &[&OsStr], svg: &Path) -> (String, Vec<u8>) {
+    let _ = std::fs::remove_file(svg);
+    let mut all: Vec<&OsStr> = vec![
+        "report".as_ref(),
+        data.as_os_str(),
+        "--no-cache".as_ref(),
+        "-q".as_ref(),
+        "--jobs".as_ref(),
+        jobs.as_ref(),
+    ];
+    all.extend_from_slice(args);
+    let run = compile_perf(all);
+    run.expect_code(0, &format!("report --jobs {jobs} {args:?}"));
+    (run.stdout, std::fs::read(svg).unwrap_or_default())
+}
+
 #[test]
-fn a_threads_directory_with_zstd_agrees_with_perf_report_whatever_the_reading_threads() {
+fn a_report_of_many_streams_is_the_same_bytes_with_one_job_and_with_several() {
+    let _live = live_lock();
+    if !iree_live_prerequisites() {
+        return;
+    }
+    let dir = TempDir::new("live-directory-jobs");
+    let data = record_directory(
+        &dir,
+        "hex-constants",
+        &["-z", "--call-graph", "dwarf,65528"],
+    );
+    let many = dir.join("many.data");
+    let streams = repeat_streams(&data, &many, 4);
+    assert!(streams >= 8, "{streams} streams: more than the jobs");
+    let svg = dir.join("flame.svg");
+    let formats: [&[&OsStr]; 3] = [
+        &[],
+        &["--format".as_ref(), "json".as_ref()],
+        &["--flamegraph".as_ref(), svg.as_os_str()],
+    ];
+    for args in formats {
+        // The recording itself: in two passes with one job, merged with two
+        // or three (all its streams at once), in two passes with four.
+        let first = report_with_jobs(&data, "1", args, &svg);
+        for jobs in ["2", "4"] {
+            assert!(
+                report_with_jobs(&data, jobs, args, &svg) == first,
+                "report {args:?} of the recording: the same bytes with --jobs 1 and {jobs}"
+            );
+        }
+        let one = report_with_jobs(&many, "1", args, &svg);
+        assert!(one.0.lines().count() > 5, "report {args:?} has rows");
+        for jobs in ["2", "3"] {
+            assert!(
+                report_with_jobs(&many, jobs, args, &svg) == one,
+                "report {args:?}: the same bytes with --jobs 1 and --jobs {jobs}"
+            );
+        }
+        if !args.is_empty() && args[0] == "--format" {
+            let whole = samples_read(&data, &[], 0, "the recording itself").0;
+            let json: serde_json::Value = serde_json::from_str(&one.0).unwrap();
+            let repeated = as_u64(&json["samples"], "samples");
+            assert_eq!(
+                repeated,
+                4 * whole,
+                "four copies of the streams, four times the samples"
+            );
+        }
+    }
+    let (_, drawn) = report_with_jobs(&many, "2", formats[2], &svg);
+    assert!(
+        drawn.starts_with(b"<?xml") || drawn.starts_with(b"<svg"),
+        "an SVG was drawn"
+    );
+}
+
+#[test]
+fn a_threads_directory_with_zstd_agrees_with_perf_report_whatever_the_jobs() {
     let _live = live_lock();
     if !iree_live_prerequisites() {
         return;
@@ -134,7 +230,7 @@ fn a_threads_directory_with_zstd_agrees_with_perf_report_whatever_the_reading_th
 }
 
 #[test]
-fn a_plain_threads_directory_agrees_with_perf_report_whatever_the_reading_threads() {
+fn a_plain_threads_directory_agrees_with_perf_report_whatever_the_jobs() {
     let _live = live_lock();
     if !iree_live_prerequisites() {
         return;

@@ -107,12 +107,13 @@ pub(crate) struct ReadingArgs {
     /// ($XDG_CACHE_HOME/compile-perf).
     #[arg(long, help_heading = heading::READING)]
     pub no_cache: bool,
-    /// Read at most N streams of a `perf record --threads` directory at once
-    /// (each with a decompression thread of its own). The output is the same
-    /// for every N. Default is the number of cores.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..),
-          help_heading = heading::READING)]
-    pub read_threads: Option<u16>,
+    /// Use N threads: read and unwind at most N streams of a `perf record
+    /// --threads` directory at once (each with a decompression thread of
+    /// its own), and name and draw on N. The output is the same for every
+    /// N. Default is the number of cores.
+    #[arg(long, short = 'j', value_name = "N", alias = "read-threads",
+          value_parser = clap::value_parser!(u16).range(1..), help_heading = heading::READING)]
+    pub jobs: Option<u16>,
 }
 
 impl ReadingArgs {
@@ -143,7 +144,9 @@ impl ReadingArgs {
                 Some(seconds) => HeapInstant::At(seconds),
                 None => HeapInstant::Peak,
             }),
-            read_threads: self.read_threads.map(usize::from),
+            jobs: self
+                .jobs
+                .map(|jobs| crate::profile::use_jobs(usize::from(jobs))),
             progress: crate::progress::shown(self.quiet),
         }
     }

@@ -259,7 +259,7 @@ fn own_recording(progress: bool, alloc: bool) -> ReadOptions {
         debug_roots: vec![PathBuf::from(crate::defaults::DEBUG_ROOT)],
         salvage: false,
         cache: crate::cache::Cache::from_env(true),
-        read_threads: None,
+        jobs: None,
         alloc,
         heap: None,
         progress,

@@ -16,7 +16,7 @@ use crate::stacks::StackTable;
 use crate::symbolize::{
     KernelLoading, KernelSource, KernelSymbols, NamedAhead, NamingAhead, RecordedKernel, symbolize,
 };
-use crate::unwind::{FrameKey, Unwinders, mapping_bias};
+use crate::unwind::{FrameKey, StackUse, Unwinders, mapping_bias};
 use perfdata::{InputEnd, Record, Recording, RecordingInfo};
 
 /// What is being read: the options, the input's name and the event counted.
@@ -52,7 +52,7 @@ pub(super) fn new_store(info: &RecordingInfo, options: &ReadOptions) -> Store {
 /// The kernel the recording was made on, as far as it says: its build id
 /// from the header's table, else from its mapping record (where
 /// `--buildid-mmap` puts it, leaving the table empty).
-fn recorded_kernel(
+pub(super) fn recorded_kernel(
     reading: &Reading<'_>,
     info: &RecordingInfo,
     text_address: Option<u64>,
@@ -129,7 +129,7 @@ pub(super) fn finish_load(
 
 /// The last part of a recording's name (`perf.data`, or the run
 /// directory's), short enough for a progress line.
-fn recording_file_name(input_name: &str) -> String {
+pub(super) fn recording_file_name(input_name: &str) -> String {
     let path = std::path::Path::new(input_name);
     match path.file_name() {
         Some(name) if name == "perf.data" => {
@@ -154,14 +154,7 @@ pub(super) fn read_records(
     key: Option<cached::RecordingKey>,
 ) -> Result<Profile, Error> {
     let (options, event_index) = (reading.options, reading.event_index);
-    let alloc_periods: Vec<Option<Option<u64>>> = (0..recording.info.events.len())
-        .map(|index| {
-            reading
-                .alloc_events
-                .contains(&index)
-                .then(|| recording.info.events[index].period)
-        })
-        .collect();
+    let alloc_periods = alloc_periods(&reading, &recording.info);
     let mut heap = reading.heap_events.map(|_| HeapEvents::default());
     let mut processes = Processes::default();
     let mut unwinders = Unwinders::default();
@@ -213,18 +206,7 @@ pub(super) fn read_records(
             let walk = unwinders.unwind(&sample, &processes, &store, &mut frames);
             if !kernel_seen && frames.iter().any(|frame| frame.dso == store.kernel()) {
                 kernel_seen = true;
-                let source = KernelSource {
-                    recorded: kernel.clone(),
-                    started: Mutex::new(None),
-                };
-                let cached = (source.cache_key())
-                    .is_some_and(|key| options.cache.contains(Kind::Binary, &key));
-                if !cached {
-                    let cache = options.cache.clone();
-                    kernel_symbols = Some(std::thread::spawn(move || {
-                        KernelSymbols::load(&source.recorded, &cache)
-                    }));
-                }
+                kernel_symbols = start_kernel_symbols(&kernel, &options.cache);
             }
             if marked.is_some() {
                 trim_sampler_frames(&store, &mut frames);
@@ -263,25 +245,11 @@ pub(super) fn read_records(
         }
         Record::Mmap(mapping) => {
             let path = String::from_utf8_lossy(mapping.path);
-            if mapping.is_kernel {
-                if path.starts_with("[kernel.kallsyms]") {
-                    kernel.text_address = Some(mapping.file_offset);
-                    if kernel.build_id.is_none() {
-                        kernel.build_id = mapping.build_id.clone();
-                    }
+            if let Some(code) = mapped_code(&mapping, &path, &mut store, &mut kernel) {
+                processes.on_mmap(mapping.pid, code, &path);
+                if let Some(image) = &store.get(code.dso).image {
+                    unwinders.on_mmap(mapping.pid, &code, image);
                 }
-                return;
-            }
-            let dso = store.intern_mapping(&path, mapping.build_id.as_deref());
-            let code = MappedCode {
-                start: mapping.start,
-                end: mapping.start.saturating_add(mapping.len),
-                dso,
-                bias: mapping_bias(&store, dso, mapping.start, mapping.file_offset, mapping.len),
-            };
-            processes.on_mmap(mapping.pid, code, &path);
-            if let Some(image) = &store.get(dso).image {
-                unwinders.on_mmap(mapping.pid, &code, image);
             }
         }
         Record::Lost { count, time, cpu } => counts.lost.records.push(Loss { time, cpu, count }),
@@ -289,7 +257,55 @@ pub(super) fn read_records(
     })?;
     drop(reading_bar);
     let named_ahead = naming_ahead.map(NamingAhead::finish).unwrap_or_default();
+    let read = Read {
+        processes,
+        stacks,
+        counts,
+        kernel,
+        stack_use: unwinders.stack_use,
+        input_end,
+    };
+    let reading = Reading { heap, ..reading };
+    Ok(keep_and_finish(
+        reading,
+        recording.info,
+        store,
+        read,
+        key,
+        kernel_symbols,
+        named_ahead,
+    ))
+}
 
+/// What reading the records made, before it is symbolized.
+pub(super) struct Read {
+    pub(super) processes: Processes,
+    pub(super) stacks: StackTable,
+    pub(super) counts: IngestCounts,
+    pub(super) kernel: RecordedKernel,
+    pub(super) stack_use: StackUse,
+    pub(super) input_end: InputEnd,
+}
+
+/// Stores what was `read` under `key` when the recording was read to its
+/// end, and symbolizes it into a [`Profile`].
+pub(super) fn keep_and_finish(
+    reading: Reading<'_>,
+    info: RecordingInfo,
+    store: Store,
+    read: Read,
+    key: Option<cached::RecordingKey>,
+    kernel_symbols: Option<KernelLoading>,
+    named_ahead: NamedAhead,
+) -> Profile {
+    let Read {
+        processes,
+        stacks,
+        counts,
+        kernel,
+        stack_use,
+        input_end,
+    } = read;
     // A recording read to its end is kept, and so is one whose streams end
     // in records perf did not finish: those are final once perf has exited
     // (a file that still grows has another identity).
@@ -301,7 +317,7 @@ pub(super) fn read_records(
     if let (Some(key), Some(unfinished)) = (&key, unfinished) {
         let parts = cached::Parts {
             unfinished,
-            event_index,
+            event_index: reading.event_index,
             store: &store,
             kernel_text_address: kernel.text_address,
             kernel_build_id: kernel.build_id.as_deref(),
@@ -310,9 +326,7 @@ pub(super) fn read_records(
             counts: &counts,
         };
         let entry = cached::to_entry(key.identity, &parts);
-        options
-            .cache
-            .write_with(Kind::Recording, &key.name, move || entry);
+        (reading.options.cache).write_with(Kind::Recording, &key.name, move || entry);
     }
     let restored = cached::Restored {
         processes,
@@ -320,19 +334,71 @@ pub(super) fn read_records(
         counts,
         kernel_text_address: kernel.text_address,
         kernel_build_id: kernel.build_id,
-        stack_use: Some(unwinders.stack_use),
+        stack_use: Some(stack_use),
         unfinished: None,
     };
-    let reading = Reading { heap, ..reading };
-    Ok(finish_load(
+    finish_load(
         reading,
-        recording.info,
+        info,
         store,
         restored,
         input_end,
         kernel_symbols,
         named_ahead,
-    ))
+    )
+}
+
+/// Per event: with `--alloc`, for the allocator probes, the event's fixed
+/// period, if any (a sample then weighs the bytes it asks for); `None` for
+/// the other events.
+pub(super) fn alloc_periods(
+    reading: &Reading<'_>,
+    info: &RecordingInfo,
+) -> Vec<Option<Option<u64>>> {
+    (0..info.events.len())
+        .map(|index| (reading.alloc_events.contains(&index)).then(|| info.events[index].period))
+        .collect()
+}
+
+/// The code a mapping record maps, its binary found in `store`; `None`
+/// for the kernel's, which says where the kernel's text is (`kernel`).
+pub(super) fn mapped_code(
+    mapping: &perfdata::Mapping<'_>,
+    path: &str,
+    store: &mut Store,
+    kernel: &mut RecordedKernel,
+) -> Option<MappedCode> {
+    if mapping.is_kernel {
+        if path.starts_with("[kernel.kallsyms]") {
+            kernel.text_address = Some(mapping.file_offset);
+            if kernel.build_id.is_none() {
+                kernel.build_id = mapping.build_id.clone();
+            }
+        }
+        return None;
+    }
+    let dso = store.intern_mapping(path, mapping.build_id.as_deref());
+    Some(MappedCode {
+        start: mapping.start,
+        end: mapping.start.saturating_add(mapping.len),
+        dso,
+        bias: mapping_bias(store, dso, mapping.start, mapping.file_offset, mapping.len),
+    })
+}
+
+/// Starts loading the running kernel's symbols on a thread of its own,
+/// once a kernel frame is seen, unless the cache has them.
+pub(super) fn start_kernel_symbols(
+    kernel: &RecordedKernel,
+    cache: &crate::cache::Cache,
+) -> Option<KernelLoading> {
+    let source = KernelSource {
+        recorded: kernel.clone(),
+        started: Mutex::new(None),
+    };
+    let cached = (source.cache_key()).is_some_and(|key| cache.contains(Kind::Binary, &key));
+    let cache = cache.clone();
+    (!cached).then(|| std::thread::spawn(move || KernelSymbols::load(&source.recorded, &cache)))
 }
 
 /// Takes the heap sampler's own frames off the leaf end of an alloc

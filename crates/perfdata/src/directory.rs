@@ -28,7 +28,8 @@ use super::mapped::MappedFile;
 use super::reader::{ReadEnd, RecordReader, Source};
 use super::reading::{Lookahead, Rounds, StreamKind};
 use super::record_header::{HEADER_SIZE, Header};
-use super::records::InputEnd;
+use super::records::{InputEnd, Record};
+use super::streams::{EachStream, StreamKey, read_each};
 use super::validate::Salvage;
 
 /// The header file of the directory.
@@ -129,9 +130,41 @@ impl Directory {
             .sum()
     }
 
+    /// Counts the bytes every stream reads in `counter`.
+    pub(super) fn count_progress_in(&mut self, counter: &Arc<AtomicU64>) {
+        for stream in &mut self.streams {
+            stream.reader.bytes_read = counter.clone();
+        }
+    }
+
     /// The counter of the bytes read, which every stream adds to.
     pub(super) fn bytes_read(&self) -> Arc<AtomicU64> {
         self.streams[0].reader.bytes_read.clone()
+    }
+
+    /// How many record streams there are: the header file's and the
+    /// `data.N` files that hold records.
+    pub(super) fn stream_count(&self) -> usize {
+        self.streams.len()
+    }
+
+    /// Reads each stream on its own, at most `jobs` at once (see
+    /// [`read_each`]), and says how the recording ended, as
+    /// [`Self::for_each`] would.
+    pub(super) fn for_each_stream<T, K: Send>(
+        &mut self,
+        jobs: usize,
+        each: &EachStream<
+            impl Fn(u32) -> T + Sync,
+            impl Fn(&mut T, StreamKey, Record<'_>) + Sync,
+            impl Fn(T) -> K + Sync,
+        >,
+        salvaged: Option<&Salvage>,
+    ) -> (Vec<K>, InputEnd) {
+        let names: Vec<String> = self.streams.iter().map(|s| s.name.clone()).collect();
+        let readers = self.streams.iter_mut().map(|s| &mut s.reader).collect();
+        let (states, ends) = read_each(readers, jobs, each).into_iter().unzip();
+        (states, input_end(&names, ends, salvaged))
     }
 
     /// Hands every record of every stream to `handle`, in time order, and

@@ -9,7 +9,9 @@
 //! order by `reading`, zstd decompressed with one context by `inflate`
 //! (on a thread ahead of the reader for a mapped file) into the `pieces`
 //! that `decompress` reads, each record checked by `plausible`; the
-//! streams of a directory read in parallel and merged by `directory`), and
+//! streams of a directory read in parallel and merged by `directory`, or
+//! each read on its own, as many at once as the caller's jobs, by
+//! `streams`), and
 //! turns them into the few plain [`Record`]s the pipeline needs. It knows
 //! nothing about processes, unwinding or symbols.
 
@@ -32,6 +34,7 @@ mod reading;
 mod record_header;
 mod records;
 mod round_order;
+mod streams;
 #[cfg(test)]
 mod test_random;
 mod validate;
@@ -52,6 +55,7 @@ pub use records::{
     EventInfo, HeaderBuildId, Input, InputEnd, Mapping, Record, RecordingInfo, Sample, SampleMode,
     UserRegs,
 };
+pub use streams::{EachStream, StreamKey};
 
 /// An opened recording, ready to stream its records.
 pub struct Recording {
@@ -76,6 +80,53 @@ impl Recording {
     pub fn set_read_threads(&mut self, threads: usize) {
         if let Reader::Directory(directory) = &mut self.reader {
             directory.threads = threads.max(1);
+        }
+    }
+
+    /// How many record streams the recording has: one for a file or a
+    /// pipe; for perf's directory format, its header file and each
+    /// `data.N` file that holds records.
+    pub fn stream_count(&self) -> usize {
+        match &self.reader {
+            Reader::Records(_) => 1,
+            Reader::Directory(directory) => directory.stream_count(),
+        }
+    }
+
+    /// Reads each record stream on its own instead of merged, at most
+    /// `jobs` at once (on as many threads, this one among them), as `each`
+    /// says: each of a stream's records, in the stream's order, with its
+    /// [`StreamKey`], into the stream's state. Returns what is kept of
+    /// each stream, in stream order, and how the recording ended. Sorting
+    /// the records by their keys gives one time order, the same for every
+    /// `jobs`.
+    pub fn for_each_stream<T, K: Send>(
+        &mut self,
+        jobs: usize,
+        each: &EachStream<
+            impl Fn(u32) -> T + Sync,
+            impl Fn(&mut T, StreamKey, Record<'_>) + Sync,
+            impl Fn(T) -> K + Sync,
+        >,
+    ) -> (Vec<K>, InputEnd) {
+        let records = match &mut self.reader {
+            Reader::Records(records) => records,
+            Reader::Directory(directory) => {
+                let salvaged = self.salvaged.as_ref();
+                return directory.for_each_stream(jobs, each, salvaged);
+            }
+        };
+        let mut read = streams::read_each(vec![records], 1, each);
+        let (state, end) = read.pop().expect("one stream, one state");
+        (vec![state], self.input_end(end))
+    }
+
+    /// Counts the bytes read in `counter` (as [`Self::progress`] gives it),
+    /// for one progress display of more than one reading.
+    pub fn count_progress_in(&mut self, counter: &Arc<AtomicU64>) {
+        match &mut self.reader {
+            Reader::Records(records) => records.bytes_read = counter.clone(),
+            Reader::Directory(directory) => directory.count_progress_in(counter),
         }
     }
 
@@ -110,7 +161,12 @@ impl Recording {
             }
         };
         let end = records.for_each(|attr_index, record, _| handle(attr_index, record));
-        Ok(match (end, &self.salvaged) {
+        Ok(self.input_end(end))
+    }
+
+    /// How the recording ended, from how its one stream ended.
+    fn input_end(&self, end: ReadEnd) -> InputEnd {
+        match (end, &self.salvaged) {
             (ReadEnd::Complete, None) => InputEnd::Complete,
             (ReadEnd::Complete, Some(salvage)) => InputEnd::Salvaged {
                 reason: match salvage.data_may_be_cut {
@@ -130,7 +186,7 @@ impl Recording {
             (ReadEnd::CutShort { bytes, reason }, _) => InputEnd::CutShort { bytes, reason },
             (ReadEnd::Unfinished(reason), _) => InputEnd::Unfinished { reason },
             (ReadEnd::Corrupt(reason), _) => InputEnd::Corrupt { reason },
-        })
+        }
     }
 }
 
@@ -282,6 +338,54 @@ mod tests {
             false,
         ));
         recording
+    }
+
+    #[test]
+    fn a_file_read_as_streams_gives_its_records_with_keys_in_their_order() {
+        for name in [
+            "fake-rounds.perf.data",
+            "fake-dwarf.perf.data",
+            "fake-pipe.perf.data",
+        ] {
+            let path = fixture(name);
+            let mut recording = Recording::open(&Input::Path(path.clone()), false).unwrap();
+            let mut samples = Vec::new();
+            recording
+                .for_each_record(|record| {
+                    if let Record::Sample(sample) = record {
+                        samples.push((sample.time, sample.tid, sample.ip));
+                    }
+                })
+                .unwrap();
+            let mut recording = Recording::open(&Input::Path(path), false).unwrap();
+            assert_eq!(recording.stream_count(), 1, "{name}: one stream");
+            let each = EachStream {
+                start: |stream| (stream, Vec::new()),
+                visit: |(_, seen): &mut (u32, Vec<_>), key: StreamKey, record: Record<'_>| {
+                    if let Record::Sample(sample) = record {
+                        seen.push((key, (sample.time, sample.tid, sample.ip)));
+                    }
+                },
+                finish: |state| state,
+            };
+            let (streams, end) = recording.for_each_stream(2, &each);
+            assert_eq!(end, InputEnd::Complete, "{name}");
+            let [(0, seen)] = &streams[..] else {
+                panic!("{name}: one stream, numbered 0");
+            };
+            assert!(seen.len() > 100, "{name} has samples");
+            assert!(
+                seen.windows(2).all(|pair| pair[0].0 < pair[1].0),
+                "{name}: keys rise in the stream's order"
+            );
+            assert!(
+                seen.iter()
+                    .all(|(key, sample)| key.time == sample.0 && key.stream == 0),
+                "{name}: a sample's key has its time"
+            );
+            let read: Vec<_> = seen.iter().map(|(_, sample)| *sample).collect();
+            assert!(read == samples, "{name}: the same samples as read merged");
+        }
     }
 
     #[test]
