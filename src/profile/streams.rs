@@ -26,20 +26,26 @@ use crate::symbolize::NamedAhead;
 use crate::unwind::{FrameKey, StackUse, Unwinders, Walk};
 use perfdata::{EachStream, Input, Record, Recording, StreamKey};
 
+/// A thread named, or a process's exec (a COMM record).
+struct Comm {
+    pid: i32,
+    tid: i32,
+    name: String,
+    is_exec: bool,
+}
+
+/// A process or thread forked (a FORK record).
+struct Fork {
+    pid: i32,
+    ppid: i32,
+    tid: i32,
+    parent_tid: i32,
+}
+
 /// A side-band record of one stream, kept from the first pass.
 enum SideBand {
-    Comm {
-        pid: i32,
-        tid: i32,
-        name: String,
-        is_exec: bool,
-    },
-    Fork {
-        pid: i32,
-        ppid: i32,
-        tid: i32,
-        parent_tid: i32,
-    },
+    Comm(Comm),
+    Fork(Fork),
     Mmap {
         pid: i32,
         start: u64,
@@ -56,18 +62,8 @@ enum SideBand {
 /// What the process model takes, in time order: a side-band record with
 /// its mapping's binary found.
 enum ProcessEvent {
-    Comm {
-        pid: i32,
-        tid: i32,
-        name: String,
-        is_exec: bool,
-    },
-    Fork {
-        pid: i32,
-        ppid: i32,
-        tid: i32,
-        parent_tid: i32,
-    },
+    Comm(Comm),
+    Fork(Fork),
     Mmap {
         pid: i32,
         code: MappedCode,
@@ -79,23 +75,23 @@ impl ProcessEvent {
     /// Plays the event into `processes`, and into `unwinders` when given.
     fn apply(&self, processes: &mut Processes, unwinders: Option<&mut Unwinders>, store: &Store) {
         match self {
-            ProcessEvent::Comm {
+            ProcessEvent::Comm(Comm {
                 pid,
                 tid,
                 name,
                 is_exec,
-            } => {
+            }) => {
                 if let (true, Some(unwinders)) = (*is_exec, unwinders) {
                     unwinders.on_exec(*pid);
                 }
                 processes.on_comm(*pid, *tid, name, *is_exec);
             }
-            &ProcessEvent::Fork {
+            &ProcessEvent::Fork(Fork {
                 pid,
                 ppid,
                 tid,
                 parent_tid,
-            } => {
+            }) => {
                 processes.on_fork(pid, ppid, tid, parent_tid);
                 if let (true, Some(unwinders)) = (pid == tid, unwinders) {
                     unwinders.on_fork(pid, ppid);
@@ -254,23 +250,23 @@ fn side_band_of(record: Record<'_>) -> Option<SideBand> {
             tid,
             name,
             is_exec,
-        } => SideBand::Comm {
+        } => SideBand::Comm(Comm {
             pid,
             tid,
             name: String::from_utf8_lossy(name).into_owned(),
             is_exec,
-        },
+        }),
         Record::Fork {
             pid,
             ppid,
             tid,
             parent_tid,
-        } => SideBand::Fork {
+        } => SideBand::Fork(Fork {
             pid,
             ppid,
             tid,
             parent_tid,
-        },
+        }),
         Record::Mmap(mapping) => SideBand::Mmap {
             pid: mapping.pid,
             start: mapping.start,
@@ -297,28 +293,8 @@ fn process_events(
     let mut events = Vec::with_capacity(side_bands.len());
     for (key, side_band) in side_bands {
         let event = match side_band {
-            SideBand::Comm {
-                pid,
-                tid,
-                name,
-                is_exec,
-            } => ProcessEvent::Comm {
-                pid,
-                tid,
-                name,
-                is_exec,
-            },
-            SideBand::Fork {
-                pid,
-                ppid,
-                tid,
-                parent_tid,
-            } => ProcessEvent::Fork {
-                pid,
-                ppid,
-                tid,
-                parent_tid,
-            },
+            SideBand::Comm(comm) => ProcessEvent::Comm(comm),
+            SideBand::Fork(fork) => ProcessEvent::Fork(fork),
             SideBand::Mmap {
                 pid,
                 start,
