@@ -45,7 +45,22 @@ struct Event {
     ts: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     dur: Option<f64>,
-    args: serde_json::Value,
+    args: EventArgs,
+}
+
+/// What an event carries besides its name and times: a pass span's
+/// samples, or a process's or thread's name.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum EventArgs {
+    Span {
+        cpu_seconds: f64,
+        depth: usize,
+        samples: u64,
+    },
+    Name {
+        name: String,
+    },
 }
 
 /// Writes the pass spans of `samples` as a trace.
@@ -87,11 +102,11 @@ pub(crate) fn write(samples: &Samples<'_>, out: &mut dyn Write) -> io::Result<()
             cat: Some("pass"),
             ts: Some(micros(span.start)),
             dur: Some((span.end - span.start) as f64 / 1e3),
-            args: serde_json::json!({
-                "samples": span.samples,
-                "cpu_seconds": span.samples as f64 * sample_seconds,
-                "depth": span.depth,
-            }),
+            args: EventArgs::Span {
+                cpu_seconds: span.samples as f64 * sample_seconds,
+                depth: span.depth,
+                samples: span.samples,
+            },
         });
     }
     let trace = Trace {
@@ -116,6 +131,8 @@ fn metadata(kind: &str, pid: i32, tid: i32, name: &str) -> Event {
         cat: None,
         ts: None,
         dur: None,
-        args: serde_json::json!({ "name": name }),
+        args: EventArgs::Name {
+            name: name.to_owned(),
+        },
     }
 }
