@@ -18,6 +18,7 @@ use crate::mlir_timing::iree_compile_command;
 use crate::run_dir::RunJson;
 
 use super::options::RecordOptions;
+use super::run_json::existing_files;
 
 /// The profiler's file, in the run directory until it is kept compact.
 const PROFILE_FILE: &str = "actions-profile.json";
@@ -54,16 +55,9 @@ pub(crate) fn warn_of_the_logs_cost(
     if mode != ActionsMode::Units || options.quiet {
         return;
     }
-    let input_bytes: u64 = command
+    let input_bytes: u64 = existing_files(&command[1..])
         .iter()
-        .skip(1)
-        .map(Path::new)
-        .filter(|path| {
-            path.extension()
-                .is_some_and(|ext| ext == "mlir" || ext == "mlirbc")
-        })
-        .filter_map(|path| std::fs::metadata(path).ok())
-        .map(|meta| meta.len())
+        .map(|(_, bytes)| bytes)
         .sum();
     let gb = |bytes: u64| bytes as f64 / 1e9;
     let free = free_bytes(&options.output_dir)

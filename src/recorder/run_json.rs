@@ -41,8 +41,9 @@ pub(super) fn iree_compile_version(command: &[OsString]) -> Option<String> {
 }
 
 /// The existing files among the command's arguments (`--flag=FILE` too),
-/// but for its `-o` output (which a previous run may have left).
-pub(super) fn input_files(args: &[OsString]) -> Vec<InputFile> {
+/// but for its `-o` output (which a previous run may have left), with
+/// their bytes.
+pub(super) fn existing_files(args: &[OsString]) -> Vec<(String, u64)> {
     let output_at = crate::artifact::named_outputs(args).file_option_at;
     args.iter()
         .enumerate()
@@ -51,13 +52,21 @@ pub(super) fn input_files(args: &[OsString]) -> Vec<InputFile> {
             let arg = arg.to_string_lossy();
             let path = arg.split_once('=').map_or(&*arg, |(_, value)| value);
             let meta = std::fs::metadata(path).ok().filter(|meta| meta.is_file())?;
-            Some(InputFile {
-                path: path.to_owned(),
-                bytes: meta.len(),
-                sha256: (meta.len() <= MAX_HASHED_INPUT)
-                    .then(|| sha256_of(Path::new(path)))
-                    .flatten(),
-            })
+            Some((path.to_owned(), meta.len()))
+        })
+        .collect()
+}
+
+/// The command's inputs ([`existing_files`]), hashed when not too large.
+pub(super) fn input_files(args: &[OsString]) -> Vec<InputFile> {
+    existing_files(args)
+        .into_iter()
+        .map(|(path, bytes)| InputFile {
+            sha256: (bytes <= MAX_HASHED_INPUT)
+                .then(|| sha256_of(Path::new(&path)))
+                .flatten(),
+            path,
+            bytes,
         })
         .collect()
 }
