@@ -8,10 +8,11 @@
 # repeated K times (data.0 … data.N copied K times into a new directory
 # beside the header file): the same compile's records K times over, each
 # copy at the same times, so the samples grow K-fold from real streams.
+# --repeat K1,K2,… reads it once for each of them, a row each.
 # Every report runs with empty caches ($XDG_CACHE_HOME is a new temp dir).
 # With --jobs N, each report runs with `--jobs N` (default: the cores).
 #
-# Usage: scripts/scale-curve.sh [--repeat K] [--jobs N] RECORDING...
+# Usage: scripts/scale-curve.sh [--repeat K[,K…]] [--jobs N] RECORDING...
 # Environment: COMPILE_PERF (default target/release/compile-perf).
 set -euo pipefail
 here=$PWD
@@ -26,12 +27,13 @@ while (($#)); do
   case "$1" in
     --repeat) repeat=${2:?}; shift ;;
     --jobs) jobs=(--jobs "${2:?}"); shift ;;
-    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
     *) [[ $1 = /* ]] && recordings+=("$1") || recordings+=("$here/$1") ;;
   esac
   shift
 done
 ((${#recordings[@]})) || { log "name at least one recording"; exit 2; }
+[[ $repeat =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { log "--repeat needs positive integers, comma-separated"; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -77,8 +79,11 @@ row() {
 }
 for recording in "${recordings[@]}"; do
   row "$(basename "$(dirname "$recording")")/$(basename "$recording")" "$recording"
-  if ((repeat > 1)) && [ -d "$recording" ]; then
-    row "$(basename "$(dirname "$recording")")/$(basename "$recording") ×$repeat" \
-      "$(repeated "$recording" "$repeat")"
-  fi
+  [ -d "$recording" ] || continue
+  for times in ${repeat//,/ }; do
+    ((times > 1)) || continue
+    copies=$(repeated "$recording" "$times")
+    row "$(basename "$(dirname "$recording")")/$(basename "$recording") ×$times" "$copies"
+    rm -rf "$copies"
+  done
 done
