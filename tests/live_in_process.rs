@@ -9,25 +9,14 @@
 mod common;
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use common::iree::{IREE_FLAGS, iree_live_prerequisites, live_lock, workload};
+use common::iree::{IREE_FLAGS, iree_live_prerequisites, live_lock, report_json, workload};
 use common::{TempDir, compile_perf, repo_root};
-use serde_json::Value;
 
 /// The venv's Python, which has the `iree.compiler` package.
 fn venv_python() -> PathBuf {
     repo_root().join(".venv").join("bin").join("python3")
-}
-
-/// `report RUN ARGS --format json -q`, which must succeed.
-fn report_json(run_dir: &Path, args: &[&str]) -> Value {
-    let mut all: Vec<OsString> = vec!["report".into(), run_dir.into()];
-    all.extend(args.iter().map(OsString::from));
-    all.extend(["--format".into(), "json".into(), "-q".into()]);
-    let run = compile_perf(all);
-    run.expect_code(0, &format!("report {}", args.join(" ")));
-    run.json()
 }
 
 #[test]

@@ -119,12 +119,14 @@ fn rows_can_be_threads_processes_symbols_and_binaries() {
         })
         .collect();
     assert_eq!(rows.len(), 2);
+    // A thread reads `process: thread (pid/tid)`, as `diff` names it
+    // without the pids.
     assert!(
-        rows[0].0.starts_with("fakecompiler (") && rows[0].1 == 262,
+        rows[0].0.starts_with("fakecompiler: fakecompiler (7497/") && rows[0].1 == 262,
         "{rows:?}"
     );
     assert!(
-        rows[1].0.starts_with("llvm-worker-0 (") && rows[1].1 == 256,
+        rows[1].0.starts_with("fakecompiler: llvm-worker-0 (7497/") && rows[1].1 == 256,
         "{rows:?}"
     );
     assert_eq!(threads["rows"][1]["top"][0]["name"], "apfloat");
@@ -139,6 +141,7 @@ fn rows_can_be_threads_processes_symbols_and_binaries() {
     assert_eq!(dsos["rows"][0]["self_samples"], 514);
     let processes = report_json(&["--by", "process", "--pid", "7497"]);
     assert_eq!(processes["rows"][0]["self_samples"], 518);
+    assert_eq!(processes["rows"][0]["key"], "fakecompiler (7497)");
     let nobody = report_json(&["--pid", "1"]);
     assert_eq!(nobody["samples"], 0);
 }

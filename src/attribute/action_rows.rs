@@ -11,8 +11,9 @@ use hashbrown::{HashMap, HashSet};
 use super::action_place::{ActionRows, OutsideAction};
 use super::actions::ActionJoin;
 use super::classes::{Attribution, Classes, facts};
-use super::row_key::RowKey;
-use super::rows::{Detail, Grouped, Grouping, group};
+use super::grouping::Grouping;
+use super::row_key::{Detail, RowKey};
+use super::rows::{Grouped, group};
 use crate::actions::{ActionKind, Interval, NameIndex};
 use crate::profile::{Profile, SampleFilter};
 use crate::stacks::StackId;
@@ -64,12 +65,7 @@ pub(crate) fn group_rows(
     filter: &SampleFilter,
     actions: Option<&ActionJoin>,
 ) -> Grouped {
-    let rows = match grouping {
-        Grouping::Pattern => Some(ActionRows::Pattern),
-        Grouping::Unit => Some(ActionRows::Unit),
-        _ => None,
-    };
-    match (rows, actions) {
+    match (grouping.action_rows(), actions) {
         (Some(rows), Some(join)) => {
             group_by_actions(profile, classes, attribution, join, rows, filter)
         }
@@ -181,11 +177,7 @@ fn self_row_of(
 /// The name of a row of actions: a pattern's, a unit's or a pass's, or
 /// the place outside them in parentheses; `None` for other rows.
 pub(crate) fn row_name(join: &ActionJoin, key: RowKey) -> Option<String> {
-    match key {
-        RowKey::OutsideAction(place) => Some(place.name(|name| join.actions.name(name).to_owned())),
-        RowKey::Action(name) => Some(join.actions.name(name).to_owned()),
-        _ => None,
-    }
+    key.action_row_name(&join.actions)
 }
 
 /// Where a sample in no action of `rows`' kind is: for patterns, in the

@@ -20,7 +20,7 @@ use crate::process::{ProcessId, ThreadId};
 use crate::profile::{Profile, is_compiler, is_linker};
 use crate::stacks::SampleKey;
 use crate::symbolize::{Symbol, SymbolId};
-use category_rules::{CONTAINERS, CategoryId, FunctionRef, RuleTable};
+use category_rules::{CONTAINERS, CategoryId, FunctionRef, INSTRUMENTATION, RuleTable};
 
 /// How a sample's self category is chosen (`report --attribution`).
 /// `--help` names the values without the notes below (`help = None`), as
@@ -44,6 +44,9 @@ pub(crate) struct Classes<'a> {
     pub categories: Vec<CategoryId>,
     pub passes: Passes,
     plumbing: Plumbing,
+    /// The category of the recording's own instrumentation, when the table
+    /// has it (a sample counted with `--with-instrumentation` is in it).
+    instrumentation: Option<CategoryId>,
 }
 
 impl<'a> Classes<'a> {
@@ -56,6 +59,7 @@ impl<'a> Classes<'a> {
             categories,
             passes: Passes::find(profile),
             plumbing,
+            instrumentation: table.find(INSTRUMENTATION),
         }
     }
 
@@ -66,11 +70,7 @@ impl<'a> Classes<'a> {
     /// The name of a pass or of a place outside every pass; `None` for
     /// any other row.
     pub(crate) fn place_name(&self, place: RowKey) -> Option<&str> {
-        match place {
-            RowKey::Pass(pass) => Some(self.passes.name(pass)),
-            RowKey::OutsidePass(outside) => Some(outside.name()),
-            _ => None,
-        }
+        place.place_name(&self.passes)
     }
 }
 
@@ -128,6 +128,13 @@ pub(crate) fn facts(
                 (category, Some(symbol))
             })
         }
+    };
+    // A sample counted with `--with-instrumentation` is the
+    // instrumentation's, whatever its leaf.
+    let instrumented = (profile.instrumented.as_ref()).and_then(|stacks| stacks.of(key.stack));
+    let self_category = match (instrumented, classes.instrumentation) {
+        (Some(_), Some(category)) => category,
+        _ => self_category,
     };
     let mut passes = Vec::new();
     classes.passes.on_stack(&symbols, &mut passes);

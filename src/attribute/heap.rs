@@ -51,7 +51,7 @@ pub(crate) struct HeapLeak {
 /// The heap at the instant read: `heap_peak` of the JSON report.
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct HeapPeak {
-    /// Seconds after the compiler's first sampled allocation.
+    /// Seconds after the first sample kept (as `--at`).
     pub seconds: f64,
     /// `rss_peak`, `heap_peak` (no RSS series) or `given` (`--at`).
     pub instant: &'static str,

@@ -25,7 +25,7 @@ pub(crate) struct HeapSide {
     pub runs: usize,
     /// `rss_peak`, `heap_peak` or `given`, of the first run.
     pub instant: &'static str,
-    /// Seconds after the compiler's first sampled allocation, their mean.
+    /// Seconds after each side's first sample kept, their mean.
     pub seconds: f64,
     pub live_bytes: u64,
     pub standard_error_bytes: u64,

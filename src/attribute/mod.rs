@@ -22,7 +22,9 @@
 //! JIT) runs, as `JitGlobalsPass > Pass`. `actions.rs` puts MLIR's actions
 //! (`record --actions`) on perf's clock and `action_rows.rs` groups samples
 //! by the pattern or IR unit their thread was in (keys in
-//! `action_place.rs`). `row_key.rs` is a row's key in every grouping.
+//! `action_place.rs`). `grouping.rs` is what `--by` groups by and all that
+//! a grouping decides, `row_key.rs` a row's key in every grouping and
+//! `row_names.rs` how each key reads.
 //! `heap.rs`, `heap_diff.rs` and `consteval_heap.rs` are the live heap of
 //! `record --heap` by row, compared, and by const-eval global. `findings/`
 //! has the findings, with their thresholds in one table.
@@ -36,12 +38,14 @@ pub(crate) mod consteval_heap;
 mod credit;
 pub(crate) mod diff;
 pub(crate) mod findings;
+mod grouping;
 pub(crate) mod heap;
 pub(crate) mod heap_diff;
 mod joined_passes;
 mod pass;
 pub(crate) mod pass_spans;
 mod row_key;
+mod row_names;
 mod rows;
 pub(crate) mod rss;
 pub(crate) mod run_diff;
@@ -51,15 +55,15 @@ mod time_slices;
 pub(crate) mod timers;
 
 pub(crate) use action_place::ActionRows;
-pub(crate) use action_rows::{
-    FoldingStacks, action_name, group_by_actions, group_rows, row_name, self_row,
-};
+pub(crate) use action_rows::{FoldingStacks, group_by_actions, group_rows, row_name, self_row};
 pub(crate) use classes::{Attribution, Classes, categories_cached, facts};
 pub(crate) use credit::{CreditedTo, credit_workers};
+pub(crate) use grouping::{Grouping, TopColumn};
 pub(crate) use joined_passes::joined_passes;
 pub(crate) use pass::{PassId, Phase};
-pub(crate) use row_key::RowKey;
-pub(crate) use rows::{Detail, Grouped, Grouping, RowTotals, group};
+pub(crate) use row_key::{Detail, RowKey};
+pub(crate) use row_names::{RowName, RowNames};
+pub(crate) use rows::{Grouped, RowTotals, group};
 pub(crate) use time_slices::{Timeline, Utilization, timeline};
 
 use hashbrown::HashMap;

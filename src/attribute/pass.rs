@@ -65,7 +65,7 @@ const TASK_RUNNER: &str = "llvm::StdThreadPool::processTasks(";
 /// timers time without them.
 const NESTED_COMPILERS: [&str; 1] = ["JitGlobalsPass"];
 /// Between a nested compiler's name and the name of a pass it runs.
-const NESTED_SEPARATOR: &str = " > ";
+pub(crate) const NESTED_SEPARATOR: &str = " > ";
 
 crate::index::index_type! {
     /// Index of a pass name.

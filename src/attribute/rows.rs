@@ -1,42 +1,16 @@
 //! Samples grouped into report rows: one grouping algorithm serves every
-//! `--by` (category, symbol, binary, thread, process and pass), with self
-//! and inclusive samples per row. Thread-pool work is credited to the
+//! `--by` (the rows a sample counts in are the grouping's own, in
+//! `grouping.rs`), with self and inclusive samples per row. Thread-pool work is credited to the
 //! passes that queued it ([`super::credit`]).
 
 use hashbrown::{HashMap, HashSet};
 
-use super::action_place::OutsideAction;
 use super::actions::ActionJoin;
 use super::classes::{Attribution, Classes, Facts, facts};
 use super::credit::{CreditedTo, Credits, credit_workers};
-use super::row_key::RowKey;
+use super::grouping::Grouping;
+use super::row_key::{Detail, RowKey};
 use crate::profile::{Profile, SampleFilter};
-use crate::symbolize::SymbolId;
-use category_rules::CategoryId;
-
-/// What report rows are (`report --by`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
-pub(crate) enum Grouping {
-    #[default]
-    Category,
-    Symbol,
-    Dso,
-    Thread,
-    Process,
-    Pass,
-    /// The rewrite pattern being applied, from MLIR's actions
-    /// (`record --actions`).
-    Pattern,
-    /// The IR unit a pass was running on, from MLIR's actions.
-    Unit,
-}
-
-/// What a row's "top" column lists.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Detail {
-    Symbol(SymbolId),
-    Category(CategoryId),
-}
 
 /// One row's totals.
 #[derive(Clone, Debug, Default)]
@@ -93,17 +67,11 @@ pub(crate) fn group(
         },
         inclusive: HashSet::new(),
     };
-    // Credits move samples between passes: only rows that show passes
-    // (passes, and the top pass of a thread or process) need them.
-    let credits = match grouping {
-        Grouping::Pass | Grouping::Thread | Grouping::Process => {
-            credit_workers(profile, classes, filter, actions)
-        }
-        Grouping::Category
-        | Grouping::Symbol
-        | Grouping::Dso
-        | Grouping::Pattern
-        | Grouping::Unit => Credits::default(),
+    // Credits move samples between passes: only rows that show passes need them.
+    let credits = if grouping.credits_pool_work() {
+        credit_workers(profile, classes, filter, actions)
+    } else {
+        Credits::default()
     };
     for (key, count) in profile.samples(filter) {
         let facts = facts(profile, classes, attribution, key);
@@ -146,63 +114,10 @@ impl RowMaker<'_> {
         if facts.in_compiler && !passes.is_empty() {
             grouped.in_pass_manager += count;
         }
-        let leaf = facts.leaf;
-        let self_category = facts.self_category;
-        let (self_key, detail) = match self.grouping {
-            // A category's top functions are those charged with its
-            // samples: with caller attribution, the callers.
-            Grouping::Category => (
-                Some(RowKey::Category(self_category)),
-                facts.charged.map(Detail::Symbol),
-            ),
-            Grouping::Symbol => (
-                leaf.map(RowKey::Symbol),
-                Some(Detail::Category(self_category)),
-            ),
-            Grouping::Dso => (
-                leaf.map(|leaf| RowKey::Dso(profile.symbols.get(leaf).dso)),
-                leaf.map(Detail::Symbol),
-            ),
-            Grouping::Thread => (
-                Some(RowKey::Thread(facts.thread)),
-                Some(Detail::Category(self_category)),
-            ),
-            Grouping::Process => (
-                Some(RowKey::Process(facts.process)),
-                Some(Detail::Category(self_category)),
-            ),
-            Grouping::Pass => (Some(place), Some(Detail::Category(self_category))),
-            // The rows of actions need the actions on perf's clock: see
-            // `group_by_actions`. Without them, no sample is in one.
-            Grouping::Pattern | Grouping::Unit => (
-                Some(RowKey::OutsideAction(OutsideAction::NoActions)),
-                Some(Detail::Category(self_category)),
-            ),
-        };
         let inclusive = &mut self.inclusive;
         inclusive.clear();
-        match self.grouping {
-            // Frames no rule names (thread roots, `main`, `_start`, and what
-            // the rules miss) are on nearly every stack: `other` counts only
-            // its self samples, so its inclusive share says something.
-            Grouping::Category => inclusive.extend(
-                facts
-                    .symbols
-                    .iter()
-                    .map(|symbol| classes.category_of(*symbol))
-                    .filter(|&category| category != classes.table.other())
-                    .map(RowKey::Category),
-            ),
-            Grouping::Symbol => inclusive.extend(facts.symbols.iter().copied().map(RowKey::Symbol)),
-            Grouping::Dso => inclusive.extend(
-                facts
-                    .symbols
-                    .iter()
-                    .map(|symbol| RowKey::Dso(profile.symbols.get(*symbol).dso)),
-            ),
-            Grouping::Pass => inclusive.extend(passes.iter().copied().map(RowKey::Pass)),
-            Grouping::Thread | Grouping::Process | Grouping::Pattern | Grouping::Unit => {}
-        }
+        let (self_key, detail) =
+            (self.grouping).rows_of(profile, classes, facts, (passes, place), inclusive);
         inclusive.extend(self_key);
         if let Some(self_key) = self_key {
             let row = grouped.rows.entry(self_key).or_default();

@@ -80,13 +80,7 @@ pub(crate) fn join(
     series: &RssSeries,
 ) -> Option<RssJoin> {
     let process = compiler_series(profile, series)?;
-    let start_ns = profile
-        .stacks
-        .timeline
-        .iter()
-        .filter(|sample| profile.keeps(filter, &sample.key))
-        .map(|sample| sample.time)
-        .min()?;
+    let start_ns = profile.first_time_kept(filter)?;
     let mut known: HashMap<SampleKey, (Vec<PassId>, RowKey, Option<Phase>)> = HashMap::new();
     let mut timed = Vec::new();
     for sample in &profile.stacks.timeline {

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use hashbrown::HashMap;
 
 use super::actions::ActionJoin;
-use super::{Attribution, Classes, Grouping, RowKey, action_name, group_rows};
-use crate::process::ProcessId;
+use super::row_names::{RowName, RowNames};
+use super::{Attribution, Classes, Grouping, group_rows};
 use crate::profile::{Profile, SampleFilter};
 
 /// One row of one run: its samples, and how to show it.
@@ -56,12 +56,17 @@ pub(crate) fn run_rows(
     actions: Option<&ActionJoin>,
 ) -> RunRows {
     let grouped = group_rows(profile, classes, grouping, attribution, filter, actions);
+    let names = RowNames {
+        profile,
+        classes,
+        actions,
+    };
     let mut rows: HashMap<String, RowCounts> = HashMap::new();
     for (key, totals) in &grouped.rows {
         if grouping == Grouping::Symbol && totals.self_samples == 0 {
             continue;
         }
-        let (key, name, color) = row_identity(profile, classes, actions, *key);
+        let (key, RowName { name, color }) = names.across_runs(*key);
         // Rows that share a key across pids (two threads of one name) add up.
         let row = rows.entry(key).or_insert(RowCounts {
             name,
@@ -78,76 +83,6 @@ pub(crate) fn run_rows(
         lost_samples: profile.counts.lost.samples(),
         seconds_per_sample: seconds_per_sample(profile),
         rows,
-    }
-}
-
-/// A row's key across runs, the name to show, and its colour.
-fn row_identity(
-    profile: &Profile,
-    classes: &Classes<'_>,
-    actions: Option<&ActionJoin>,
-    key: RowKey,
-) -> (String, String, Option<String>) {
-    match key {
-        RowKey::Category(id) => {
-            let category = classes.table.category(id);
-            (
-                category.id.clone(),
-                category.name.clone(),
-                Some(category.color.clone()),
-            )
-        }
-        RowKey::Symbol(id) => {
-            let name = profile.symbols.get(id).name.clone();
-            let color = classes
-                .table
-                .category(classes.category_of(id))
-                .color
-                .clone();
-            (name.clone(), name, Some(color))
-        }
-        RowKey::Dso(id) => {
-            let name = profile.store.get(id).name.clone();
-            (name.clone(), name, None)
-        }
-        RowKey::Thread(id) => {
-            let thread = profile.processes.thread(id);
-            let name = format!("{}: {}", process_name(profile, thread.process), thread.name);
-            (name.clone(), name, None)
-        }
-        RowKey::Process(id) => {
-            let name = process_name(profile, id);
-            (name.clone(), name, None)
-        }
-        RowKey::Pass(id) => {
-            let name = classes.passes.name(id).to_owned();
-            (name.clone(), name, None)
-        }
-        RowKey::OutsidePass(place) => (place.name().to_owned(), place.name().to_owned(), None),
-        // Patterns and units match across runs by name.
-        RowKey::OutsideAction(place) => {
-            let name = place.name(|name| action_name(actions, name));
-            (name.clone(), name, None)
-        }
-        RowKey::Action(name) => {
-            let name = action_name(actions, name);
-            (name.clone(), name, None)
-        }
-    }
-}
-
-/// A process by its name, and its executable's file name where that
-/// differs (the Python launcher and the native compiler are both named
-/// `iree-compile`): the same in every run, unlike its pid.
-fn process_name(profile: &Profile, id: ProcessId) -> String {
-    let image = profile.processes.image(id);
-    let executable = image
-        .executable
-        .as_deref()
-        .and_then(|path| path.rsplit('/').next());
-    match executable {
-        Some(file) if file != image.name => format!("{} ({file})", image.name),
-        _ => image.name.clone(),
     }
 }
 

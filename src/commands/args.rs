@@ -75,8 +75,9 @@ pub(crate) struct ReadingArgs {
     /// heap sampler of `record --heap` instead of samples.
     #[arg(long, conflicts_with_all = ["event", "alloc"], help_heading = heading::SAMPLES)]
     pub heap: bool,
-    /// With --heap: the instant to read, in seconds after the compiler's
-    /// first sampled allocation. Default is the compiler's RSS peak.
+    /// With --heap: the instant to read, in seconds after the first sample
+    /// kept (the clock of the memory line and the timeline). Default is the
+    /// compiler's RSS peak.
     #[arg(long, value_name = "SECONDS", requires = "heap",
           value_parser = non_negative_seconds, help_heading = heading::SAMPLES)]
     pub at: Option<f64>,
@@ -96,6 +97,13 @@ pub(crate) struct ReadingArgs {
     /// Keep only samples of the compiler: the process that runs libIREECompiler.so (the native iree-compile, or a Python compiling in-process), not the Python launcher nor iree-lld.
     #[arg(long, help_heading = heading::SAMPLES)]
     pub compiler: bool,
+    /// Count the samples of the recording's own instrumentation (MLIR's
+    /// action profiler and action log, IR printed around passes, the heap
+    /// sampler, perf's uprobes), each in the category Instrumentation under
+    /// the pass it ran in. Default: they are set aside, out of every share,
+    /// and their cost is stated.
+    #[arg(long, help_heading = heading::SAMPLES)]
+    pub with_instrumentation: bool,
     /// Do not print the summary on stderr (warnings still print).
     #[arg(long, short, help_heading = heading::OUTPUT)]
     pub quiet: bool,
@@ -148,6 +156,7 @@ impl ReadingArgs {
                 .jobs
                 .map(|jobs| crate::profile::use_jobs(usize::from(jobs))),
             progress: crate::progress::shown(self.quiet),
+            with_instrumentation: self.with_instrumentation,
         }
     }
 }

@@ -382,6 +382,12 @@ fn run_facts(
             unwind.complete_percent()
         ),
     );
+    if let Some(cost) = crate::report::instrumentation::facts(profile) {
+        fact(
+            "instrumentation",
+            crate::report::instrumentation::sentence(&cost),
+        );
+    }
     fact("input", profile.input_name.clone());
     fact("processes", scope_words(filter));
     facts

@@ -296,14 +296,14 @@ fn dump(
         manifest
             .notes
             .push("stopped by Ctrl-C during the full compile".to_owned());
-        write_run_json(dir, &manifest)?;
+        write_run_json(dir, manifest)?;
         return Ok(None);
     }
     if sources.is_empty() {
         manifest
             .notes
             .push("the full compile dumped no executables".to_owned());
-        write_run_json(dir, &manifest)?;
+        write_run_json(dir, manifest)?;
         return Err(Error::NoExecutables {
             dir: sources_dir,
             outcome: full_exit.map_or_else(

@@ -40,7 +40,7 @@ pub(crate) struct FlamegraphArgs {
     /// apfloat, bufferization, folding, rewrite, conversion, canonicalize,
     /// verifier, uniquing, hashing, analysis, affine, printing, pass-manager,
     /// ir, adt, llvm-codegen, llvm-opt, serialization, linker, runtime,
-    /// malloc, memops, kernel, python, threading, startup, other.
+    /// malloc, memops, kernel, python, threading, startup, instrumentation, other.
     #[arg(long, value_name = "ID")]
     category: Option<String>,
     /// Draw one MLIR pass (a name from `report --by pass`): its stacks, rooted at the pass.
@@ -240,7 +240,7 @@ fn run_series(
     let mut code = 0;
     for run in &runs {
         let input = Input::Path(run.recording.clone());
-        let profile = load_recording(&input, &reading.read, &run.dir)?;
+        let profile = load_recording(&input, &reading.read, &run.dir, &reading.filter)?;
         let mut classes = Classes::new(&profile, &rules);
         pictures.push(options.picture(
             &request,

@@ -13,7 +13,6 @@ use crate::binary::DsoId;
 use crate::error::Error;
 use crate::executable_sources::Alike;
 use crate::profile::{Profile, SampleFilter};
-use crate::report::breakdown::grouping_name;
 use crate::rss::MEMORY_FILE;
 use crate::run_dir::{RunDir, RunFile};
 use crate::symbolize::SymbolId;
@@ -102,23 +101,19 @@ pub(super) fn actions_for(
     classes: &mut Classes<'_>,
     command: &str,
 ) -> Result<Option<ActionJoin>, Error> {
-    let what = format!("{command} --by {}", grouping_name(grouping));
-    match grouping {
+    let what = format!("{command} --by {}", grouping.name());
+    match (grouping.action_rows(), grouping.credits_pool_work()) {
         // A sample is placed by its time; bytes have no weight there.
-        Grouping::Pattern | Grouping::Unit if profile.unit != "samples" => Err(Error::NoActions {
+        (Some(_), _) if profile.unit != "samples" => Err(Error::NoActions {
             what,
             reason: format!(
                 "its rows count CPU samples, and this reading counts {}: drop --alloc or --heap",
                 profile.unit
             ),
         }),
-        Grouping::Pattern | Grouping::Unit => {
-            action_join(run_dir, profile, classes, &what).map(Some)
-        }
-        Grouping::Pass | Grouping::Thread | Grouping::Process => {
-            Ok(page_actions(run_dir, profile, classes).0)
-        }
-        Grouping::Category | Grouping::Symbol | Grouping::Dso => Ok(None),
+        (Some(_), _) => action_join(run_dir, profile, classes, &what).map(Some),
+        (None, true) => Ok(page_actions(run_dir, profile, classes).0),
+        (None, false) => Ok(None),
     }
 }
 

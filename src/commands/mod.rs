@@ -173,14 +173,22 @@ fn run_dir_of(input: &Input) -> RunDir {
 fn load_profile(reading: &Reading) -> Result<(Profile, RunDir), Error> {
     let run_dir = run_dir_of(&reading.input);
     Ok((
-        load_recording(&reading.input, &reading.read, &run_dir)?,
+        load_recording(&reading.input, &reading.read, &run_dir, &reading.filter)?,
         run_dir,
     ))
 }
 
 /// Reads a recording, with the command its run's `run.json` names (perf's
 /// own command line does not name it: `record` attaches perf to it).
-fn load_recording(input: &Input, read: &ReadOptions, run_dir: &RunDir) -> Result<Profile, Error> {
+/// With `--heap`, `scope` (the processes the command keeps) sets the clock
+/// of the heap's seconds and of `--at`: from the first sample it keeps, as
+/// the memory line and the timeline count them.
+fn load_recording(
+    input: &Input,
+    read: &ReadOptions,
+    run_dir: &RunDir,
+    scope: &SampleFilter,
+) -> Result<Profile, Error> {
     let mut profile = crate::profile::load(input, read)?;
     profile.command = run_dir.run.as_ref().map(|run| run.command.join(" "));
     if let Some(instant) = read.heap {
@@ -188,7 +196,7 @@ fn load_recording(input: &Input, read: &ReadOptions, run_dir: &RunDir) -> Result
             crate::run_dir::RunFile::Read(series) => Some(series),
             _ => None,
         };
-        profile.heap_view = crate::profile::apply_heap_view(&mut profile, series, instant);
+        profile.heap_view = crate::profile::apply_heap_view(&mut profile, series, instant, scope);
     }
     Ok(profile)
 }
@@ -208,7 +216,12 @@ fn heap_reading(
         heap: Some(crate::profile::HeapInstant::Peak),
         ..read.clone()
     };
-    Some(load_recording(input, &read, run_dir))
+    Some(load_recording(
+        input,
+        &read,
+        run_dir,
+        &SampleFilter::default(),
+    ))
 }
 
 /// The rule table and the recording. The rules are read (and, when their
@@ -263,6 +276,7 @@ fn own_recording(progress: bool, alloc: bool) -> ReadOptions {
         alloc,
         heap: None,
         progress,
+        with_instrumentation: false,
     }
 }
 
@@ -365,6 +379,7 @@ fn memory_section(
             ..read.clone()
         },
         run_dir,
+        filter,
     )?;
     let peak_rss = run_dir.run.as_ref().and_then(|run| run.peak_rss_bytes);
     Ok(Some(memory::memory_report(

@@ -27,7 +27,6 @@ use crate::error::Error;
 use crate::output::{Output, write_output};
 use crate::profile::ReadOptions;
 use crate::render::flamegraph::{MaxDepth, all_stacks};
-use crate::report::breakdown::grouping_name;
 use crate::report::breakdown::{BreakdownOptions, breakdown};
 use crate::report::repeat;
 use crate::report::run_facts::notices;
@@ -139,7 +138,7 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
                 out.write_all(&drawn.bytes)
             })?;
         }
-        let (rss, rss_notice) = rss_join(&run_dir, &profile, &classes, filter);
+        let (rss, rss_notice) = report_rss(&run_dir, &profile, &classes, filter);
         if let Some(notice) = rss_notice.as_ref().filter(|_| !config.quiet) {
             eprintln!("compile-perf: notice: {notice}");
         }
@@ -219,10 +218,11 @@ fn run(config: &Config, reading: &Reading, options: &Report) -> Result<u8, Error
         let (mut breakdown, ((rss, rss_notice), (timers, timer_notice))) = rayon::join(
             || breakdown(&profile, &classes, breakdown_options),
             || {
-                let rss = rss_join(&run_dir, &profile, &classes, filter);
-                let timers = match options.grouping {
-                    Grouping::Pass => timer_join(&run_dir, &profile, &classes),
-                    _ => (None, None),
+                let rss = report_rss(&run_dir, &profile, &classes, filter);
+                let timers = if options.grouping == Grouping::Pass {
+                    timer_join(&run_dir, &profile, &classes)
+                } else {
+                    (None, None)
                 };
                 (rss, timers)
             },
@@ -305,7 +305,7 @@ fn report_series(
         rules: &rules,
     };
     let (report, code) = read_series(config, dir, series, &series_reading, true)?;
-    let by = grouping_name(options.grouping);
+    let by = options.grouping.name();
     let colors = options.color.wanted(&config.output);
     write_output(&config.output, |out| match options.format.text() {
         Some(text) => repeat::write_text(&report, by, text, colors, out),
@@ -315,4 +315,22 @@ fn report_series(
         }
     })?;
     Ok(code)
+}
+
+/// The memory line's RSS join, for a report of samples. A report of bytes
+/// (`--heap`, `--alloc`) has none: its samples are allocations, too sparse
+/// to say where the compile was at the RSS peak or what each pass grew
+/// (they put bert-mlm-2l's peak between passes where its CPU samples put
+/// it in JitGlobalsPass); its heap lines state the RSS at their instant.
+fn report_rss(
+    run_dir: &crate::run_dir::RunDir,
+    profile: &crate::profile::Profile,
+    classes: &Classes<'_>,
+    filter: &crate::profile::SampleFilter,
+) -> (Option<crate::attribute::rss::RssJoin>, Option<String>) {
+    if profile.unit == "samples" {
+        rss_join(run_dir, profile, classes, filter)
+    } else {
+        (None, None)
+    }
 }

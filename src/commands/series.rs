@@ -44,7 +44,12 @@ pub(crate) fn read_series(
         ..
     } in series_run_dirs(dir, series)
     {
-        let profile = load_recording(&Input::Path(recording.clone()), reading.read, &run_dir)?;
+        let profile = load_recording(
+            &Input::Path(recording.clone()),
+            reading.read,
+            &run_dir,
+            reading.filter,
+        )?;
         let mut classes = Classes::new(&profile, reading.rules);
         let actions = actions_for(reading.grouping, &run_dir, &profile, &mut classes, "report")?;
         let rows = run_rows(

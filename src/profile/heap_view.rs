@@ -5,7 +5,7 @@
 //! start.
 
 use super::heap::{HeapAlloc, Live};
-use super::{Profile, is_compiler};
+use super::{Profile, SampleFilter, is_compiler};
 use crate::rss::{Resident, RssProcess, RssSeries};
 
 /// Which instant `--heap` reads.
@@ -14,7 +14,8 @@ pub(crate) enum HeapInstant {
     /// The compiler's RSS peak (the default); without an RSS series, the
     /// most live heap.
     Peak,
-    /// Seconds after the compiler's first sampled allocation (`--at`).
+    /// Seconds after the first sample the command keeps (`--at`), as the
+    /// memory line and the timeline count them.
     At(f64),
 }
 
@@ -36,7 +37,7 @@ pub(crate) struct HeapView {
     pub kind: InstantKind,
     /// The instant, perf's time in ns.
     pub at_ns: u64,
-    /// Seconds from the process's first sampled allocation.
+    /// Seconds from the first sample the command keeps.
     pub seconds: f64,
     pub pid: i32,
     /// Live at the instant, by thread and stack, in all.
@@ -62,11 +63,13 @@ pub(crate) fn apply(
     profile: &mut Profile,
     series: Option<&RssSeries>,
     instant: HeapInstant,
+    scope: &SampleFilter,
 ) -> Option<HeapView> {
     let heap = profile.heap.as_ref()?;
     let pid = compiler_pid(profile)?;
     let in_process = |alloc: &HeapAlloc| alloc.pid == pid;
-    let start_ns = heap.allocs.iter().find(|alloc| in_process(alloc))?.time;
+    let first_alloc = heap.allocs.iter().find(|alloc| in_process(alloc))?.time;
+    let start_ns = profile.first_time_kept(scope).unwrap_or(first_alloc);
     let seconds_of = |time: u64| time.saturating_sub(start_ns) as f64 / 1e9;
     let points = heap.series(in_process);
     let (max_ns, max_bytes) = points

@@ -5,7 +5,7 @@
 
 /// One `PERF_RECORD_LOST`: a CPU's ring buffer was full, and the kernel
 /// dropped `count` records (most of them samples) before it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Loss {
     /// When the kernel wrote the record (ns, the samples' clock), when the
     /// recording says (`sample_id_all`).

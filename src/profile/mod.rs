@@ -5,9 +5,11 @@
 mod cached;
 mod heap;
 mod heap_view;
+mod instrumentation;
 mod losses;
 mod read;
 mod select;
+mod side_band;
 mod streams;
 mod thread_roots;
 
@@ -24,6 +26,7 @@ use perfdata::{Input, InputEnd, Recording, RecordingInfo};
 
 pub(crate) use heap::{HeapAlloc, HeapEvents};
 pub(crate) use heap_view::{HeapInstant, HeapView, InstantKind, apply as apply_heap_view};
+pub(crate) use instrumentation::{InstrumentationCost, InstrumentedStacks};
 pub(crate) use losses::{Loss, Losses};
 use read::{Reading, finish_load, new_store, read_records};
 pub(crate) use select::{SampleFilter, is_compiler, is_linker};
@@ -58,6 +61,11 @@ pub(crate) struct ReadOptions {
     /// Show how far the reading has gone on stderr, once it takes more
     /// than a second. Default is on a terminal, and not under `-q`.
     pub progress: bool,
+    /// Count the samples of the recording's own instrumentation (the action
+    /// profiler, the IR printer, the heap sampler…) in the profile, each in
+    /// the category `instrumentation` (`--with-instrumentation`). Default is
+    /// false: they are set aside and only counted.
+    pub with_instrumentation: bool,
 }
 
 /// Counts gathered while streaming.
@@ -117,6 +125,12 @@ pub(crate) struct Profile {
     /// With `heap`, once the instant is chosen ([`apply_heap_view`]): the
     /// heap figures the reports state.
     pub heap_view: Option<HeapView>,
+    /// The samples of the recording's own instrumentation, by kind: set
+    /// aside, or with `--with-instrumentation` counted.
+    pub instrumentation: InstrumentationCost,
+    /// With `--with-instrumentation`: which stacks run in instrumentation,
+    /// for their category.
+    pub instrumented: Option<InstrumentedStacks>,
 }
 
 impl Profile {
@@ -130,6 +144,16 @@ impl Profile {
             .iter()
             .filter(move |(key, _)| self.keeps(filter, key))
             .map(|(key, &count)| (key, count))
+    }
+
+    /// When the first sample `filter` keeps was taken (perf's ns): the
+    /// origin of every time a report states, the memory line's, the
+    /// timeline's, the findings' and the heap's.
+    pub(crate) fn first_time_kept(&self, filter: &SampleFilter) -> Option<u64> {
+        (self.stacks.timeline.iter())
+            .filter(|sample| self.keeps(filter, &sample.key))
+            .map(|sample| sample.time)
+            .min()
     }
 
     /// Whether `filter` keeps the samples of `key`'s process.

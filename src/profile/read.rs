@@ -6,7 +6,10 @@
 use hashbrown::HashMap;
 use std::sync::Mutex;
 
-use super::{HeapEvents, IngestCounts, Loss, Profile, ReadOptions, cached};
+use super::{
+    HeapEvents, IngestCounts, InstrumentationCost, Loss, Profile, ReadOptions, cached,
+    instrumentation,
+};
 use crate::binary::{SearchPaths, Store};
 use crate::cache::Kind;
 use crate::error::Error;
@@ -104,7 +107,7 @@ pub(super) fn finish_load(
             .collect();
         names.join("+")
     };
-    Profile {
+    let mut profile = Profile {
         event,
         info,
         input_name: reading.input_name,
@@ -124,7 +127,12 @@ pub(super) fn finish_load(
         stack_use: restored.stack_use,
         heap: reading.heap,
         heap_view: None,
-    }
+        instrumentation: InstrumentationCost::default(),
+        instrumented: None,
+    };
+    let with_instrumentation = reading.options.with_instrumentation;
+    profile.instrumented = instrumentation::set_aside(&mut profile, with_instrumentation);
+    profile
 }
 
 /// The last part of a recording's name (`perf.data`, or the run

@@ -16,7 +16,8 @@ use super::read::{
     Read, Reading, keep_and_finish, mapped_code, recorded_kernel, recording_file_name,
     start_kernel_symbols,
 };
-use super::{IngestCounts, Loss, Profile, cached};
+use super::side_band::{Comm, Fork, SideBand, side_band_of, without_repeats};
+use super::{IngestCounts, Profile, cached};
 use crate::binary::Store;
 use crate::error::Error;
 use crate::process::{MappedCode, Processes};
@@ -25,39 +26,6 @@ use crate::stacks::{StackId, StackTable};
 use crate::symbolize::NamedAhead;
 use crate::unwind::{FrameKey, StackUse, Unwinders, Walk};
 use perfdata::{EachStream, Input, Record, Recording, StreamKey};
-
-/// A thread named, or a process's exec (a COMM record).
-struct Comm {
-    pid: i32,
-    tid: i32,
-    name: String,
-    is_exec: bool,
-}
-
-/// A process or thread forked (a FORK record).
-struct Fork {
-    pid: i32,
-    ppid: i32,
-    tid: i32,
-    parent_tid: i32,
-}
-
-/// A side-band record of one stream, kept from the first pass.
-enum SideBand {
-    Comm(Comm),
-    Fork(Fork),
-    Mmap {
-        pid: i32,
-        start: u64,
-        len: u64,
-        file_offset: u64,
-        path: String,
-        build_id: Option<Vec<u8>>,
-        is_kernel: bool,
-    },
-    Lost(Loss),
-    LostSamples(u64),
-}
 
 /// What the process model takes, in time order: a side-band record with
 /// its mapping's binary found.
@@ -241,46 +209,6 @@ pub(super) fn read_streams(
     ))
 }
 
-/// The side-band record `record` is, kept; `None` for a sample.
-fn side_band_of(record: Record<'_>) -> Option<SideBand> {
-    Some(match record {
-        Record::Sample(_) => return None,
-        Record::Comm {
-            pid,
-            tid,
-            name,
-            is_exec,
-        } => SideBand::Comm(Comm {
-            pid,
-            tid,
-            name: String::from_utf8_lossy(name).into_owned(),
-            is_exec,
-        }),
-        Record::Fork {
-            pid,
-            ppid,
-            tid,
-            parent_tid,
-        } => SideBand::Fork(Fork {
-            pid,
-            ppid,
-            tid,
-            parent_tid,
-        }),
-        Record::Mmap(mapping) => SideBand::Mmap {
-            pid: mapping.pid,
-            start: mapping.start,
-            len: mapping.len,
-            file_offset: mapping.file_offset,
-            path: String::from_utf8_lossy(mapping.path).into_owned(),
-            build_id: mapping.build_id,
-            is_kernel: mapping.is_kernel,
-        },
-        Record::Lost { count, time, cpu } => SideBand::Lost(Loss { time, cpu, count }),
-        Record::LostSamples { count, .. } => SideBand::LostSamples(count),
-    })
-}
-
 /// The process model's events from the side-band records, in time order:
 /// mappings' binaries found in `store` (in that order, as one pass would
 /// find them), the kernel's text noted in `kernel`, losses counted.
@@ -291,6 +219,7 @@ fn process_events(
     counts: &mut IngestCounts,
 ) -> Vec<(StreamKey, ProcessEvent)> {
     let mut events = Vec::with_capacity(side_bands.len());
+    let side_bands = without_repeats(side_bands);
     for (key, side_band) in side_bands {
         let event = match side_band {
             SideBand::Comm(comm) => ProcessEvent::Comm(comm),

@@ -180,6 +180,7 @@ pub(crate) fn record_with_timeout(
         notes: Vec::new(),
         artifacts: Vec::new(),
         actions: None,
+        instrumentation: None,
     };
     write_run_json(dir, &run)?;
 

@@ -6,17 +6,16 @@ use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::RecordError;
-use crate::run_dir::{Host, InputFile};
+use crate::run_dir::{Host, InputFile, RunManifest};
 
 /// Inputs larger than this are listed without a hash.
 pub(super) const MAX_HASHED_INPUT: u64 = 4 << 30;
 
 /// Writes `run` as `dir/run.json`, replacing the one before.
-pub(crate) fn write_run_json(dir: &Path, run: &impl Serialize) -> Result<(), RecordError> {
+pub(crate) fn write_run_json(dir: &Path, run: &impl RunManifest) -> Result<(), RecordError> {
     crate::run_dir::save(dir, run).map_err(|source| RecordError::OutputNotWritable {
         dir: dir.to_owned(),
         source,

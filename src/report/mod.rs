@@ -9,6 +9,7 @@ pub(crate) mod consteval;
 pub(crate) mod diff;
 pub(crate) mod executables;
 pub(crate) mod heap;
+pub(crate) mod instrumentation;
 pub(crate) mod memory;
 pub(crate) mod repeat;
 pub(crate) mod rules;

@@ -84,6 +84,7 @@ pub(crate) fn summarize(profile: &Profile, warn_lost: bool) -> Summary {
             String::new()
         }
     )];
+    lines.extend(crate::report::instrumentation::line(profile));
     lines.push(format!(
         "stacks unwound to a thread root: {:.1}%, truncated: {:.1}% ({} {})",
         unwind.complete_percent(),

@@ -53,7 +53,7 @@ pub(crate) enum TextFormat {
 }
 
 /// A column: its header and whether numbers in it align right.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Column {
     pub header: &'static str,
     pub right: bool,
@@ -131,17 +131,10 @@ fn width(text: &str) -> usize {
 /// character at a time, until the line fits `max` or every text column is
 /// down to its header or its narrowest ([`NARROWEST_NAME_COLUMN`] for the
 /// first, [`NARROWEST_TEXT_COLUMN`] for the others). Numbers are never cut:
-/// a table of many number columns stays wider than `max`.
+/// a table of many number columns stays wider than `max`, and
+/// [`write_aligned`] splits it.
 fn fit_widths(columns: &[Column], widths: &mut [usize], max: usize) {
-    let line = |widths: &[usize]| widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
-    let narrowest = |index: usize, column: &Column| {
-        let floor = match index {
-            0 => NARROWEST_NAME_COLUMN,
-            _ => NARROWEST_TEXT_COLUMN,
-        };
-        floor.max(width(column.header))
-    };
-    while line(widths) > max {
+    while line_of(widths) > max {
         let widest = columns
             .iter()
             .zip(widths.iter())
@@ -156,14 +149,38 @@ fn fit_widths(columns: &[Column], widths: &mut [usize], max: usize) {
     }
 }
 
+/// The narrowest the text column `column` at `index` of a table is cut to:
+/// its header, or [`NARROWEST_NAME_COLUMN`] for the first (the rows'
+/// names), [`NARROWEST_TEXT_COLUMN`] for the others.
+fn narrowest(index: usize, column: &Column) -> usize {
+    let floor = match index {
+        0 => NARROWEST_NAME_COLUMN,
+        _ => NARROWEST_TEXT_COLUMN,
+    };
+    floor.max(width(column.header))
+}
+
+/// The room a cell's colour swatch takes (`■ `).
+fn swatch(cell: &Cell) -> usize {
+    usize::from(cell.color.is_some()) * 2
+}
+
+/// The width of a line of columns of `widths`, two spaces apart.
+fn line_of(widths: &[usize]) -> usize {
+    widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1)
+}
+
+/// Writes `table` aligned. Wider than `max_width` even with its text
+/// columns cut to their narrowest, it is written as several tables one
+/// under another, each with the first column (the rows' names) and as many
+/// of the next columns as fit, as a terminal wraps a wide listing.
 fn write_aligned(
     table: &Table,
     colors: Colors,
     max_width: Option<usize>,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
-    let swatch = |cell: &Cell| -> usize { usize::from(cell.color.is_some()) * 2 };
-    let mut widths: Vec<usize> = table
+    let natural: Vec<usize> = table
         .columns
         .iter()
         .enumerate()
@@ -177,26 +194,79 @@ fn write_aligned(
                 .unwrap_or(0)
         })
         .collect();
-    if let Some(max) = max_width {
-        fit_widths(&table.columns, &mut widths, max);
+    let all: Vec<usize> = (0..table.columns.len()).collect();
+    let Some(max) = max_width else {
+        return write_columns(table, &all, &natural, colors, out);
+    };
+    let mut fitted = natural.clone();
+    fit_widths(&table.columns, &mut fitted, max);
+    if line_of(&fitted) <= max {
+        return write_columns(table, &all, &fitted, colors, out);
     }
-    let last = table.columns.len() - 1;
+    for (part, group) in column_groups(&table.columns, &natural, max)
+        .iter()
+        .enumerate()
+    {
+        if part > 0 {
+            writeln!(out)?;
+        }
+        let columns: Vec<Column> = group.iter().map(|&index| table.columns[index]).collect();
+        let mut widths: Vec<usize> = group.iter().map(|&index| natural[index]).collect();
+        fit_widths(&columns, &mut widths, max);
+        write_columns(table, group, &widths, colors, out)?;
+    }
+    Ok(())
+}
+
+/// The columns of a table too wide for `max` split into groups that fit
+/// (each with its text columns at their narrowest), every group starting
+/// with the first column; a column too wide alone gets a group of its own.
+fn column_groups(columns: &[Column], natural: &[usize], max: usize) -> Vec<Vec<usize>> {
+    let least = |index: usize| match columns[index].right {
+        true => natural[index],
+        false => natural[index].min(narrowest(index, &columns[index])),
+    };
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut group = vec![0];
+    for index in 1..columns.len() {
+        let widths: Vec<usize> = group.iter().chain([&index]).map(|&i| least(i)).collect();
+        if line_of(&widths) > max && group.len() > 1 {
+            groups.push(std::mem::replace(&mut group, vec![0]));
+        }
+        group.push(index);
+    }
+    groups.push(group);
+    groups
+}
+
+/// Writes the columns `indices` of `table` (header, then rows) at `widths`
+/// (one per index).
+fn write_columns(
+    table: &Table,
+    indices: &[usize],
+    widths: &[usize],
+    colors: Colors,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let last = indices.len() - 1;
     let mut line = String::new();
-    for (index, column) in table.columns.iter().enumerate() {
+    for (at, &index) in indices.iter().enumerate() {
+        let column = &table.columns[index];
         pad(
             &mut line,
             column.header,
-            widths[index],
+            widths[at],
             column.right,
-            index == last,
+            at == last,
         );
     }
     writeln!(out, "{}", line.trim_end())?;
     for row in &table.rows {
         line.clear();
-        for (index, (column, cell)) in table.columns.iter().zip(row).enumerate() {
+        for (at, &index) in indices.iter().enumerate() {
+            let (column, cell) = (&table.columns[index], &row[index]);
             let mut text = String::new();
-            let room = widths[index].saturating_sub(swatch(cell));
+            let room = widths[at].saturating_sub(swatch(cell));
             let cell_text = cut_to(&cell.text, room);
             if let Some(color) = &cell.color {
                 text.push_str(&if colors == Colors::Ansi {
@@ -218,17 +288,17 @@ fn write_aligned(
                 None => text.push_str(&cell_text),
             }
             let shown = width(&cell_text) + swatch(cell);
-            let fill = widths[index].saturating_sub(shown);
+            let fill = widths[at].saturating_sub(shown);
             if column.right {
                 line.push_str(&" ".repeat(fill));
                 line.push_str(&text);
             } else {
                 line.push_str(&text);
-                if index != last {
+                if at != last {
                     line.push_str(&" ".repeat(fill));
                 }
             }
-            if index != last {
+            if at != last {
                 line.push_str("  ");
             }
         }
@@ -300,91 +370,4 @@ fn write_csv(table: &Table, out: &mut dyn Write) -> std::io::Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sample() -> Table {
-        Table {
-            columns: vec![Column::left("category"), Column::right("self%")],
-            rows: vec![
-                vec![
-                    Cell {
-                        text: "Lexer".to_owned(),
-                        color: Some("#1f77b4".to_owned()),
-                        ink: None,
-                    },
-                    Cell {
-                        text: "12.5%".to_owned(),
-                        color: None,
-                        ink: Some(Ink::Red),
-                    },
-                ],
-                vec!["a|b, \"c\"".to_owned().into(), "1.0%".to_owned().into()],
-                vec!["f<int>_*".to_owned().into(), "0.5%".to_owned().into()],
-            ],
-        }
-    }
-
-    fn render(format: TextFormat, colors: Colors) -> String {
-        let mut out = Vec::new();
-        write_table(&sample(), format, colors, &mut out).unwrap();
-        String::from_utf8(out).unwrap()
-    }
-
-    #[test]
-    fn every_format_renders_the_same_rows() {
-        assert_eq!(
-            render(TextFormat::Table, Colors::Plain),
-            "category  self%\n■ Lexer   12.5%\na|b, \"c\"   1.0%\nf<int>_*   0.5%\n"
-        );
-        let coloured = render(TextFormat::Table, Colors::Ansi);
-        assert!(coloured.contains("\x1b[38;2;31;119;180m■\x1b[0m Lexer"));
-        assert!(coloured.contains("\x1b[31m12.5%\x1b[0m\n"), "{coloured:?}");
-        assert_eq!(
-            render(TextFormat::Markdown, Colors::Plain),
-            "| category | self% |\n|---|---:|\n| Lexer | 12.5% |\n| a\\|b, \"c\" | 1.0% |\n| f&lt;int&gt;\\_\\* | 0.5% |\n"
-        );
-        assert_eq!(
-            render(TextFormat::Csv, Colors::Plain),
-            "category,self%\nLexer,12.5%\n\"a|b, \"\"c\"\"\",1.0%\nf<int>_*,0.5%\n"
-        );
-    }
-
-    #[test]
-    fn a_wide_table_is_fitted_by_cutting_its_widest_text_columns() {
-        let long = "mlir::detail::OpToOpPassAdaptor::runOnOperationAsyncImpl(bool)::$_0";
-        let table = Table {
-            columns: vec![
-                Column::left("symbol"),
-                Column::right("samples"),
-                Column::left("top passes"),
-            ],
-            rows: vec![vec![
-                long.to_owned().into(),
-                "1234".to_owned().into(),
-                "CanonicalizerPass (1000), CSE (234)".to_owned().into(),
-            ]],
-        };
-        let render = |max| {
-            let mut out = Vec::new();
-            write_aligned(&table, Colors::Plain, max, &mut out).unwrap();
-            String::from_utf8(out).unwrap()
-        };
-        let whole = render(None);
-        assert!(whole.contains(long), "{whole}");
-        let fitted = render(Some(80));
-        for line in fitted.lines() {
-            assert!(line.chars().count() <= 80, "{line:?} is wider than 80");
-        }
-        // The widest text column is cut first, down to the name column's floor.
-        assert!(fitted.contains(&format!("{}…  ", &long[..39])), "{fitted}");
-        assert!(
-            fitted.contains("  CanonicalizerPass (1000), CS…"),
-            "{fitted}"
-        );
-        // Numbers are never cut; text stops at its narrowest.
-        let narrowest = render(Some(10));
-        assert!(narrowest.contains("1234"), "{narrowest}");
-        assert!(narrowest.contains("CanonicalizerPa…"), "{narrowest}");
-    }
-}
+mod tests;

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 pub(crate) use exit::CommandExit;
 pub(crate) use perf::{PerfRun, RatePlan, RingBuffer, StreamChoice, Streams};
 pub(crate) use run_json::{
-    ExecutablesRunJson, Host, InputFile, RunJson, RunStatus, SeriesJson, StderrExcerpt,
-    is_run_json, save,
+    ExecutablesRunJson, Host, InputFile, InstrumentKindFacts, InstrumentationFacts, RunJson,
+    RunKind, RunManifest, RunStatus, SeriesJson, StderrExcerpt, is_run_json, kind_of, save,
 };
 
 use crate::actions::{ACTIONS_FILE, Actions};
@@ -67,6 +67,7 @@ impl RunDir {
     pub(crate) fn open(dir: &Path) -> RunDir {
         let run = std::fs::read(dir.join(RUN_FILE))
             .ok()
+            .filter(|bytes| kind_of(bytes) == Some(RunKind::Run))
             .and_then(|bytes| serde_json::from_slice(&bytes).ok());
         let rss = read_file(dir, MEMORY_FILE, |bytes| {
             serde_json::from_slice(bytes).map_err(|error| format!("is not an RSS series: {error}"))
@@ -128,6 +129,7 @@ impl RunDir {
 /// `record --repeat`; `None` for any other directory or file.
 pub(crate) fn series_at(dir: &Path) -> Option<SeriesJson> {
     let bytes = std::fs::read(dir.join(RUN_FILE)).ok()?;
+    (kind_of(&bytes)? == RunKind::Series).then_some(())?;
     serde_json::from_slice(&bytes).ok()
 }
 
@@ -238,6 +240,17 @@ mod tests {
                 units_unnamed: 1,
                 unpaired: 1,
             }),
+            instrumentation: Some(InstrumentationFacts {
+                samples: 513,
+                percent_of_samples: 9.8,
+                cpu_seconds: Some(1.03),
+                counted: false,
+                kinds: vec![InstrumentKindFacts {
+                    kind: "action-profiler".to_owned(),
+                    what: "MLIR's action profiler writing its events (--actions)".to_owned(),
+                    samples: 513,
+                }],
+            }),
         }
     }
 
@@ -262,6 +275,54 @@ mod tests {
         assert!(is_run_json(&text));
         assert!(!is_run_json(br#"{"name": "other"}"#));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn series() -> SeriesJson {
+        SeriesJson {
+            status: RunStatus::Finished,
+            finished: true,
+            command: vec!["iree-compile".into()],
+            repeat: 2,
+            runs: vec!["run-1".into(), "run-2".into()],
+            outputs: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn each_kind_of_run_json_is_written_with_its_kind_and_read_as_that_kind() {
+        let dir = temp_dir("run-dir-kinds");
+        save(&dir, &series()).unwrap();
+        let text = std::fs::read(dir.join(RUN_FILE)).unwrap();
+        assert!(text.starts_with(b"{\n  \"kind\": \"series\","));
+        assert_eq!(kind_of(&text), Some(RunKind::Series));
+        assert_eq!(series_at(&dir), Some(series()));
+        // A series' run.json is no run's, though every field of one may be
+        // missing.
+        assert_eq!(RunDir::open(&dir).run, None);
+        save(&dir, &every_field_set()).unwrap();
+        assert_eq!(series_at(&dir), None);
+        assert_eq!(RunDir::open(&dir).run, Some(every_field_set()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_run_json_without_a_kind_is_told_by_the_type_it_reads_as() {
+        // Written as the types were, without their kind.
+        let old_series = serde_json::to_vec(&series()).unwrap();
+        assert_eq!(kind_of(&old_series), Some(RunKind::Series));
+        let old_run = serde_json::to_vec(&every_field_set()).unwrap();
+        assert_eq!(kind_of(&old_run), Some(RunKind::Run));
+        assert_eq!(kind_of(br#"{"status": "finished"}"#), Some(RunKind::Run));
+        let old_executables = br#"{"status": "finished", "finished": true, "command": [],
+            "timeout_seconds": 60.0, "jobs": 2, "executables": [], "outputs": [], "notes": []}"#;
+        assert_eq!(kind_of(old_executables), Some(RunKind::Executables));
+        assert_eq!(
+            kind_of(br#"{"kind": "executables"}"#),
+            Some(RunKind::Executables)
+        );
+        assert_eq!(kind_of(br#"{"kind": "another"}"#), None);
+        assert_eq!(kind_of(b"not json"), None);
     }
 
     fn notice<T>(file: &RunFile<T>) -> String {

@@ -1,7 +1,8 @@
 //! `run.json`, one type for each kind of run directory: [`RunJson`] of one
 //! recorded run (written by the recorder, read by every report),
 //! [`SeriesJson`] of `record --repeat` and [`ExecutablesRunJson`] of
-//! `executables`; and the facts of a run as reports show them.
+//! `executables`, told apart by the `kind` each is written with
+//! ([`RunKind`]); and the facts of a run as reports show them.
 
 use std::path::Path;
 
@@ -100,6 +101,39 @@ pub(crate) struct RunJson {
     pub artifacts: Vec<Artifact>,
     /// What `record --actions` kept of the compiler's actions.
     pub actions: Option<ActionsFacts>,
+    /// The samples of the recording's own instrumentation, when it has
+    /// any; `None` until the recording has been read.
+    pub instrumentation: Option<InstrumentationFacts>,
+}
+
+/// The samples a recording spent in its own instrumentation (MLIR's action
+/// profiler and log, IR printed around passes, the heap sampler, perf's
+/// uprobes): set aside from every share, or with `--with-instrumentation`
+/// counted in the category `instrumentation`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub(crate) struct InstrumentationFacts {
+    pub samples: u64,
+    /// Of all the recording's samples of the event counted.
+    pub percent_of_samples: f64,
+    /// The CPU time they stand for, when the event counts time.
+    pub cpu_seconds: Option<f64>,
+    /// True when counted (`--with-instrumentation`); false when set aside.
+    pub counted: bool,
+    /// Each kind with samples, most first.
+    pub kinds: Vec<InstrumentKindFacts>,
+}
+
+/// One kind of instrumentation and its samples.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub(crate) struct InstrumentKindFacts {
+    /// `action-profiler`, `action-log`, `ir-printing`, `heap-sampler` or
+    /// `probes`.
+    pub kind: String,
+    /// What it is, as the report says it.
+    pub what: String,
+    pub samples: u64,
 }
 
 /// `run.json` of a series of runs (`record --repeat`): what ran, how many
@@ -139,6 +173,68 @@ pub(crate) struct ExecutablesRunJson {
     pub notes: Vec<String>,
 }
 
+/// What kind of run directory a `run.json` is of: its `kind` field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RunKind {
+    /// One recorded run: a [`RunJson`].
+    Run,
+    /// The runs of one `record --repeat`: a [`SeriesJson`].
+    Series,
+    /// The executables of `executables`: an [`ExecutablesRunJson`].
+    Executables,
+}
+
+/// A type of `run.json`, written with its kind.
+pub(crate) trait RunManifest: Serialize {
+    const KIND: RunKind;
+}
+
+impl RunManifest for RunJson {
+    const KIND: RunKind = RunKind::Run;
+}
+
+impl RunManifest for SeriesJson {
+    const KIND: RunKind = RunKind::Series;
+}
+
+impl RunManifest for ExecutablesRunJson {
+    const KIND: RunKind = RunKind::Executables;
+}
+
+/// A `run.json` as written: its kind, then the fields of its type.
+#[derive(Serialize)]
+struct Written<'a, T> {
+    kind: RunKind,
+    #[serde(flatten)]
+    run: &'a T,
+}
+
+/// The `kind` a `run.json` says, if it says one.
+#[derive(Deserialize)]
+struct SaidKind {
+    #[serde(default)]
+    kind: Option<RunKind>,
+}
+
+/// The kind of run directory `bytes` (a `run.json`) are of: the `kind` it
+/// says. One written before `kind` (2026-12-07) says none: it is told by
+/// the type it reads as, as it was then (a series, executables, else one
+/// run, whose fields may all be missing). `None` for what is not a JSON
+/// object, or names a kind this version does not know.
+pub(crate) fn kind_of(bytes: &[u8]) -> Option<RunKind> {
+    let said = serde_json::from_slice::<SaidKind>(bytes).ok()?.kind;
+    Some(said.unwrap_or_else(|| {
+        if serde_json::from_slice::<SeriesJson>(bytes).is_ok() {
+            RunKind::Series
+        } else if serde_json::from_slice::<ExecutablesRunJson>(bytes).is_ok() {
+            RunKind::Executables
+        } else {
+            RunKind::Run
+        }
+    }))
+}
+
 /// What every kind of `run.json` has: a known status and the command.
 #[derive(Deserialize)]
 struct RunHeader {
@@ -154,9 +250,9 @@ pub(crate) fn is_run_json(bytes: &[u8]) -> bool {
     serde_json::from_slice::<RunHeader>(bytes).is_ok()
 }
 
-/// Writes `run` as `dir/run.json`, replacing the one before.
-pub(crate) fn save(dir: &Path, run: &impl Serialize) -> std::io::Result<()> {
-    let text = serde_json::to_vec_pretty(run)?;
+/// Writes `run` as `dir/run.json` with its kind, replacing the one before.
+pub(crate) fn save<T: RunManifest>(dir: &Path, run: &T) -> std::io::Result<()> {
+    let text = serde_json::to_vec_pretty(&Written { kind: T::KIND, run })?;
     crate::output::write_file(&dir.join(RUN_FILE), |out| out.write_all(&text))
 }
 

@@ -2,7 +2,8 @@
 //! --repeat`): plain functions over numbers and sample counts, no I/O and
 //! nothing of the crate. What the rows and runs mean is their callers'.
 //!
-//! - this file: the median, quantiles and range of a few values;
+//! - this file: the median, quantiles and range of a few values, and
+//!   whether a value is beyond a history's range widened by that range;
 //! - `shares.rs`: whether a share of samples moved beyond run-to-run noise
 //!   (quasi-binomial dispersion, the likelihood-ratio test of two counts);
 //! - `multiple.rs`: many tests corrected together (Holm's method within a
@@ -44,6 +45,24 @@ pub(crate) fn bounds(values: &[f64]) -> (f64, f64) {
     (low, high)
 }
 
+/// The range of `values` as a fraction of `median` (0 when it is 0).
+pub(crate) fn relative_range(values: &[f64], median: f64) -> f64 {
+    let (low, high) = bounds(values);
+    if median == 0.0 {
+        0.0
+    } else {
+        (high - low) / median
+    }
+}
+
+/// True when `value` is outside the range of `history` (a share's values,
+/// not empty) widened by that range on each side.
+pub(crate) fn beyond_spread(history: &[f64], value: f64) -> bool {
+    let (low, high) = bounds(history);
+    let range = high - low;
+    value < low - range || value > high + range
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,5 +81,25 @@ mod tests {
         assert!((quantile(&sorted, 0.75) - 0.175).abs() < 1e-12);
         assert_eq!(quantile(&sorted, 1.0), 0.3);
         assert_eq!(bounds(&[2.0, -1.0, 5.0]), (-1.0, 5.0));
+    }
+
+    #[test]
+    fn a_share_is_beyond_its_spread_only_outside_its_range_widened_by_the_range() {
+        // 20 %, 23 %, 20 %, 23 %: the range 3 points, widened to 17–26 %.
+        let history = [20.0, 23.0, 20.0, 23.0];
+        for within in [17.0, 21.5, 25.5, 26.0] {
+            assert!(!beyond_spread(&history, within), "{within}");
+        }
+        for beyond in [16.9, 26.1, 40.0] {
+            assert!(beyond_spread(&history, beyond), "{beyond}");
+        }
+        // One earlier run has no spread: any change is outside it.
+        assert!(beyond_spread(&[20.0], 20.5));
+    }
+
+    #[test]
+    fn a_range_is_a_fraction_of_its_median() {
+        assert!((relative_range(&[9.0, 10.0, 12.0], 10.0) - 0.3).abs() < 1e-12);
+        assert_eq!(relative_range(&[0.0, 0.0], 0.0), 0.0);
     }
 }

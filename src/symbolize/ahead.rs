@@ -7,10 +7,16 @@
 //! starts from the binary's cache entry and adds the frames it names, and
 //! [`symbolize`](super::symbolize) takes that entry in place of the
 //! cache's. So the names are the same whichever frames were named ahead.
+//!
+//! The thread runs in Linux's idle class, so on a machine busy with other
+//! work it may not run for a long time. The read's end therefore never
+//! waits for it: each binary's entry is published after each batch (the
+//! lock is held only to swap it), and [`NamingAhead::finish`] takes what was
+//! published; a batch still in hand is named again after the read.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
 
 use hashbrown::HashMap;
 
@@ -18,7 +24,7 @@ use super::inline::InlineSlot;
 use super::memo::{EntryAhead, NamedAhead, binary_key, cached_entry, extended};
 use super::{BinaryFiles, resolve_in_file};
 use crate::binary::{DsoId, DsoKind, Store};
-use crate::cache::Cache;
+use crate::cache::{BinaryEntry, Cache};
 use crate::unwind::FrameKey;
 
 /// New frames gathered before they are handed to the naming thread: a
@@ -33,13 +39,26 @@ struct Batch {
     frames: Vec<FrameKey>,
 }
 
+/// One binary's names as the thread last published them: the entry, and
+/// its inline context while the thread is not using it.
+struct Published {
+    entry: Arc<BinaryEntry>,
+    inline: Option<InlineSlot>,
+}
+
+/// What the thread has published, by binary, and whether the read has
+/// ended; the reader and the thread share it.
+#[derive(Default)]
+struct Shared {
+    published: Mutex<HashMap<DsoId, Published>>,
+    /// Set when the read has ended: the thread stops at its next batch.
+    finished: AtomicBool,
+}
+
 /// The naming thread, and what the reader has handed it.
 pub(crate) struct NamingAhead {
     batches: Option<Sender<Batch>>,
-    /// Set when the read has ended: the thread stops after the binary it
-    /// is naming, and the rest is named on all cores.
-    finished: Arc<AtomicBool>,
-    named: Receiver<NamedAhead>,
+    shared: Arc<Shared>,
     /// One thread, so that demangling in parallel stays on it.
     _pool: rayon::ThreadPool,
     /// Frames of the stack table handed on so far.
@@ -62,16 +81,12 @@ impl NamingAhead {
             .build()
             .ok()?;
         let (batches, batches_in) = channel();
-        let (named_out, named) = channel();
-        let finished = Arc::new(AtomicBool::new(false));
-        let (cache, stop) = (cache.clone(), Arc::clone(&finished));
-        pool.spawn(move || {
-            let _ = named_out.send(name_batches(&batches_in, &stop, &cache));
-        });
+        let shared = Arc::new(Shared::default());
+        let (cache, thread_shared) = (cache.clone(), Arc::clone(&shared));
+        pool.spawn(move || name_batches(&batches_in, &thread_shared, &cache));
         Some(NamingAhead {
             batches: Some(batches),
-            finished,
-            named,
+            shared,
             _pool: pool,
             handed: 0,
             described: Vec::new(),
@@ -115,15 +130,30 @@ impl NamingAhead {
         }
     }
 
-    /// Stops the thread after the binary it is naming, and takes what it
-    /// named.
+    /// Stops the thread and takes what it has published, without waiting
+    /// for the batch it may be naming.
     pub(crate) fn finish(mut self) -> NamedAhead {
         self.stop();
-        self.named.recv().unwrap_or_default()
+        let published = match self.shared.published.lock() {
+            Ok(mut published) => std::mem::take(&mut *published),
+            Err(_) => return NamedAhead::new(),
+        };
+        (published.into_iter())
+            .map(|(dso, published)| {
+                let ahead = EntryAhead {
+                    // The thread may still hold the entry it started a
+                    // batch from: then it is copied.
+                    entry: Arc::unwrap_or_clone(published.entry),
+                    grown: true,
+                    inline: published.inline.unwrap_or_default(),
+                };
+                (dso, ahead)
+            })
+            .collect()
     }
 
     fn stop(&mut self) {
-        self.finished.store(true, Ordering::Relaxed);
+        self.shared.finished.store(true, Ordering::Relaxed);
         self.batches = None;
     }
 }
@@ -148,10 +178,11 @@ fn run_when_idle() {
 }
 
 /// The thread: names each batch's new frames, binary by binary, on top of
-/// each binary's cache entry, until the read ends.
-fn name_batches(batches: &Receiver<Batch>, finished: &AtomicBool, cache: &Cache) -> NamedAhead {
+/// each binary's cache entry, and publishes each binary's grown entry,
+/// until the read ends.
+fn name_batches(batches: &Receiver<Batch>, shared: &Shared, cache: &Cache) {
     let mut binaries: HashMap<DsoId, (BinaryFiles, Option<String>)> = HashMap::new();
-    let mut named = NamedAhead::new();
+    let mut entries: HashMap<DsoId, Arc<BinaryEntry>> = HashMap::new();
     let mut pending: HashMap<DsoId, Vec<u64>> = HashMap::new();
     while let Ok(batch) = batches.recv() {
         let mut add = |batch: Batch| {
@@ -171,30 +202,60 @@ fn name_batches(batches: &Receiver<Batch>, finished: &AtomicBool, cache: &Cache)
         by_count
             .sort_unstable_by_key(|(dso, addresses)| (std::cmp::Reverse(addresses.len()), *dso));
         for (dso, mut addresses) in by_count {
-            if finished.load(Ordering::Relaxed) {
-                return named;
+            if shared.finished.load(Ordering::Relaxed) {
+                return;
             }
             let Some((files, key)) = binaries.get(&dso) else {
                 continue;
             };
-            let ahead = named.entry(dso).or_insert_with(|| EntryAhead {
-                entry: cached_entry(cache, key.as_deref()),
-                grown: false,
-                inline: InlineSlot::default(),
-            });
-            addresses.retain(|&address| ahead.entry.usable_chain_at(address).is_none());
+            let entry = entries
+                .entry(dso)
+                .or_insert_with(|| Arc::new(cached_entry(cache, key.as_deref())));
+            addresses.retain(|&address| entry.usable_chain_at(address).is_none());
             addresses.sort_unstable();
             addresses.dedup();
             if addresses.is_empty() {
                 continue;
             }
-            let resolved = resolve_in_file(files, &addresses, &ahead.entry, &mut ahead.inline);
-            let entry = std::mem::take(&mut ahead.entry);
-            ahead.entry = extended(entry, &addresses, resolved);
-            ahead.grown = true;
+            let Some(mut inline) = take_inline(shared, dso) else {
+                return;
+            };
+            let resolved = resolve_in_file(files, &addresses, entry, &mut inline);
+            // Copied when the reader took the entry before this batch.
+            let grown = Arc::new(extended(
+                Arc::unwrap_or_clone(Arc::clone(entry)),
+                &addresses,
+                resolved,
+            ));
+            *entry = Arc::clone(&grown);
+            let Ok(mut published) = shared.published.lock() else {
+                return;
+            };
+            let replaced = published.insert(
+                dso,
+                Published {
+                    entry: grown,
+                    inline: Some(inline),
+                },
+            );
+            drop(published);
+            drop(replaced);
         }
     }
-    named
+}
+
+/// The inline context of `dso` for the thread to use, taken from what it
+/// published (a new one at the binary's first batch); `None` once the
+/// read has ended.
+fn take_inline(shared: &Shared, dso: DsoId) -> Option<InlineSlot> {
+    let mut published = shared.published.lock().ok()?;
+    if shared.finished.load(Ordering::Relaxed) {
+        return None;
+    }
+    let slot = (published.get_mut(&dso))
+        .and_then(|published| published.inline.take())
+        .unwrap_or_default();
+    Some(slot)
 }
 
 #[cfg(test)]
@@ -212,7 +273,11 @@ mod tests {
         /// Waits until every batch handed on is named.
         fn finish_when_named(mut self) -> NamedAhead {
             self.batches = None;
-            self.named.recv().unwrap_or_default()
+            // The thread's job holds the shared state until it returns.
+            while Arc::strong_count(&self.shared) > 1 {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            self.finish()
         }
     }
 

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::{TempDir, iree_compile, live_prerequisites, repo_root, run_ok};
+use super::{TempDir, compile_perf, iree_compile, live_prerequisites, repo_root, run_ok};
 
 /// The arguments of `compile-perf record RECORD_FLAGS -o RUN_DIR -- iree-compile
 /// IREE_FLAGS COMPILE_FLAGS INPUT -o RUN_DIR.vmfb`.
@@ -193,4 +193,15 @@ pub(crate) fn real_model(name: &str) -> Option<PathBuf> {
     );
     assert!(path.exists(), "{} is not there", path.display());
     Some(path)
+}
+
+/// `report RUN ARGS --format json -q` of a run directory, which must
+/// succeed.
+pub(crate) fn report_json(run_dir: &Path, args: &[&str]) -> Value {
+    let mut all: Vec<OsString> = vec!["report".into(), run_dir.into()];
+    all.extend(args.iter().map(OsString::from));
+    all.extend(["--format".into(), "json".into(), "-q".into()]);
+    let report = compile_perf(all);
+    report.expect_code(0, &format!("report {}", args.join(" ")));
+    report.json()
 }

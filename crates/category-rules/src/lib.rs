@@ -39,6 +39,11 @@ pub const OTHER: &str = "other";
 /// what they ask for to the code that owns them.
 pub const CONTAINERS: &str = "adt";
 
+/// The id of the category of the recording's own instrumentation (the
+/// action profiler, the IR printer, the heap sampler): found by a frame
+/// anywhere on a sample's stack, not by a rule on its leaf.
+pub const INSTRUMENTATION: &str = "instrumentation";
+
 /// Index of a category in a [`RuleTable`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CategoryId(u16);

@@ -8,6 +8,7 @@ use hashbrown::HashMap;
 use super::Thresholds;
 use super::hot_spots::{HotSpot, HotSpotCounts, Scope};
 use crate::attribute::classes::{Attribution, Classes, facts};
+use crate::attribute::pass::NESTED_SEPARATOR;
 use crate::attribute::row_key::RowKey;
 use crate::profile::{Profile, SampleFilter};
 use category_rules::CategoryId;
@@ -104,7 +105,12 @@ pub(super) fn by_stack(
         };
         setup_samples += count;
         let owner = match profile.symbols.get(setup).name.strip_suffix(INITIALIZE) {
-            Some(class) => short_class(class).to_owned(),
+            // The pass that initializes, under the pass whose compile it is
+            // in, as the pass table names it: `JitGlobalsPass > Canonicalizer`.
+            Some(class) => match place_name(facts.place).rsplit_once(NESTED_SEPARATOR) {
+                Some((outer, _)) => format!("{outer}{NESTED_SEPARATOR}{}", short_class(class)),
+                None => short_class(class).to_owned(),
+            },
             None => place_name(facts.place),
         };
         *owners.entry(owner).or_default() += count;

@@ -211,14 +211,7 @@ fn serialized(
     }
     let slice_seconds = timeline.slice_seconds;
     let wall = slice_seconds * busy.len() as f64;
-    let first_time = profile
-        .stacks
-        .timeline
-        .iter()
-        .filter(|sample| profile.keeps(filter, &sample.key))
-        .map(|sample| sample.time)
-        .min()
-        .unwrap_or(0);
+    let first_time = profile.first_time_kept(filter).unwrap_or(0);
     // A sample's place is where the report puts it: thread-pool work where
     // it is credited (most of its key's samples' place).
     let credits = credit_workers(profile, classes, filter, actions);

@@ -30,7 +30,7 @@ use crate::error::{EXIT_DIFFERENT_INPUTS, EXIT_FAILED_RUN, EXIT_REGRESSION, Erro
 use crate::output::{Output, write_output};
 use crate::profile::{Profile, ReadOptions, SampleFilter};
 use crate::render::flamegraph::diff::{DiffStacks, Drawn, FoldedFor, Labels, draw, folded_lines};
-use crate::report::breakdown::{attribution_name, grouping_name, scope_words};
+use crate::report::breakdown::{attribution_name, scope_words};
 use crate::report::diff::{Scope, to_json, write_failures, write_text};
 use crate::report::table::TextFormat;
 use crate::rss::Resident;
@@ -199,8 +199,8 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
         let mut stacks = Vec::new();
         let mut compiled = SideRuns::default();
         for input in recordings(path)? {
-            let run_dir = RunDir::of_recording(&input);
-            let profile = load_recording(&Input::Path(input.clone()), &options.read, &run_dir)?;
+            let (recording, run_dir) = (Input::Path(input.clone()), RunDir::of_recording(&input));
+            let profile = load_recording(&recording, &options.read, &run_dir, &options.filter)?;
             let run = run_dir.run.as_ref();
             compiled.add(&input.display().to_string(), run);
             let mut classes = Classes::new(&profile, &rules);
@@ -257,7 +257,7 @@ fn run(config: &Config, options: &DiffOptions) -> Result<u8, Error> {
         .fold(options.threshold_pp, f64::min);
     let compared = diff(base, new, options.threshold_pp, floor);
     let scope = Scope {
-        by: grouping_name(options.grouping),
+        by: options.grouping.name(),
         attribution: attribution_name(options.attribution),
         processes: scope_words(&options.filter),
     };

@@ -96,6 +96,7 @@ fn load(perf_data: &Path) -> Result<Profile, Error> {
         &Input::Path(perf_data.to_owned()),
         &own_recording(false, false),
         &RunDir::of_recording(perf_data),
+        &SampleFilter::default(),
     )
 }
 

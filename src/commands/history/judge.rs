@@ -23,7 +23,7 @@
 use crate::stats::fence::{Change, MIN_CHANGES, iqr_fence};
 use crate::stats::multiple::{self, FAMILY_ALPHA};
 use crate::stats::shares::{self, Count, RowRuns};
-use crate::stats::{bounds, median};
+use crate::stats::{beyond_spread, median, relative_range};
 use std::collections::BTreeMap;
 
 use crate::defaults::HISTORY_THRESHOLD_PP;
@@ -347,24 +347,6 @@ fn share_family(
             }
         })
         .collect()
-}
-
-/// The range of `values` as a fraction of `median` (0 when it is 0).
-fn relative_range(values: &[f64], median: f64) -> f64 {
-    let (low, high) = bounds(values);
-    if median == 0.0 {
-        0.0
-    } else {
-        (high - low) / median
-    }
-}
-
-/// True when `value` is outside the range of `history` (a share's values,
-/// not empty) widened by that range on each side.
-fn beyond_spread(history: &[f64], value: f64) -> bool {
-    let (low, high) = bounds(history);
-    let range = high - low;
-    value < low - range || value > high + range
 }
 
 /// One run of a trend: the run, and its metrics judged against the runs

@@ -78,6 +78,7 @@ pub(crate) fn read_run(dir: &Path, tags: &Tags, rules: &RuleTable) -> Result<Sto
         &Input::Path(recording.clone()),
         &own_recording(false, false),
         &run_dir,
+        &SampleFilter::default(),
     )?;
     let classes = Classes::new(&profile, rules);
     let filter = SampleFilter::default();

@@ -275,7 +275,7 @@ fn report_recording(
     let read = own_recording(crate::progress::shown(config.quiet), alloc);
     let input = Input::Path(recorded.perf_data.clone());
     let run_dir = RunDir::open(&recorded.dir);
-    let profile = match load_recording(&input, &read, &run_dir) {
+    let profile = match load_recording(&input, &read, &run_dir, &SampleFilter::default()) {
         Ok(profile) => profile,
         Err(error) => {
             recorded
@@ -435,6 +435,7 @@ fn report_recording(
         .extend(outputs.iter().map(|name| (*name).to_owned()));
     recorded.run.notes.extend(run_notices);
     recorded.run.lost_samples = Some(profile.counts.lost.samples());
+    recorded.run.instrumentation = crate::report::instrumentation::facts(&profile);
     recorded.run.notes.extend(lost_samples_warning(&profile));
     recorded.run.status = RunStatus::Finished;
     recorded.run.finished = true;

@@ -13,7 +13,6 @@ use crate::error::Error;
 use crate::output::{Output, write_output};
 use crate::profile::SampleFilter;
 use crate::recorder::{RecordOptions, prepare_series, record, write_run_json};
-use crate::report::breakdown::grouping_name;
 use crate::report::repeat;
 use crate::report::table::{Colors, TextFormat};
 use crate::run_dir::{RunStatus, SeriesJson};
@@ -91,7 +90,7 @@ pub(super) fn run_series(
         rules,
     };
     let (report, _) = read_series(config, dir, &series, &reading, false)?;
-    let by = grouping_name(Grouping::Category);
+    let by = Grouping::Category.name();
     let file = |name: &str| Output::File(dir.join(name));
     write_output(&file("report.txt"), |out| {
         repeat::write_text(&report, by, TextFormat::Table, Colors::Plain, out)

@@ -30,7 +30,7 @@ fn facts(heap: &HeapPeak) -> Vec<(&'static str, String)> {
         (
             "instant",
             format!(
-                "{instant}, {:.2} s after the first sampled allocation, in {} ({})",
+                "{instant}, {:.2} s after the first sample, in {} ({})",
                 heap.seconds, heap.process, heap.pid
             ),
         ),

@@ -1,9 +1,10 @@
 //! The rows of the HTML report's tables: a grouping's rows sorted as
-//! `report` sorts them, each named, with its top categories or functions.
+//! `report` sorts them, each named as `report` names it
+//! ([`RowNames::in_recording`]), with its top categories or functions.
 
 use super::{NAME_CHARS, TOP_DETAILS};
 use crate::attribute::actions::ActionJoin;
-use crate::attribute::{Classes, Detail, Grouped, RowKey, RowTotals, action_name};
+use crate::attribute::{Classes, Detail, Grouped, RowKey, RowName, RowNames, RowTotals};
 use crate::profile::Profile;
 use crate::short_name;
 
@@ -25,7 +26,11 @@ pub(super) fn sorted_rows(
     grouped: &Grouped,
     actions: Option<&ActionJoin>,
 ) -> Vec<Row> {
-    let name_of = |name| action_name(actions, name);
+    let names = RowNames {
+        profile,
+        classes,
+        actions,
+    };
     let mut keyed: Vec<(&RowKey, &RowTotals)> = grouped.rows.iter().collect();
     keyed.sort_by(|(ka, a), (kb, b)| {
         (b.self_samples, b.inclusive_samples, ka).cmp(&(a.self_samples, a.inclusive_samples, kb))
@@ -34,17 +39,10 @@ pub(super) fn sorted_rows(
     keyed
         .into_iter()
         .map(|(key, totals)| {
-            let (swatch, name) = match *key {
-                RowKey::Category(id) => {
-                    let category = table.category(id);
-                    (Some(category.color.clone()), category.name.clone())
-                }
-                RowKey::Pass(id) => (None, classes.passes.name(id).to_owned()),
-                RowKey::OutsidePass(place) => (None, place.name().to_owned()),
-                RowKey::Action(name) => (None, name_of(name)),
-                RowKey::OutsideAction(place) => (None, place.name(name_of)),
-                _ => (None, String::new()),
-            };
+            let RowName {
+                name,
+                color: swatch,
+            } = names.in_recording(*key);
             let mut details: Vec<(&Detail, &u64)> = totals.details.iter().collect();
             let of_categories = details
                 .iter()

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{Breakdown, JSON_TOP, attribution_name, grouping_name};
+use super::{Breakdown, JSON_TOP, attribution_name};
 use crate::attribute::actions::ActionJoin;
 use crate::attribute::rss::MemoryPeak;
 use crate::attribute::{Detail, Grouping, RowKey, RowTotals, percent};
@@ -43,12 +43,8 @@ impl Breakdown<'_> {
                 rows.push(RowJson {
                     credited_samples: (self.options.grouping == Grouping::Pass)
                         .then_some(row.credited_samples),
-                    top_pass: matches!(
-                        self.options.grouping,
-                        Grouping::Thread | Grouping::Process | Grouping::Pattern | Grouping::Unit
-                    )
-                    .then(|| self.top_pass(row)),
-                    key: self.label(key).0,
+                    top_pass: (self.options.grouping.shows_top_pass()).then(|| self.top_pass(row)),
+                    key: self.label(key).name,
                     self_samples: row.self_samples,
                     self_percent: round2(percent(row.self_samples, samples)),
                     inclusive_samples: row.inclusive_samples,
@@ -65,9 +61,10 @@ impl Breakdown<'_> {
             event: self.profile.event.clone(),
             samples,
             lost_samples: self.profile.counts.lost.samples(),
+            instrumentation: crate::report::instrumentation::facts(self.profile),
             duration_seconds: round2(self.profile.counts.duration_seconds()),
             unwind: self.unwind.into(),
-            by: grouping_name(self.options.grouping),
+            by: self.options.grouping.name(),
             attribution: attribution_name(self.options.attribution),
             categories,
             passes,
@@ -155,7 +152,7 @@ impl Breakdown<'_> {
             file_growth_bytes: rss.map(|rss| rss.file_growth_bytes),
             rss_max_bytes: rss.map(|rss| rss.max_bytes),
             anon_max_bytes: rss.map(|rss| rss.anon_max_bytes),
-            name: self.label(key).0,
+            name: self.label(key).name,
             self_samples: row.self_samples,
             self_percent: round2(percent(row.self_samples, samples)),
             inclusive_samples: row.inclusive_samples,
@@ -188,6 +185,11 @@ pub(crate) struct ReportJson {
     /// Samples the kernel lost while recording (of every process and
     /// event); 0 when none were.
     pub lost_samples: u64,
+    /// The samples of the recording's own instrumentation (the action
+    /// profiler, IR printed around passes, the heap sampler…): set aside
+    /// from every share, or counted with `--with-instrumentation`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instrumentation: Option<crate::run_dir::InstrumentationFacts>,
     pub duration_seconds: f64,
     pub unwind: crate::report::top::UnwindJson,
     pub by: &'static str,

@@ -10,15 +10,14 @@ mod text;
 
 use std::sync::Arc;
 
-use crate::actions::NameIndex;
 use crate::attribute::actions::ActionJoin;
 use crate::attribute::findings::{Findings, findings};
 use crate::attribute::rss::{MemoryPeak, RssJoin};
 use crate::attribute::runs::seconds_per_sample;
 use crate::attribute::timers::{PassTimer, TimerJoin};
 use crate::attribute::{
-    Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowTotals, UnwindStats, Utilization,
-    action_name, group_rows, timeline, unwind_stats,
+    Attribution, Classes, Detail, Grouped, Grouping, RowKey, RowName, RowNames, RowTotals,
+    UnwindStats, Utilization, group_rows, timeline, unwind_stats,
 };
 use crate::consteval::ConstEval;
 use crate::executable_sources::Alike;
@@ -202,7 +201,12 @@ impl Breakdown<'_> {
         grown
             .into_iter()
             .take(GROWTH_TOP)
-            .map(|(pass, figures)| (self.label(RowKey::Pass(*pass)).0, figures.anon_growth_bytes))
+            .map(|(pass, figures)| {
+                (
+                    self.label(RowKey::Pass(*pass)).name,
+                    figures.anon_growth_bytes,
+                )
+            })
             .collect()
     }
 
@@ -216,38 +220,14 @@ impl Breakdown<'_> {
         self.order.iter().map(|key| (*key, &self.grouped.rows[key]))
     }
 
-    fn label(&self, key: RowKey) -> (String, Option<String>) {
-        let profile = self.profile;
-        match key {
-            RowKey::Category(id) => {
-                let category = self.classes.table.category(id);
-                (category.name.clone(), Some(category.color.clone()))
-            }
-            RowKey::Symbol(id) => {
-                let symbol = profile.symbols.get(id);
-                let category = self.classes.table.category(self.classes.category_of(id));
-                (symbol.name.clone(), Some(category.color.clone()))
-            }
-            RowKey::Dso(id) => (profile.store.get(id).name.clone(), None),
-            RowKey::Thread(id) => {
-                let thread = profile.processes.thread(id);
-                let pid = profile.processes.image(thread.process).pid;
-                (format!("{} ({pid}/{})", thread.name, thread.tid), None)
-            }
-            RowKey::Process(id) => {
-                let image = profile.processes.image(id);
-                (format!("{} ({})", image.name, image.pid), None)
-            }
-            RowKey::Pass(id) => (self.classes.passes.name(id).to_owned(), None),
-            RowKey::OutsidePass(place) => (place.name().to_owned(), None),
-            RowKey::Action(name) => (self.action_name(name), None),
-            RowKey::OutsideAction(place) => (place.name(|name| self.action_name(name)), None),
+    /// How a row reads in this recording.
+    fn label(&self, key: RowKey) -> RowName {
+        RowNames {
+            profile: self.profile,
+            classes: self.classes,
+            actions: self.options.actions.as_deref(),
         }
-    }
-
-    /// An action's name (a pattern, unit or pass).
-    fn action_name(&self, name: NameIndex) -> String {
-        action_name(self.options.actions.as_deref(), name)
+        .in_recording(key)
     }
 
     fn detail_name(&self, detail: Detail) -> String {
@@ -272,7 +252,7 @@ impl Breakdown<'_> {
         row.passes
             .iter()
             .max_by(|a, b| (a.1, b.0).cmp(&(b.1, a.0)))
-            .map(|(key, _)| self.label(*key).0)
+            .map(|(key, _)| self.label(*key).name)
             .unwrap_or_default()
     }
 }
@@ -280,20 +260,6 @@ impl Breakdown<'_> {
 /// Bytes in MiB, one decimal.
 pub(crate) fn mebibytes(bytes: f64) -> String {
     format!("{:.1} MiB", bytes / f64::from(1 << 20))
-}
-
-/// The name of a grouping, as `--by` takes it.
-pub(crate) fn grouping_name(grouping: Grouping) -> &'static str {
-    match grouping {
-        Grouping::Category => "category",
-        Grouping::Symbol => "symbol",
-        Grouping::Dso => "dso",
-        Grouping::Thread => "thread",
-        Grouping::Process => "process",
-        Grouping::Pass => "pass",
-        Grouping::Pattern => "pattern",
-        Grouping::Unit => "unit",
-    }
 }
 
 /// The name of an attribution, as `--attribution` takes it.

@@ -5,13 +5,13 @@ use std::io::Write;
 
 use hashbrown::HashMap;
 
-use super::{Breakdown, TEXT_TOP, attribution_name, grouping_name, mebibytes, scope_words};
+use super::{Breakdown, TEXT_TOP, attribution_name, mebibytes, scope_words};
 use crate::attribute::rss::MemoryPeak;
-use crate::attribute::{Grouping, RowKey, percent};
+use crate::attribute::{Grouping, RowKey, RowName, TopColumn, percent};
 use crate::mlir_timing::TimerKind;
-use crate::report::artifacts;
 use crate::report::summary::lost_samples_warning;
 use crate::report::table::{Cell, Colors, Column, Table, TextFormat, write_table};
+use crate::report::{artifacts, instrumentation};
 use crate::short_name;
 
 /// Longest symbol name shown in the text table's top symbols.
@@ -38,10 +38,11 @@ impl Breakdown<'_> {
             ),
             format!(
                 "scope: {scope}; rows: {}; attribution: {}",
-                grouping_name(self.options.grouping),
+                self.options.grouping.name(),
                 attribution_name(self.options.attribution)
             ),
         ]);
+        lines.extend(instrumentation::line(profile));
         let credited = self.grouped.credited;
         if self.options.grouping == Grouping::Pass && credited > 0 {
             let to = match self.options.actions {
@@ -136,20 +137,12 @@ impl Breakdown<'_> {
 
     fn main_table(&self, top_width: usize) -> Table {
         let grouping = self.options.grouping;
-        let top_header = match grouping {
-            Grouping::Category | Grouping::Dso => "top symbols",
-            Grouping::Symbol
-            | Grouping::Thread
-            | Grouping::Process
-            | Grouping::Pass
-            | Grouping::Pattern
-            | Grouping::Unit => "top categories",
+        let top_header = match grouping.top_column() {
+            TopColumn::Symbols => "top symbols",
+            TopColumn::Categories => "top categories",
         };
         let by_pass = grouping == Grouping::Pass;
-        let with_pass = matches!(
-            grouping,
-            Grouping::Thread | Grouping::Process | Grouping::Pattern | Grouping::Unit
-        );
+        let with_pass = grouping.shows_top_pass();
         let with_rss = by_pass && self.rss.is_some();
         let with_credit = by_pass && self.grouped.credited > 0;
         let with_timers = by_pass && self.timers.is_some();
@@ -163,7 +156,7 @@ impl Breakdown<'_> {
                 row.self_samples > 0 || percent(row.inclusive_samples, samples) >= 0.05
             })
             .map(|(key, row)| {
-                let (label, color) = self.label(key);
+                let RowName { name: label, color } = self.label(key);
                 let label = match shown_rows.get(&key) {
                     Some(shown) => shown.clone(),
                     None => label,
@@ -235,7 +228,7 @@ impl Breakdown<'_> {
             })
             .collect();
         let mut columns = vec![
-            Column::left(grouping_name(grouping)),
+            Column::left(grouping.name()),
             Column::right("self"),
             Column::right("self%"),
             Column::right("incl%"),
@@ -333,7 +326,7 @@ impl Breakdown<'_> {
             return HashMap::new();
         }
         let keys: Vec<RowKey> = self.rows().map(|(key, _)| key).collect();
-        let labels: Vec<String> = keys.iter().map(|key| self.label(*key).0).collect();
+        let labels: Vec<String> = keys.iter().map(|key| self.label(*key).name).collect();
         let names: Vec<&str> = labels.iter().map(String::as_str).collect();
         let mut shown = short_name::distinct(&names, SYMBOL_ROW_WIDTH);
         // Functions of one name in two binaries (PLT stubs, static copies)
@@ -442,7 +435,7 @@ impl Breakdown<'_> {
             rows: rows
                 .into_iter()
                 .map(|(key, row)| {
-                    let (label, _) = self.label(*key);
+                    let label = self.label(*key).name;
                     let top = self
                         .top_details(row, TEXT_TOP)
                         .into_iter()

@@ -136,20 +136,6 @@ fn a_share_that_moved_is_flagged_by_the_quasi_binomial_test_and_noise_is_not() {
     assert!(same.iter().all(|j| !j.flagged), "{same:?}");
 }
 
-#[test]
-fn a_share_is_beyond_its_spread_only_outside_its_range_widened_by_the_range() {
-    // 20 %, 23 %, 20 %, 23 %: the range 3 points, widened to 17–26 %.
-    let history = [20.0, 23.0, 20.0, 23.0];
-    for within in [17.0, 21.5, 25.5, 26.0] {
-        assert!(!beyond_spread(&history, within), "{within}");
-    }
-    for beyond in [16.9, 26.1, 40.0] {
-        assert!(beyond_spread(&history, beyond), "{beyond}");
-    }
-    // One earlier run has no spread: any change is outside it.
-    assert!(beyond_spread(&[20.0], 20.5));
-}
-
 fn times(wall: f64, cpu: f64) -> Vec<Given> {
     vec![("wall_seconds", wall, None), ("cpu_seconds", cpu, None)]
 }
