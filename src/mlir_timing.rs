@@ -94,6 +94,7 @@ const REST: &str = "Rest";
 struct RawTimer {
     name: Option<String>,
     wall: Option<Duration>,
+    user: Option<Duration>,
     passes: Vec<RawTimer>,
 }
 
@@ -114,7 +115,7 @@ pub(crate) enum TimerKind {
     Analysis,
 }
 
-/// The wall seconds of one timer name, over the whole tree.
+/// The seconds of one timer name, over the whole tree.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct TimerTotal {
     pub name: String,
@@ -123,6 +124,10 @@ pub(crate) struct TimerTotal {
     /// timer of the same name (a timer inside one of its own name is part of
     /// the outer one's time already).
     pub wall_seconds: f64,
+    /// The same sum of MLIR's `user` seconds: the time spent in a timer on
+    /// every thread, added up (a timer's `wall` is its longest thread's), so
+    /// the seconds a pass run on many ops at once took of the threads.
+    pub user_seconds: f64,
     /// How many timers of this name the tree has.
     pub timers: u32,
 }
@@ -165,18 +170,22 @@ impl Timers {
             return;
         };
         let wall = timer.wall.as_ref().map_or(0.0, |wall| wall.duration);
+        // A report without the user column times one thread: user is wall.
+        let user = timer.user.as_ref().map_or(wall, |user| user.duration);
         let inside_itself = open.contains(&name);
         match self.names.iter_mut().find(|known| known.name == name) {
             Some(known) => {
                 known.timers += 1;
                 if !inside_itself {
                     known.wall_seconds += wall;
+                    known.user_seconds += user;
                 }
             }
             None => self.names.push(TimerTotal {
                 name: name.to_owned(),
                 kind: kind_of(name),
                 wall_seconds: wall,
+                user_seconds: user,
                 timers: 1,
             }),
         }
@@ -257,6 +266,8 @@ mod tests {
         // The pipeline inside a pipeline of its own name is not counted twice.
         let pipeline = find("'util.func' Pipeline");
         assert_eq!((pipeline.timers, pipeline.wall_seconds), (2, 0.0878));
+        // Its threads' time together, MLIR's `user` column.
+        assert_eq!(pipeline.user_seconds, 0.1576);
         assert_eq!(pipeline.kind, TimerKind::Pipeline);
         assert_eq!(find("(A) DominanceInfo").kind, TimerKind::Analysis);
         assert!(

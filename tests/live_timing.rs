@@ -11,7 +11,9 @@ mod common;
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 
-use common::iree::{iree_live_prerequisites, live_lock, record_args, timer_walls, workload};
+use common::iree::{
+    iree_live_prerequisites, live_lock, record_args, timer_users, timer_walls, workload,
+};
 use common::{TempDir, compile_perf};
 use serde_json::Value;
 
@@ -107,6 +109,7 @@ fn mlir_timing_joins_report_by_pass_and_the_pass_flamegraph_matches_it() {
         ]
     );
     let walls = timer_walls(&timing);
+    let users = timer_users(&timing);
     assert!(walls.len() > 50, "{} timer names", walls.len());
 
     // report --by pass: each timer's own seconds, and no timer dropped.
@@ -149,6 +152,12 @@ fn mlir_timing_joins_report_by_pass_and_the_pass_flamegraph_matches_it() {
                     (wall - own).abs() < 0.000051,
                     "{name}: report {wall} s, mlir-timing.json {own} s"
                 );
+                let user = pass["timer_user_seconds"].as_f64().unwrap();
+                assert!(
+                    (user - users[timer]).abs() < 0.000051 && user >= wall - 0.0001,
+                    "{name}: user {user} s, mlir-timing.json {} s",
+                    users[timer]
+                );
                 // Both seconds are rounded to 0.1 ms in the JSON.
                 // The timer times the pass's runs under const-eval's JIT
                 // too (`JitGlobalsPass > name`): the ratio counts them.
@@ -164,6 +173,12 @@ fn mlir_timing_joins_report_by_pass_and_the_pass_flamegraph_matches_it() {
                     assert!(
                         (ratio - expected).abs() <= 0.01 + 0.01 * expected,
                         "{name}: ratio {ratio}, {timed} s / {wall} s"
+                    );
+                    let per_user = pass["cpu_per_user"].as_f64().unwrap();
+                    let expected = timed / user;
+                    assert!(
+                        (per_user - expected).abs() <= 0.01 + 0.01 * expected,
+                        "{name}: CPU per user second {per_user}, {timed} s / {user} s"
                     );
                 }
                 joined.insert(timer.to_owned());
@@ -239,7 +254,7 @@ fn mlir_timing_joins_report_by_pass_and_the_pass_flamegraph_matches_it() {
         "-q".into(),
     ]);
     text.expect_code(0, "report --by pass");
-    assert!(text.stdout.contains("timer s") && text.stdout.contains("CPU/timer"));
+    assert!(text.stdout.contains("timer s") && text.stdout.contains("CPU/user"));
     // Too wide for 100 columns whole, the table comes in parts, each
     // headed by `pass`; `runs` is a column of one of them.
     let headers: Vec<&str> = (text.stdout.lines())

@@ -183,6 +183,7 @@ fn pass_ids(
                 name: actions.name(name).to_owned(),
                 kind: TimerKind::Pass,
                 wall_seconds: 0.0,
+                user_seconds: 0.0,
                 timers: 1,
             })
             .collect(),

@@ -25,6 +25,8 @@ pub(crate) struct PassTimer {
     /// The timer's name, as MLIR prints it.
     pub name: String,
     pub wall_seconds: f64,
+    /// MLIR's `user` seconds: the time on every thread, added up.
+    pub user_seconds: f64,
     /// How many timers of that name the tree has.
     pub timers: u32,
 }
@@ -98,6 +100,7 @@ pub(crate) fn join(
                 PassTimer {
                     name: timer.name.clone(),
                     wall_seconds: timer.wall_seconds,
+                    user_seconds: timer.user_seconds,
                     timers: timer.timers,
                 },
             );
@@ -132,6 +135,7 @@ mod tests {
             name: name.to_owned(),
             kind,
             wall_seconds,
+            user_seconds: wall_seconds,
             timers: 1,
         }
     }

@@ -92,6 +92,7 @@ impl Breakdown<'_> {
                         name: timer.name.clone(),
                         kind: timer.kind,
                         timer_wall_seconds: round4(timer.wall_seconds),
+                        timer_user_seconds: round4(timer.user_seconds),
                         timers: timer.timers,
                     })
                     .collect()
@@ -139,6 +140,7 @@ impl Breakdown<'_> {
             credited_inclusive_samples: row.credited_inclusive_samples,
             timer_name: timer.map(|timer| timer.name.clone()),
             timer_wall_seconds: timer.map(|timer| round4(timer.wall_seconds)),
+            timer_user_seconds: timer.map(|timer| round4(timer.user_seconds)),
             timer_runs: timer.map(|timer| timer.timers),
             cpu_seconds: cpu_seconds.map(round4),
             timer_cpu_seconds: timed_cpu_seconds.map(round4),
@@ -146,6 +148,10 @@ impl Breakdown<'_> {
                 .zip(timed_cpu_seconds)
                 .filter(|(timer, _)| timer.wall_seconds > 0.0)
                 .map(|(timer, cpu)| round2(cpu / timer.wall_seconds)),
+            cpu_per_user: timer
+                .zip(timed_cpu_seconds)
+                .filter(|(timer, _)| timer.user_seconds > 0.0)
+                .map(|(timer, cpu)| round2(cpu / timer.user_seconds)),
             rss_start_bytes: rss.map(|rss| rss.start_bytes),
             rss_growth_bytes: rss.map(|rss| rss.growth_bytes),
             anon_growth_bytes: rss.map(|rss| rss.anon_growth_bytes),
@@ -269,6 +275,9 @@ pub(crate) struct TimerOnlyJson {
     /// The wall seconds of its timers, summed (a timer inside one of the
     /// same name is left out: its time is in the outer one's).
     pub timer_wall_seconds: f64,
+    /// Their `user` seconds, summed the same way: each timer's time on
+    /// every thread, added up.
+    pub timer_user_seconds: f64,
     /// How many timers of this name the tree has.
     pub timers: u32,
 }
@@ -302,9 +311,18 @@ pub(crate) struct PassJson {
     /// The timer's name, when it differs from the pass's or to show it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timer_name: Option<String>,
+    /// MLIR's `user` seconds of the same timers: each timer's time on every
+    /// thread, added up, where `wall` is its longest thread's. A pass run on
+    /// many ops at once has more user than wall seconds.
+    pub timer_user_seconds: Option<f64>,
     /// `timer_cpu_seconds / timer_wall_seconds`: above 1, parallel work;
     /// below 1, waiting or time off the CPU.
     pub cpu_per_wall: Option<f64>,
+    /// `timer_cpu_seconds / timer_user_seconds`: the samples' CPU seconds
+    /// per second the threads spent in the pass's timers. About 1 when the
+    /// samples credited to the pass are what MLIR timed; below 1, waiting
+    /// or time off the CPU; above 1, samples of time MLIR timed elsewhere.
+    pub cpu_per_user: Option<f64>,
     /// The CPU seconds the pass's timer times: its own and its runs'
     /// under a nested compiler (`JitGlobalsPass > Pass`), which MLIR's
     /// timers count under the pass's name. `cpu_per_wall` is this over

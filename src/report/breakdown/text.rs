@@ -243,8 +243,9 @@ impl Breakdown<'_> {
             columns.extend([
                 Column::right("runs"),
                 Column::right("timer s"),
+                Column::right("user s"),
                 Column::right("CPU s"),
-                Column::right("CPU/timer"),
+                Column::right("CPU/user"),
             ]);
         }
         if with_rss {
@@ -262,28 +263,29 @@ impl Breakdown<'_> {
         Table { columns, rows }
     }
 
-    /// A pass row's timer seconds, CPU seconds and their ratio (blank
-    /// where there is no timer).
     /// A pass's timers: how many the tree has (each a run of the pass, on
-    /// one op or many), their wall seconds, its CPU seconds and the ratio.
-    fn timer_cells(&self, key: RowKey, inclusive_samples: u64) -> [Cell; 4] {
+    /// one op or many), their wall and user seconds, its CPU seconds and
+    /// the CPU its timers time over their user seconds (blank where there
+    /// is no timer).
+    fn timer_cells(&self, key: RowKey, inclusive_samples: u64) -> [Cell; 5] {
         let cpu = match key {
             RowKey::Pass(_) => self.cpu_seconds(inclusive_samples),
             _ => None,
         };
-        let runs = self.timer_of(key).map(|timer| timer.timers);
-        let timer = self.timer_of(key).map(|timer| timer.wall_seconds);
+        let timer = self.timer_of(key);
         let timed = self.cpu_seconds(self.timed_samples(key, inclusive_samples));
         let ratio = timer
             .zip(timed)
-            .filter(|(wall, _)| *wall > 0.0)
-            .map(|(wall, cpu)| format!("{:.2}", cpu / wall));
+            .filter(|(timer, _)| timer.user_seconds > 0.0)
+            .map(|(timer, cpu)| format!("{:.2}", cpu / timer.user_seconds));
+        let seconds = |seconds: Option<f64>| seconds.map_or(String::new(), |s| format!("{s:.3}"));
         [
-            runs.map_or(String::new(), |runs| runs.to_string()).into(),
             timer
-                .map_or(String::new(), |wall| format!("{wall:.3}"))
+                .map_or(String::new(), |timer| timer.timers.to_string())
                 .into(),
-            cpu.map_or(String::new(), |cpu| format!("{cpu:.3}")).into(),
+            seconds(timer.map(|timer| timer.wall_seconds)).into(),
+            seconds(timer.map(|timer| timer.user_seconds)).into(),
+            seconds(cpu).into(),
             ratio.unwrap_or_default().into(),
         ]
     }
@@ -297,6 +299,7 @@ impl Breakdown<'_> {
                 Column::left("kind"),
                 Column::right("timers"),
                 Column::right("timer s"),
+                Column::right("user s"),
             ],
             rows: timers
                 .timer_only
@@ -312,6 +315,7 @@ impl Breakdown<'_> {
                         kind.to_owned().into(),
                         timer.timers.to_string().into(),
                         format!("{:.3}", timer.wall_seconds).into(),
+                        format!("{:.3}", timer.user_seconds).into(),
                     ]
                 })
                 .collect(),
