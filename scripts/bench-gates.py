@@ -15,6 +15,9 @@ real binary's gates on them:
     the run's total with it, as if that work were gone) or added (more of
     its samples, the total with them, until its share grew by X pp);
     a check finds the change when it flags that category;
+  - vanishing categories: every category whose median share lies in
+    2–6% removed from the checked run, at 4 runs of history
+    (--vanishing-history), counting the checks that flag it;
 - `diff`: false flags over disjoint sets of K unchanged runs against K
   others (K = 1, 3, 5), and power on a real change: K runs of the same
   model as bytecode (the lexer's share falls to nothing) against K text
@@ -44,11 +47,14 @@ IREE_FLAGS = [
     "--iree-hal-local-target-device-backends=llvm-cpu",
     "--iree-llvmcpu-target-cpu=generic",
 ]
-HISTORY_SIZES = [3, 5, 10, 30]
+HISTORY_SIZES = [3, 4, 5, 10, 30]
 DIFF_SIZES = [1, 3, 5]
 # Injected changes of the category's share, in percentage points: negative
 # removes its samples, "vanish" removes all of them.
 INJECTED = ["vanish", -3.0, -2.0, 2.0, 3.0, 5.0, 10.0]
+# Categories that vanish in the second table: every one whose median share
+# of the unchanged runs lies in this range, in percent.
+VANISHING_SHARES = (2.0, 6.0)
 
 
 def run(cmd, check=True, **kw):
@@ -181,6 +187,52 @@ def bench_history(binary, runs, work):
     return table
 
 
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def small_categories(runs):
+    """The categories whose median share of the unchanged runs lies in
+    VANISHING_SHARES, with that median and range: [(id, median, low, high)]."""
+    shares = {}
+    for r in runs:
+        with open(os.path.join(r, "report.json")) as f:
+            for c in json.load(f)["categories"]:
+                shares.setdefault(c["id"], []).append(c["self_percent"])
+    low, high = VANISHING_SHARES
+    chosen = []
+    for category, values in sorted(shares.items()):
+        values += [0.0] * (len(runs) - len(values))
+        if low <= median(values) <= high:
+            chosen.append((category, median(values), min(values), max(values)))
+    return chosen
+
+
+def bench_vanishing(binary, runs, work, size):
+    """Each small category's samples removed from the checked run, judged
+    against `size` runs of history: the checks that flag that category."""
+    master = os.path.join(work, "master.db")
+    ids = master_store(binary, runs, master)
+    n = len(ids)
+    table = []
+    for category, share, low, high in small_categories(runs):
+        found, elsewhere = 0, 0
+        for t in range(n):
+            history = [ids[(t - size + i) % n] for i in range(size)]
+            flagged, _ = history_check(binary, master, ids, ids[t], history, "vanish",
+                                       "category:" + category)
+            found += "category:" + category in flagged
+            elsewhere += any(m != "category:" + category and m.startswith("category:")
+                             for m in flagged)
+        row = {"category": category, "median": share, "low": low, "high": high,
+               "checks": n, "found": found, "elsewhere": elsewhere}
+        table.append(row)
+        print(f"vanishing {size}: {row}", file=sys.stderr)
+    return table
+
+
 # ---- diff ---------------------------------------------------------------------
 
 
@@ -235,7 +287,9 @@ def main():
     ap.add_argument("--changed", type=int, default=5, help="bytecode runs to record (default 5)")
     ap.add_argument("--pairs", type=int, default=20, help="diffs per size (default 20)")
     ap.add_argument("--scale", default="small")
-    ap.add_argument("--only", choices=["history", "diff"], help="bench one gate only")
+    ap.add_argument("--only", choices=["history", "vanishing", "diff"], help="bench one gate only")
+    ap.add_argument("--vanishing-history", type=int, default=4,
+                    help="runs of history for the vanishing categories (default 4)")
     args = ap.parse_args()
     os.makedirs(args.runs, exist_ok=True)
     text_input = workload(args.runs, "hex-constants", args.scale)
@@ -255,9 +309,12 @@ def main():
     work = os.path.join(args.runs, "work")
     os.makedirs(work, exist_ok=True)
 
-    if args.only != "diff":
+    if args.only in (None, "history"):
         print_history(bench_history(args.binary, text, work))
-    if args.only != "history":
+    if args.only in (None, "vanishing"):
+        print_vanishing(bench_vanishing(args.binary, text, work, args.vanishing_history),
+                        args.vanishing_history)
+    if args.only in (None, "diff"):
         print_diff(bench_diff(args.binary, text, bytecode, work, args.pairs))
 
 
@@ -276,6 +333,15 @@ def print_history(history):
     for row in history:
         for what in row["what"]:
             print(f"- history {row['history']}: flagged {what}")
+
+
+def print_vanishing(table, size):
+    print(f"\n### a category vanishes, {size} runs of history\n")
+    print("| category | median share (range) | flagged on it | other categories flagged |")
+    print("|---|---:|---:|---:|")
+    for row in table:
+        print(f"| {row['category']} | {row['median']:.1f}% ({row['low']:.1f}–{row['high']:.1f}%) | "
+              f"{row['found']}/{row['checks']} | {row['elsewhere']}/{row['checks']} |")
 
 
 def print_diff(diff):

@@ -5,8 +5,13 @@
 //! fence from the history's median. With fewer than [`MIN_CHANGES`]
 //! changes the quartiles mean little, and the caller falls back to a
 //! defined rule of its own (a fixed fence, or the history's range).
+//!
+//! A share's noise is learned on the square-root scale ([`share_band`]),
+//! where a count's sampling noise is about the same size at any share and
+//! a share cannot fall below zero: a band in percentage points would let a
+//! small category vanish within its own noise.
 
-use super::quantile;
+use super::{bounds, median, quantile};
 
 /// Adjacent changes needed for a fence (six runs of history).
 pub(crate) const MIN_CHANGES: usize = 5;
@@ -40,6 +45,49 @@ pub(crate) fn iqr_fence(values: &[f64], change: Change) -> Option<(f64, usize)> 
     Some((q3 + 3.0 * (q3 - q1), changes.len()))
 }
 
+/// A share's own noise, as the band of shares (in percent) a new run can
+/// fall in without being beyond it, learned from the history's shares on
+/// the square-root scale: the IQR fence of the roots' adjacent changes
+/// around their median with [`MIN_CHANGES`] changes or more, else the
+/// roots' range widened by that range on each side.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ShareBand {
+    pub low: f64,
+    pub high: f64,
+    /// The adjacent changes the fence came from; `None` for the range rule.
+    pub changes: Option<usize>,
+}
+
+impl ShareBand {
+    /// True when `share` lies outside the band.
+    pub(crate) fn beyond(&self, share: f64) -> bool {
+        share < self.low || share > self.high
+    }
+}
+
+/// The [`ShareBand`] of the shares `history` (percent, oldest first, not
+/// empty).
+pub(crate) fn share_band(history: &[f64]) -> ShareBand {
+    let roots: Vec<f64> = history.iter().map(|share| share.max(0.0).sqrt()).collect();
+    let (low, high, changes) = match iqr_fence(&roots, Change::Absolute) {
+        Some((fence, changes)) => {
+            let centre = median(&roots);
+            (centre - fence, centre + fence, Some(changes))
+        }
+        None => {
+            let (low, high) = bounds(&roots);
+            let range = high - low;
+            (low - range, high + range, None)
+        }
+    };
+    ShareBand {
+        // A band reaching below a root of 0 holds a share of 0.
+        low: low.max(0.0).powi(2),
+        high: high.powi(2),
+        changes,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,5 +118,30 @@ mod tests {
         let (fence, changes) = iqr_fence(&values, Change::Absolute).unwrap();
         assert_eq!(changes, 5);
         assert!((fence - 5.0).abs() < 1e-12, "{fence}");
+    }
+
+    #[test]
+    fn a_small_share_that_vanishes_is_beyond_its_band() {
+        // 2.6, 5.2, 3.6, 4.0 %: roots 1.61–2.28, widened by 0.67 on each
+        // side to 0.94–2.95, the shares 0.89–8.69 %.
+        let band = share_band(&[2.6, 5.2, 3.6, 4.0]);
+        assert_eq!(band.changes, None);
+        assert!((band.low - 0.8922).abs() < 1e-3, "{band:?}");
+        assert!((band.high - 8.6922).abs() < 1e-3, "{band:?}");
+        assert!(band.beyond(0.0) && band.beyond(9.0));
+        assert!(!band.beyond(1.0) && !band.beyond(8.0));
+        // Widened in percentage points the range would reach 0 %.
+        let wide = share_band(&[1.0, 4.5]);
+        assert_eq!(wide.low, 0.0);
+        assert!(!wide.beyond(0.0), "a share this noisy may vanish: {wide:?}");
+    }
+
+    #[test]
+    fn with_enough_runs_the_band_is_the_fence_of_the_roots() {
+        // Roots 5, 6, 5, 6, 5, 6: changes all 1, Q1 = Q3 = 1, fence 1
+        // around the median root 5.5: shares 20.25–42.25 %.
+        let band = share_band(&[25.0, 36.0, 25.0, 36.0, 25.0, 36.0]);
+        assert_eq!(band.changes, Some(5));
+        assert!((band.low - 20.25).abs() < 1e-9 && (band.high - 42.25).abs() < 1e-9);
     }
 }

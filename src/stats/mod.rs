@@ -2,14 +2,13 @@
 //! --repeat`): plain functions over numbers and sample counts, no I/O and
 //! nothing of the crate. What the rows and runs mean is their callers'.
 //!
-//! - this file: the median, quantiles and range of a few values, and
-//!   whether a value is beyond a history's range widened by that range;
+//! - this file: the median, quantiles and range of a few values;
 //! - `shares.rs`: whether a share of samples moved beyond run-to-run noise
 //!   (quasi-binomial dispersion, the likelihood-ratio test of two counts);
 //! - `multiple.rs`: many tests corrected together (Holm's method within a
 //!   family of tests) and the verdicts with a minimum effect;
 //! - `fence.rs`: a metric's own noise learned from its history (rustc-perf's
-//!   Q3 + 3·IQR of adjacent changes);
+//!   Q3 + 3·IQR of adjacent changes), for shares on the square-root scale;
 //! - `rank_sum.rs`: whether one set of timed runs is slower than another
 //!   (exact Mann–Whitney).
 
@@ -55,14 +54,6 @@ pub(crate) fn relative_range(values: &[f64], median: f64) -> f64 {
     }
 }
 
-/// True when `value` is outside the range of `history` (a share's values,
-/// not empty) widened by that range on each side.
-pub(crate) fn beyond_spread(history: &[f64], value: f64) -> bool {
-    let (low, high) = bounds(history);
-    let range = high - low;
-    value < low - range || value > high + range
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,20 +72,6 @@ mod tests {
         assert!((quantile(&sorted, 0.75) - 0.175).abs() < 1e-12);
         assert_eq!(quantile(&sorted, 1.0), 0.3);
         assert_eq!(bounds(&[2.0, -1.0, 5.0]), (-1.0, 5.0));
-    }
-
-    #[test]
-    fn a_share_is_beyond_its_spread_only_outside_its_range_widened_by_the_range() {
-        // 20 %, 23 %, 20 %, 23 %: the range 3 points, widened to 17–26 %.
-        let history = [20.0, 23.0, 20.0, 23.0];
-        for within in [17.0, 21.5, 25.5, 26.0] {
-            assert!(!beyond_spread(&history, within), "{within}");
-        }
-        for beyond in [16.9, 26.1, 40.0] {
-            assert!(beyond_spread(&history, beyond), "{beyond}");
-        }
-        // One earlier run has no spread: any change is outside it.
-        assert!(beyond_spread(&[20.0], 20.5));
     }
 
     #[test]

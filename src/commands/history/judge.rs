@@ -14,16 +14,16 @@
 //!   likelihood-ratio test of `stats::shares`, the run against the
 //!   history's runs pooled, corrected with Holm's method in two families,
 //!   the category shares and the pass shares; flagged only when also at
-//!   least the minimum effect and beyond the share's own noise: the IQR
-//!   fence of its adjacent changes (in percentage points) with enough
-//!   history, else outside the history's range widened by that range on
-//!   each side (one row can vary from run to run more than the dispersion
-//!   pooled over all rows says).
+//!   least the minimum effect and beyond the share's own noise, learned on
+//!   the square-root scale (`stats::fence::share_band`): the IQR fence of
+//!   its adjacent changes with enough history, else outside the history's
+//!   range widened by that range on each side (one row can vary from run
+//!   to run more than the dispersion pooled over all rows says).
 
-use crate::stats::fence::{Change, MIN_CHANGES, iqr_fence};
+use crate::stats::fence::{Change, MIN_CHANGES, iqr_fence, share_band};
 use crate::stats::multiple::{self, FAMILY_ALPHA};
 use crate::stats::shares::{self, Count, RowRuns};
-use crate::stats::{beyond_spread, median, relative_range};
+use crate::stats::{median, relative_range};
 use std::collections::BTreeMap;
 
 use crate::defaults::HISTORY_THRESHOLD_PP;
@@ -249,30 +249,26 @@ fn share_metrics(
         .collect()
 }
 
-/// A share's own noise from its history: the IQR fence of its adjacent
-/// changes with enough runs, else its range widened by the range on each
-/// side. Returns whether `value` is beyond it, and the words.
+/// A share's own noise from its history (`stats::fence::share_band`):
+/// whether `value` is beyond it, and the words.
 fn own_noise(values: &[f64], value: f64) -> (bool, String) {
-    match iqr_fence(values, Change::Absolute) {
-        Some((fence, changes)) => {
-            let beyond = (value - median(values)).abs() > fence;
-            (
-                beyond,
-                format!(
-                    "the share's own noise, Q3 + 3·IQR of {changes} adjacent changes = ±{fence:.2} pp"
-                ),
-            )
-        }
-        None => (
-            beyond_spread(values, value),
-            format!(
-                "the share's own noise, {} earlier runs (fewer than {} changes for a fence): \
-                 their range widened by the range on each side",
-                values.len(),
-                MIN_CHANGES
-            ),
+    let band = share_band(values);
+    let how = match band.changes {
+        Some(changes) => format!("Q3 + 3·IQR of {changes} adjacent changes of its square root"),
+        None => format!(
+            "{} earlier runs (fewer than {} changes for a fence): the range of their square \
+             roots widened by that range on each side",
+            values.len(),
+            MIN_CHANGES
         ),
-    }
+    };
+    (
+        band.beyond(value),
+        format!(
+            "the share's own noise, {how}: {:.2}–{:.2}%",
+            band.low, band.high
+        ),
+    )
 }
 
 fn share_family(
