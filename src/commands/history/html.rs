@@ -20,12 +20,11 @@ use crate::error::Error;
 use crate::history::{HistoryStore, StoredRun};
 use crate::output::write_output;
 use crate::render::xml_escape;
+use crate::report::breakdown::ReportJson;
 
 /// The largest shares of each kind (categories, passes) charted besides
 /// the flagged ones.
 const TOP_SHARES: usize = 4;
-/// The categories of `report.json` in a run's headline.
-const HEADLINE_CATEGORIES: usize = 3;
 
 /// Writes the page of `runs` (oldest first within a series), their
 /// reports read from `store`.
@@ -246,37 +245,11 @@ fn write_details(html: &mut String, point: &Point<'_>, charted: &[&str], report:
     html.push_str("</tbody>\n</table>\n</section>\n");
 }
 
-/// The headline facts of a run's `report.json`: samples, lost samples,
-/// the sampled event, and its largest categories.
+/// The headline of a run's `report.json` (see [`ReportJson::headline`]),
+/// when it reads as a report.
 fn headline(report: &str) -> Option<String> {
-    let json: serde_json::Value = serde_json::from_str(report).ok()?;
-    let mut facts = Vec::new();
-    if let Some(samples) = json["samples"].as_u64() {
-        facts.push(format!("{samples} samples"));
-    }
-    if let Some(lost) = json["lost_samples"].as_u64().filter(|lost| *lost > 0) {
-        facts.push(format!("{lost} lost"));
-    }
-    if let Some(event) = json["event"].as_str() {
-        facts.push(format!("event {event}"));
-    }
-    let categories: Vec<String> = json["categories"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .take(HEADLINE_CATEGORIES)
-        .filter_map(|category| {
-            Some(format!(
-                "{} {:.1}%",
-                category["name"].as_str()?,
-                category["self_percent"].as_f64()?
-            ))
-        })
-        .collect();
-    if !categories.is_empty() {
-        facts.push(format!("top categories: {}", categories.join(", ")));
-    }
-    (!facts.is_empty()).then(|| facts.join("; "))
+    let report: ReportJson = serde_json::from_str(report).ok()?;
+    Some(report.headline())
 }
 
 /// A `file://` URL of an absolute path, every byte but the unreserved
@@ -346,14 +319,8 @@ mod tests {
     }
 
     #[test]
-    fn a_report_headline_names_the_samples_and_the_largest_categories() {
-        let report = r#"{"samples": 1200, "lost_samples": 0, "event": "cpu-clock",
-            "categories": [{"name": "lexer", "self_percent": 41.26},
-                           {"name": "llvm", "self_percent": 20.0}]}"#;
-        assert_eq!(
-            headline(report).unwrap(),
-            "1200 samples; event cpu-clock; top categories: lexer 41.3%, llvm 20.0%"
-        );
+    fn a_report_that_is_no_report_has_no_headline() {
         assert_eq!(headline("not json"), None);
+        assert_eq!(headline(r#"{"samples": 1200}"#), None);
     }
 }
