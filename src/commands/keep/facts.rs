@@ -16,23 +16,12 @@ use crate::artifact::outputs;
 use crate::attribute::runs::{RunRows, run_rows};
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::error::{Error, HistoryError};
+use crate::history::metric::{BYTES, CATEGORY, CPU, PASS, RSS, WALL};
 use crate::history::{Metric, StoredRun};
 use crate::profile::SampleFilter;
 use crate::run_dir::{RunDir, RunJson, series_at};
 use category_rules::RuleTable;
 use perfdata::{Input, RUN_RECORDING};
-
-/// A metric's name: wall seconds of the compile alone.
-pub(crate) const WALL: &str = "wall_seconds";
-/// CPU seconds of the compile's samples.
-pub(crate) const CPU: &str = "cpu_seconds";
-/// Peak RSS of the compiler.
-pub(crate) const RSS: &str = "peak_rss_bytes";
-/// Bytes of the compile's outputs.
-pub(crate) const BYTES: &str = "bytes";
-/// The prefixes of shares: a category's self samples, a pass's inclusive.
-pub(crate) const CATEGORY: &str = "category:";
-pub(crate) const PASS: &str = "pass:";
 
 /// What `add` and `check` say about a run besides its facts.
 #[derive(Clone, Debug, Default)]
