@@ -104,7 +104,7 @@ struct Duration {
 }
 
 /// What a timer times.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum TimerKind {
     /// A pass (`CanonicalizerPass`).

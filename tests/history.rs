@@ -269,11 +269,25 @@ fn the_dashboard_charts_each_metric_of_each_key_with_every_run_and_marks_the_fla
         2.0,
         "2026-12-01T09:00:00Z",
     );
-    std::fs::write(
-        other.join("report.json"),
-        r#"{"samples": 4242, "event": "cpu-clock", "categories": [{"name": "lexer", "self_percent": 50.0}]}"#,
-    )
-    .unwrap();
+    // Its report.json as `record` writes it: the page reads its headline.
+    let report = compile_perf([
+        "report".as_ref(),
+        other.join("perf.data").as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+        "-q".as_ref(),
+    ]);
+    report.expect_code(0, "report of b");
+    std::fs::write(other.join("report.json"), &report.stdout).unwrap();
+    let report = report.json();
+    let top = &report["categories"][0];
+    let headline = format!(
+        "report.json: {} samples; event {}; top categories: {} {:.1}%",
+        report["samples"],
+        report["event"].as_str().unwrap(),
+        top["name"].as_str().unwrap(),
+        top["self_percent"].as_f64().unwrap()
+    );
     add(&store, "model=b", &other).expect_code(0, "add b");
 
     let page = scratch.join("dashboard.html");
@@ -377,7 +391,7 @@ fn the_dashboard_charts_each_metric_of_each_key_with_every_run_and_marks_the_fla
         }
     }
     assert!(
-        html.contains("report.json: 4242 samples; event cpu-clock; top categories: lexer 50.0%"),
-        "the headline of the kept report.json"
+        html.contains(&headline),
+        "the headline of the kept report.json: {headline}"
     );
 }

@@ -5,7 +5,7 @@
 //! say how much of the heap the globals hold, and a live sampled allocation
 //! of a global's size says that global is alive.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::consteval::ConstEval;
 use crate::profile::{HeapAlloc, Profile};
@@ -17,7 +17,7 @@ const CONVERT_RESULT: &str = "ConstEval::CompiledBinary::convertVariantToAttribu
 const SLACK_BYTES: u64 = 4096;
 
 /// `heap_peak.consteval` of the JSON report.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ConstEvalAtPeak {
     /// The estimated live bytes allocated by the JIT's results becoming
     /// attributes.

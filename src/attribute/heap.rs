@@ -8,7 +8,9 @@
 //! no text here.
 
 use hashbrown::HashMap;
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 
 use super::classes::{Attribution, Classes, facts};
 use super::consteval_heap::consteval_at_peak;
@@ -24,21 +26,21 @@ const TOP_NAMED: usize = 10;
 
 /// One place (a pass, or a place outside passes), category or function,
 /// and the live bytes it holds.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct PlaceBytes {
     pub pass: String,
     pub live_bytes: u64,
 }
 
 /// A category or function and the live bytes charged to it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct NamedBytes {
     pub name: String,
     pub live_bytes: u64,
 }
 
 /// What is still live at the end of the compile.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct HeapLeak {
     pub live_bytes: u64,
     pub standard_error_bytes: u64,
@@ -49,12 +51,12 @@ pub(crate) struct HeapLeak {
 }
 
 /// The heap at the instant read: `heap_peak` of the JSON report.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct HeapPeak {
     /// Seconds after the first sample kept (as `--at`).
     pub seconds: f64,
     /// `rss_peak`, `heap_peak` (no RSS series) or `given` (`--at`).
-    pub instant: &'static str,
+    pub instant: Cow<'static, str>,
     pub pid: i32,
     /// The process's name.
     pub process: String,
@@ -117,7 +119,7 @@ pub(crate) fn heap_peak(
     };
     Some(HeapPeak {
         seconds: round2(view.seconds),
-        instant: instant_name(view.kind),
+        instant: instant_name(view.kind).into(),
         pid: view.pid,
         process: process_name(profile, view.pid),
         pass: by_pass.first().map(|place| place.pass.clone()),
@@ -314,7 +316,7 @@ pub(crate) fn example_peak(live: u64, error: u64, passes: &[(&str, u64)]) -> Hea
         .collect();
     HeapPeak {
         seconds: 2.0,
-        instant: "rss_peak",
+        instant: "rss_peak".into(),
         pid: 1,
         process: "iree-compile".to_owned(),
         pass: by_pass.first().map(|place| place.pass.clone()),

@@ -5,6 +5,8 @@
 //! on each side. A side of several runs is their mean, its standard error
 //! the mean's under the sampling alone (run-to-run noise is not in it).
 
+use std::borrow::Cow;
+
 use hashbrown::HashMap;
 use serde::Serialize;
 
@@ -24,7 +26,7 @@ pub(crate) struct HeapSide {
     /// The runs added up (their mean).
     pub runs: usize,
     /// `rss_peak`, `heap_peak` or `given`, of the first run.
-    pub instant: &'static str,
+    pub instant: Cow<'static, str>,
     /// Seconds after each side's first sample kept, their mean.
     pub seconds: f64,
     pub live_bytes: u64,
@@ -81,7 +83,7 @@ pub(crate) fn side(peaks: &[HeapPeak]) -> Option<HeapSide> {
     });
     Some(HeapSide {
         runs,
-        instant: first.instant,
+        instant: first.instant.clone(),
         seconds: round2(mean(|peak| peak.seconds)),
         live_bytes: mean(|peak| peak.live_bytes as f64).round() as u64,
         standard_error_bytes: (variance.sqrt() / runs as f64).round() as u64,

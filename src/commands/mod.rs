@@ -348,14 +348,23 @@ fn write_report_with_heap(
             }
             Ok(())
         }
-        None => {
-            let mut json = breakdown.to_json();
-            json.first_touch = memory;
-            json.heap_peak = heap;
-            serde_json::to_writer_pretty(&mut *out, &json)?;
-            writeln!(out)
-        }
+        None => write_report_json(out, breakdown, memory, heap),
     })
+}
+
+/// Writes a report as JSON (`report.json`), with the memory and heap
+/// sections when given.
+fn write_report_json(
+    out: &mut dyn Write,
+    breakdown: &Breakdown<'_>,
+    memory: Option<MemoryJson>,
+    heap: Option<HeapPeak>,
+) -> std::io::Result<()> {
+    let mut json = breakdown.to_json();
+    json.first_touch = memory;
+    json.heap_peak = heap;
+    serde_json::to_writer_pretty(&mut *out, &json)?;
+    writeln!(out)
 }
 
 /// The memory section, when the recording has a page-fault event: a second

@@ -18,7 +18,7 @@ use regex::Regex;
 use super::ExecutableSource;
 
 /// How the executables of a group are alike.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Likeness {
     /// The same source once symbols and SSA names are renamed.

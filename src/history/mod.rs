@@ -8,6 +8,7 @@
 //! directory or knows a statistic.
 
 mod db;
+pub(crate) mod metric;
 mod postgres;
 mod schema;
 mod sqlite;

@@ -1,12 +1,15 @@
 //! Pictures: flamegraph SVGs, laid out and written here, coloured by
-//! category or by change, the timeline of categories over the compile, and
-//! the HTML report that holds them with the tables.
+//! category or by change, the timeline of categories over the compile, the
+//! HTML report that holds them with the tables, and the history's
+//! dashboard page.
 //!
 //! `flamegraph/` draws the category and differential flamegraphs (its
 //! `mod.rs` says which file does what), `timeline_svg.rs` the timeline (with
-//! the live heap of `timeline_heap.rs`), `html/` the HTML report.
+//! the live heap of `timeline_heap.rs`), `html/` the HTML report,
+//! `history/` the page of `history html` with its trend charts.
 
 pub(crate) mod flamegraph;
+pub(crate) mod history;
 pub(crate) mod html;
 mod timeline_heap;
 pub(crate) mod timeline_svg;

@@ -5,11 +5,11 @@
 
 use std::io::Write;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::round2;
 use super::table::{Colors, Column, Table, TextFormat, write_table};
-use crate::artifact::{Artifact, ArtifactRole, outputs};
+use crate::artifact::{Artifact, ArtifactRole, MemberKind, outputs};
 use crate::attribute::percent;
 
 /// Members named per kind in the text table.
@@ -109,7 +109,7 @@ fn kind_table(artifact: &Artifact) -> Table {
 }
 
 /// An output in `report --format json`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ArtifactJson {
     path: String,
     bytes: u64,
@@ -122,9 +122,9 @@ pub(crate) struct ArtifactJson {
 }
 
 /// One kind of member of an output.
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 struct KindJson {
-    kind: &'static str,
+    kind: MemberKind,
     bytes: u64,
     /// Of the file's bytes.
     percent: f64,
@@ -132,7 +132,7 @@ struct KindJson {
     largest: Vec<MemberJson>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 struct MemberJson {
     name: String,
     bytes: u64,
@@ -151,7 +151,7 @@ pub(crate) fn to_json(artifacts: &[Artifact]) -> Vec<ArtifactJson> {
                     .by_kind()
                     .into_iter()
                     .map(|total| KindJson {
-                        kind: total.kind.name(),
+                        kind: total.kind,
                         bytes: total.bytes,
                         percent: share(total.bytes),
                         members: total.members,

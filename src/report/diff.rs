@@ -2,6 +2,7 @@
 //! request, CSV) with the header that says what was compared and how it was
 //! judged, the JSON document, and the Markdown summary of a failed gate.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -184,7 +185,7 @@ pub(crate) struct DiffJson<'a> {
     warnings: Vec<String>,
     /// The runs' facts: `wall_seconds`, `cpu_seconds`, `peak_rss_bytes`,
     /// `artifact_bytes`, each `{base, new, delta_percent, …}`.
-    run: serde_json::Map<String, serde_json::Value>,
+    run: BTreeMap<&'static str, run_diff::MeasureJson>,
     /// The outputs' members matched across the sides.
     artifacts: Vec<MemberJson>,
     rows: Vec<DiffRowJson<'a>>,

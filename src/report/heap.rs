@@ -38,7 +38,7 @@ fn places_line(places: &[PlaceBytes], total: u64) -> String {
 
 /// The heap section as text lines.
 pub(crate) fn write_text(heap: &HeapPeak, out: &mut dyn Write) -> io::Result<()> {
-    let instant = match heap.instant {
+    let instant = match &*heap.instant {
         "rss_peak" => "at the RSS peak",
         "heap_peak" => "at its most (no RSS series)",
         _ => "at the time given",
@@ -142,7 +142,7 @@ fn changes_line(changes: &[NamedChange]) -> String {
 /// `diff --heap`'s lines: each side's live heap, the change and whether it
 /// is beyond the sampling error, and the passes and categories on each side.
 pub(crate) fn write_diff_text(diff: &HeapPeakDiff, out: &mut dyn Write) -> io::Result<()> {
-    let instant = match diff.base.instant {
+    let instant = match &*diff.base.instant {
         "rss_peak" => "at the RSS peak",
         "heap_peak" => "at its most (no RSS series)",
         _ => "at the time given",

@@ -5,7 +5,9 @@
 
 use std::io::Write;
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 
 use super::table::{Cell, Colors, Column, Table, TextFormat, write_table};
 use crate::attribute::{Attribution, Classes, Grouping, RowKey, group};
@@ -34,7 +36,7 @@ pub(crate) fn fault_event(profile: &Profile) -> Option<String> {
 }
 
 /// Bytes first touched, in all and by category and pass.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct MemoryJson {
     pub event: String,
     /// Faults each sample stands for.
@@ -49,12 +51,12 @@ pub(crate) struct MemoryJson {
     /// Whose the faults are: the faulting function's (`leaf`) or, with
     /// `--attribution caller`, the first caller that is not an allocator,
     /// copy routine or kernel code (`caller`).
-    pub attribution: &'static str,
+    pub attribution: Cow<'static, str>,
     pub categories: Vec<MemoryRow>,
     pub passes: Vec<MemoryRow>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct MemoryRow {
     pub name: String,
     pub bytes: u64,
@@ -115,7 +117,8 @@ pub(crate) fn memory_report(
         attribution: match attribution {
             Attribution::Leaf => "leaf",
             Attribution::Caller => "caller",
-        },
+        }
+        .into(),
         categories,
         passes,
     }

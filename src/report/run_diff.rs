@@ -4,6 +4,7 @@
 //! changed, were added or removed; their JSON (`run`, `artifacts`); and the
 //! lines of a failed gate's summary about them.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 
 use serde::Serialize;
@@ -98,12 +99,21 @@ fn spread_text(measure: Measure, spread: Option<&Spread>) -> String {
     }
 }
 
-/// A value of `measure` in JSON: bytes whole, seconds to the millisecond.
-fn json_value(measure: Measure, value: f64) -> serde_json::Value {
+/// A value of a measure in JSON: a number, bytes whole, seconds to the
+/// millisecond.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub(crate) enum MeasureValue {
+    Seconds(f64),
+    Bytes(u64),
+}
+
+/// `value` of `measure` in JSON.
+fn json_value(measure: Measure, value: f64) -> MeasureValue {
     match measure {
-        Measure::Wall | Measure::Cpu => ((value * 1000.0).round() / 1000.0).into(),
+        Measure::Wall | Measure::Cpu => MeasureValue::Seconds((value * 1000.0).round() / 1000.0),
         Measure::PeakRss | Measure::PeakAnon | Measure::ArtifactBytes => {
-            (value.round() as u64).into()
+            MeasureValue::Bytes(value.round() as u64)
         }
     }
 }
@@ -223,19 +233,20 @@ fn member_table(changed: &[&MemberDiff]) -> Table {
     }
 }
 
-/// One measure in JSON.
+/// One measure in JSON, its fields in the order of their names.
 #[derive(Debug, Serialize)]
 pub(crate) struct MeasureJson {
-    /// The medians of the runs.
-    base: Option<serde_json::Value>,
-    new: Option<serde_json::Value>,
-    delta_percent: Option<f64>,
-    base_runs: Vec<serde_json::Value>,
-    new_runs: Vec<serde_json::Value>,
+    /// The median of the base's runs.
+    base: Option<MeasureValue>,
+    base_runs: Vec<MeasureValue>,
     /// For times and RSS: every run of one side beyond every run of the
     /// other, with enough runs a side.
     #[serde(skip_serializing_if = "Option::is_none")]
     beyond_spread: Option<bool>,
+    delta_percent: Option<f64>,
+    /// The median of the new side's runs.
+    new: Option<MeasureValue>,
+    new_runs: Vec<MeasureValue>,
 }
 
 /// One member in JSON.
@@ -247,8 +258,9 @@ pub(crate) struct MemberJson {
     new_bytes: Option<u64>,
 }
 
-/// The `run` object: each measure either side has, by its JSON name.
-pub(crate) fn run_json(run: &RunDiff) -> serde_json::Map<String, serde_json::Value> {
+/// The `run` object: each measure either side has, by its JSON name (in
+/// the names' order).
+pub(crate) fn run_json(run: &RunDiff) -> BTreeMap<&'static str, MeasureJson> {
     run.measures
         .iter()
         .map(|measured| {
@@ -265,16 +277,13 @@ pub(crate) fn run_json(run: &RunDiff) -> serde_json::Map<String, serde_json::Val
             };
             let json = MeasureJson {
                 base: median(&measured.base),
-                new: median(&measured.new),
-                delta_percent: measured.delta_percent,
                 base_runs: runs(&measured.base),
-                new_runs: runs(&measured.new),
                 beyond_spread: measured.beyond_spread,
+                delta_percent: measured.delta_percent,
+                new: median(&measured.new),
+                new_runs: runs(&measured.new),
             };
-            (
-                measured.measure.json_name().to_owned(),
-                serde_json::to_value(json).expect("a measure serializes"),
-            )
+            (measured.measure.json_name(), json)
         })
         .collect()
 }
@@ -375,13 +384,17 @@ mod tests {
             text.contains("\nmembers: 2 added, 1 removed, 1 changed, 0 unchanged\n"),
             "{text}"
         );
-        let json = serde_json::Value::Object(run_json(&compared));
-        assert_eq!(json["artifact_bytes"]["base"], 900);
+        let json = run_json(&compared);
+        assert_eq!(json["artifact_bytes"].base, Some(MeasureValue::Bytes(900)));
         assert_eq!(
-            json["wall_seconds"]["new_runs"],
-            serde_json::json!([3.0, 3.3, 3.1])
+            json["wall_seconds"].new_runs,
+            [3.0, 3.3, 3.1].map(MeasureValue::Seconds)
         );
-        assert_eq!(json["wall_seconds"]["beyond_spread"], true);
+        assert_eq!(json["wall_seconds"].beyond_spread, Some(true));
+        assert_eq!(
+            serde_json::to_string(&json["wall_seconds"]).unwrap(),
+            r#"{"base":2.1,"base_runs":[2.0,2.2,2.1],"beyond_spread":true,"delta_percent":47.62,"new":3.1,"new_runs":[3.0,3.3,3.1]}"#
+        );
         let members = serde_json::to_value(artifacts_json(&compared)).unwrap();
         assert_eq!(
             members[0],

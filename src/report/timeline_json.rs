@@ -3,7 +3,7 @@
 //! and phases, and the utilization summary; the RSS line, and with
 //! `--heap` the live-heap line.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::attribute::heap::HeapLine;
 use crate::attribute::rss::{MemoryPeak, RssJoin};
@@ -84,7 +84,7 @@ pub(crate) struct RssPeakJson {
     pub phase: Option<&'static str>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct UtilizationJson {
     pub mean_busy_threads: f64,
     /// Share (%) of the time with fewer than 1.25 busy threads.

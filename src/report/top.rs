@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::round2;
 use super::table::{cut_to, line_width};
@@ -49,7 +49,7 @@ pub(crate) struct TopReport {
     pub entries: Vec<TopEntry>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct UnwindJson {
     pub complete: u64,
     pub truncated: u64,

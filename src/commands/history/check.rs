@@ -6,12 +6,12 @@
 use serde::Serialize;
 
 use super::super::Config;
-use super::judge::{JudgedMetric, Rules, is_share, judge, shown_delta, shown_value};
+use super::judge::{Rules, judge};
 use crate::error::{EXIT_REGRESSION, Error};
 use crate::history::StoredRun;
+use crate::history::metric::{CATEGORY, JudgedMetric, is_share, shown_delta, shown_value};
 use crate::stats::multiple::FAMILY_ALPHA;
 
-use super::super::keep::facts::CATEGORY;
 use crate::output::write_output;
 use crate::report::table::{Cell, Colors, Column, Table, TextFormat, write_table};
 

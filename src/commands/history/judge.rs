@@ -27,11 +27,10 @@ use crate::stats::{median, relative_range};
 use std::collections::BTreeMap;
 
 use crate::defaults::HISTORY_THRESHOLD_PP;
+use crate::history::metric::{
+    BYTES, CATEGORY, CPU, JudgedMetric, PASS, Point, RSS, WALL, is_share,
+};
 use crate::history::{Metric, StoredRun};
-
-use serde::Serialize;
-
-use super::super::keep::facts::{BYTES, CATEGORY, CPU, PASS, RSS, WALL};
 
 /// A measure's fences, as fractions: the floor under the IQR fence, and
 /// the fallback without enough history.
@@ -48,30 +47,6 @@ fn fences(metric: &str) -> (f64, f64) {
         // (docs/history.md).
         (0.10, 0.35)
     }
-}
-
-/// What one metric of a run looks like against its history (as `check`
-/// and `show` write it in JSON, too).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub(crate) struct JudgedMetric {
-    pub metric: String,
-    pub value: f64,
-    /// The previous run's value.
-    pub previous: Option<f64>,
-    /// The median of the history.
-    pub median: Option<f64>,
-    /// Against the previous run and the median: per cent for measures,
-    /// percentage points for shares.
-    pub delta_previous: Option<f64>,
-    pub delta_median: Option<f64>,
-    pub flagged: bool,
-    /// The test used and what it found.
-    pub test: String,
-}
-
-/// True for a share (category or pass) metric.
-pub(crate) fn is_share(metric: &str) -> bool {
-    metric.starts_with(CATEGORY) || metric.starts_with(PASS)
 }
 
 /// How `judge` decides.
@@ -345,13 +320,6 @@ fn share_family(
         .collect()
 }
 
-/// One run of a trend: the run, and its metrics judged against the runs
-/// before it (its plain values when it is the first).
-pub(crate) struct Point<'a> {
-    pub run: &'a StoredRun,
-    pub judged: Vec<JudgedMetric>,
-}
-
 /// The last `last` runs of each series, each judged against up to `last`
 /// runs before it (as `history show` and `history html` show them).
 pub(crate) fn points(runs: &[StoredRun], last: usize) -> BTreeMap<&str, Vec<Point<'_>>> {
@@ -396,26 +364,6 @@ fn plain(run: &StoredRun) -> Vec<JudgedMetric> {
             test: "first run: nothing to compare with".to_owned(),
         })
         .collect()
-}
-
-/// A change: per cent for a measure, percentage points for a share.
-pub(crate) fn shown_delta(share: bool, delta: Option<f64>) -> String {
-    match (share, delta) {
-        (_, None) => String::new(),
-        (true, Some(delta)) => format!("{delta:+.2} pp"),
-        (false, Some(delta)) => format!("{delta:+.1} %"),
-    }
-}
-
-/// A metric's value with its unit.
-pub(crate) fn shown_value(metric: &str, value: f64) -> String {
-    match metric {
-        WALL | CPU => format!("{value:.2} s"),
-        RSS => format!("{:.1} MiB", value / f64::from(1 << 20)),
-        _ if metric.starts_with(BYTES) => format!("{value:.0} B"),
-        _ if is_share(metric) => format!("{value:.2} %"),
-        _ => format!("{value}"),
-    }
 }
 
 #[cfg(test)]

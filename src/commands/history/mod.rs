@@ -1,11 +1,11 @@
-//! `compile-perf history add|show|check`: runs kept in a store (SQLite by
-//! default, PostgreSQL for a team; `crate::history`), their trends, and a
+//! `compile-perf history add|show|check|html`: runs kept in a store (SQLite
+//! by default, PostgreSQL for a team; `crate::history`), their trends, a
 //! gate against them, and a dashboard page of the trends. `commands/keep`
 //! reads a run directory into what is kept and adds it (shared with
 //! `record --history`), `judge.rs` judges a run against its history,
-//! `show.rs`, `check.rs` and `html.rs` write what they find.
+//! `show.rs` and `check.rs` write what they find, and `html.rs` hands the
+//! judged runs to the page of `render::history`.
 
-mod chart;
 mod check;
 mod html;
 mod judge;

@@ -11,10 +11,12 @@ use serde::Serialize;
 
 use super::super::Config;
 use super::super::format::Format;
-use super::super::keep::facts::{BYTES, CATEGORY, CPU, PASS, RSS, WALL};
-use super::judge::{JudgedMetric, Point, is_share, points, shown_delta, shown_value};
+use super::judge::points;
 use crate::error::Error;
 use crate::history::StoredRun;
+use crate::history::metric::{
+    CATEGORY, JudgedMetric, Point, is_share, rank, shown_delta, shown_value,
+};
 use crate::output::write_output;
 use crate::report::table::{Cell, Colors, Column, Table, write_table};
 
@@ -135,20 +137,6 @@ fn in_table(judged: &JudgedMetric, all: bool) -> bool {
     all || judged.flagged
         || !is_share(&judged.metric)
         || (judged.metric.starts_with(CATEGORY) && judged.value >= 1.0)
-}
-
-/// The order of the metrics in the table: measures first.
-pub(super) fn rank(metric: &str) -> (u8, &str) {
-    let first = match metric {
-        WALL => 0,
-        CPU => 1,
-        RSS => 2,
-        _ if metric.starts_with(BYTES) => 3,
-        _ if metric.starts_with(CATEGORY) => 4,
-        _ if metric.starts_with(PASS) => 5,
-        _ => 6,
-    };
-    (first, metric)
 }
 
 /// A table row's place: its series, its metric's rank, its run's start.

@@ -3,7 +3,9 @@
 //! with their sample counts (the recording read once, categories by self
 //! samples, passes by inclusive samples, as `report` counts them); the
 //! compiler's version, the flags, the host; the run's `report.json`; and its
-//! identity, the SHA-256 of its `perf.data`.
+//! identity, the SHA-256 of its `perf.data`. `record --history` hands over
+//! the `run.json`, recording and `report.json` it has in memory
+//! ([`RunInputs`]) instead of having them read again.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -16,23 +18,12 @@ use crate::artifact::outputs;
 use crate::attribute::runs::{RunRows, run_rows};
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::error::{Error, HistoryError};
+use crate::history::metric::{BYTES, CATEGORY, CPU, PASS, RSS, WALL};
 use crate::history::{Metric, StoredRun};
-use crate::profile::SampleFilter;
+use crate::profile::{Profile, SampleFilter};
 use crate::run_dir::{RunDir, RunJson, series_at};
 use category_rules::RuleTable;
 use perfdata::{Input, RUN_RECORDING};
-
-/// A metric's name: wall seconds of the compile alone.
-pub(crate) const WALL: &str = "wall_seconds";
-/// CPU seconds of the compile's samples.
-pub(crate) const CPU: &str = "cpu_seconds";
-/// Peak RSS of the compiler.
-pub(crate) const RSS: &str = "peak_rss_bytes";
-/// Bytes of the compile's outputs.
-pub(crate) const BYTES: &str = "bytes";
-/// The prefixes of shares: a category's self samples, a pass's inclusive.
-pub(crate) const CATEGORY: &str = "category:";
-pub(crate) const PASS: &str = "pass:";
 
 /// What `add` and `check` say about a run besides its facts.
 #[derive(Clone, Debug, Default)]
@@ -53,39 +44,77 @@ pub(crate) fn run_dirs(dir: &Path) -> Vec<PathBuf> {
     }
 }
 
+/// A run directory as the store reads it: its `run.json`, its recording
+/// read as `report` reads it, and its `report.json`. `history add` reads
+/// them from the directory ([`read_run`]); `record --history` hands over
+/// what it has just written and read.
+pub(crate) struct RunInputs<'a> {
+    pub dir: &'a Path,
+    /// The directory as opened before the recording was read.
+    pub run_dir: &'a RunDir,
+    pub run: &'a RunJson,
+    /// The recording, read with the default event and no allocations;
+    /// `None` to read it here (`record --alloc` read the allocations).
+    pub profile: Option<&'a Profile>,
+    /// The run's `report.json`, as written.
+    pub report: Option<String>,
+}
+
 /// Reads the run in `dir` into a [`StoredRun`] tagged with `tags`.
 pub(crate) fn read_run(dir: &Path, tags: &Tags, rules: &RuleTable) -> Result<StoredRun, Error> {
-    let refused = |reason: String| HistoryError::Run {
-        dir: dir.to_owned(),
-        reason,
-    };
     let run_dir = RunDir::open(dir);
-    let Some(run) = run_dir.run.clone() else {
+    let Some(run) = &run_dir.run else {
         return Err(refused(
-            "no run.json of one recorded run (a run directory of `compile-perf record`)".into(),
-        )
-        .into());
+            dir,
+            "no run.json of one recorded run (a run directory of `compile-perf record`)",
+        ));
     };
+    let inputs = RunInputs {
+        dir,
+        run_dir: &run_dir,
+        run,
+        profile: None,
+        report: std::fs::read_to_string(dir.join("report.json")).ok(),
+    };
+    stored_run(inputs, tags, rules)
+}
+
+/// The run of `inputs` as the store keeps it, tagged with `tags`; a failed
+/// compile is refused.
+pub(crate) fn stored_run(
+    inputs: RunInputs<'_>,
+    tags: &Tags,
+    rules: &RuleTable,
+) -> Result<StoredRun, Error> {
+    let RunInputs { dir, run, .. } = inputs;
     if run.exit.is_some_and(|exit| exit.code != Some(0)) {
-        return Err(
-            refused("the compile failed: its facts say nothing of its speed".into()).into(),
-        );
+        return Err(refused(
+            dir,
+            "the compile failed: its facts say nothing of its speed",
+        ));
     }
     let recording = dir.join(RUN_RECORDING);
     let identity = sha256_of(&recording)
-        .map_err(|e| refused(format!("cannot read {}: {e}", recording.display())))?;
-    let profile = load_recording(
-        &Input::Path(recording.clone()),
-        &own_recording(false, false),
-        &run_dir,
-        &SampleFilter::default(),
-    )?;
-    let classes = Classes::new(&profile, rules);
+        .map_err(|e| refused(dir, &format!("cannot read {}: {e}", recording.display())))?;
+    let read;
+    let profile = match inputs.profile {
+        Some(profile) => profile,
+        None => {
+            read = load_recording(
+                &Input::Path(recording.clone()),
+                &own_recording(false, false),
+                inputs.run_dir,
+                &SampleFilter::default(),
+            )?;
+            &read
+        }
+    };
+    let classes = Classes::new(profile, rules);
     let filter = SampleFilter::default();
     let rows = |grouping| {
         run_rows(
             recording.clone(),
-            &profile,
+            profile,
             &classes,
             grouping,
             Attribution::default(),
@@ -95,7 +124,7 @@ pub(crate) fn read_run(dir: &Path, tags: &Tags, rules: &RuleTable) -> Result<Sto
     };
     let categories = rows(Grouping::Category);
     let passes = rows(Grouping::Pass);
-    let mut metrics = measures(&run, &categories);
+    let mut metrics = measures(run, &categories);
     metrics.extend(shares(CATEGORY, &categories, |row| row.self_samples));
     metrics.extend(shares(PASS, &passes, |row| row.inclusive_samples));
     let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
@@ -112,9 +141,18 @@ pub(crate) fn read_run(dir: &Path, tags: &Tags, rules: &RuleTable) -> Result<Sto
         compiler_version: run.compiler_version(),
         flags: run.command.clone(),
         host: serde_json::to_string(&run.host).unwrap_or_default(),
-        report: std::fs::read_to_string(dir.join("report.json")).ok(),
+        report: inputs.report,
         metrics,
     })
+}
+
+/// The store's refusal of the run in `dir`, and why.
+fn refused(dir: &Path, reason: &str) -> Error {
+    HistoryError::Run {
+        dir: dir.to_owned(),
+        reason: reason.to_owned(),
+    }
+    .into()
 }
 
 /// Wall, CPU, RSS and the outputs' bytes, those known.

@@ -13,9 +13,9 @@ use clap::Args;
 
 use super::args::heading;
 use crate::error::Error;
-use crate::history::{HistoryStore, Location};
+use crate::history::{HistoryStore, Location, StoredRun};
 use category_rules::RuleTable;
-use facts::{Tags, read_run, run_dirs};
+use facts::{RunInputs, Tags, read_run, run_dirs, stored_run};
 
 /// Where the store is, and which runs are one series.
 #[derive(Debug, Args)]
@@ -97,14 +97,20 @@ pub(crate) fn add(
 ) -> Result<(), Error> {
     for dir in run_dirs(dir) {
         let run = read_run(&dir, tags, rules)?;
-        let added = store.add(&run)?;
-        eprintln!(
-            "compile-perf: history: {} {} ({})",
-            if added { "added" } else { "already has" },
-            dir.display(),
-            &run.identity[..12]
-        );
+        keep_run(store, &dir, &run)?;
     }
+    Ok(())
+}
+
+/// Adds `run`, read from `dir`, to `store`, and says so on stderr.
+fn keep_run(store: &mut HistoryStore, dir: &Path, run: &StoredRun) -> Result<(), Error> {
+    let added = store.add(run)?;
+    eprintln!(
+        "compile-perf: history: {} {} ({})",
+        if added { "added" } else { "already has" },
+        dir.display(),
+        &run.identity[..12]
+    );
     Ok(())
 }
 
@@ -132,11 +138,12 @@ impl<'a> Keeper<'a> {
         }
     }
 
-    /// Adds the finished run in `dir`, unless its compile failed (which the
-    /// store refuses). A failure is reported here, and the run directory
-    /// stays as it is: it can be added later with `history add`.
-    pub(crate) fn add(&mut self, dir: &Path, compile_failed: bool, rules: &RuleTable) {
+    /// Adds the finished run of `inputs`, unless its compile failed (which
+    /// the store refuses). A failure is reported here, and the run
+    /// directory stays as it is: it can be added later with `history add`.
+    pub(crate) fn add(&mut self, inputs: RunInputs<'_>, compile_failed: bool, rules: &RuleTable) {
         let Some(keep) = self.keep else { return };
+        let dir = inputs.dir;
         if compile_failed {
             eprintln!(
                 "compile-perf: history: {} not added: the compile failed",
@@ -144,11 +151,14 @@ impl<'a> Keeper<'a> {
             );
             return;
         }
-        let added = match &mut self.store {
-            Some(store) => add(store, dir, &keep.tags, rules),
-            None => open(keep.db.as_deref())
-                .and_then(|store| add(self.store.insert(store), dir, &keep.tags, rules)),
+        let store = match &mut self.store {
+            Some(store) => Ok(store),
+            None => open(keep.db.as_deref()).map(|store| self.store.insert(store)),
         };
+        let added = store.and_then(|store| {
+            let run = stored_run(inputs, &keep.tags, rules)?;
+            keep_run(store, dir, &run)
+        });
         if let Err(error) = added {
             eprintln!("compile-perf: error: {error}");
             eprintln!(

@@ -12,8 +12,11 @@
 //! it as one side.
 //!
 //! With `--history`, each run is added to the history store as it finishes,
-//! as `history add` adds it (`commands/keep`); a run that cannot be added
-//! stays in its directory, and the exit code is the history error's.
+//! as `history add` adds it (`commands/keep`), from its `run.json`,
+//! recording and `report.json` as they are in memory (the recording is read
+//! again only after `--alloc`: the store keeps CPU shares); a run that
+//! cannot be added stays in its directory, and the exit code is the history
+//! error's.
 
 mod series;
 
@@ -27,10 +30,12 @@ use super::args::{RulesFileArg, cores, default_run_dir, heading};
 use super::draw::{
     FlamegraphRequest, PAGE_PICTURES, PageRun, flamegraph_picture, html_report, save_flamegraph,
 };
+use super::keep::facts::RunInputs;
 use super::keep::{Keep, Keeper, StoreArgs, TagArgs};
 use super::{
     Config, Run, alike_executables, finish, heap_reading, load_recording, load_rules,
     memory_section, own_recording, page_actions, rss_join, stdout_colors, write_report,
+    write_report_json,
 };
 use crate::actions::ActionsMode;
 use crate::attribute::{Attribution, Classes};
@@ -242,10 +247,9 @@ fn run(config: &Config, options: &RecordOptions, keeper: &mut Keeper) -> Result<
         return series::run_series(config, options, times, &rules, keeper);
     }
     let recorded = record(options)?;
-    let (dir, failed) = (recorded.dir.clone(), failed(&recorded));
+    let failed = failed(&recorded);
     let alloc = options.alloc_min_bytes.is_some();
-    let code = report_recording(config, recorded, &rules, false, alloc)?;
-    keeper.add(&dir, failed, &rules);
+    let code = report_recording(config, recorded, &rules, false, alloc, keeper)?;
     Ok(keeper.exit_code(code, failed))
 }
 
@@ -263,7 +267,8 @@ fn attribution_of(alloc: bool) -> Attribution {
     }
 }
 
-/// Reads the recording and makes the run directory's reports. One run of a
+/// Reads the recording and makes the run directory's reports, then hands
+/// the run to `keeper` (`--history`) as it is in memory. One run of a
 /// series (`--repeat`) does not print its table: the set's report follows.
 fn report_recording(
     config: &Config,
@@ -271,6 +276,7 @@ fn report_recording(
     rules: &RuleTable,
     in_series: bool,
     alloc: bool,
+    keeper: &mut Keeper,
 ) -> Result<u8, Error> {
     let read = own_recording(crate::progress::shown(config.quiet), alloc);
     let input = Input::Path(recorded.perf_data.clone());
@@ -336,13 +342,12 @@ fn report_recording(
         table,
         Colors::Plain,
     )?;
-    write_report(
-        &file("report.json"),
-        &breakdown,
-        memory.clone(),
-        None,
-        Colors::Plain,
-    )?;
+    // Kept for the history store as written.
+    let mut report_json = Vec::new();
+    write_output(&file("report.json"), |out| {
+        write_report_json(&mut report_json, &breakdown, memory.clone(), None)?;
+        out.write_all(&report_json)
+    })?;
     let mut outputs = vec!["report.txt", "report.json"];
     // The files, and the page's pictures among them (the page does not
     // draw the compiler alone again: see `PAGE_PICTURES`).
@@ -449,6 +454,15 @@ fn report_recording(
     }
 
     let summary_code = finish(config, &profile, run.as_ref())?;
+    let inputs = RunInputs {
+        dir: &dir,
+        run_dir: &run_dir,
+        run: &recorded.run,
+        // The store keeps CPU shares: a reading of the allocations is no use.
+        profile: (!alloc).then_some(&profile),
+        report: String::from_utf8(report_json).ok(),
+    };
+    keeper.add(inputs, failed(&recorded), rules);
     let command_code = recorded.run.exit.map_or(0, |exit| exit.shell_code());
     Ok(match (recorded.run.interrupted, command_code) {
         (true, _) => EXIT_INTERRUPTED,

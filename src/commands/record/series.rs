@@ -1,6 +1,6 @@
 //! `record --repeat N`: the command recorded N times into `DIR/run-1` …
 //! `DIR/run-N`, each run reported (and kept in the history store with
-//! `--history`) as it finishes, then the report of the runs together in
+//! `--history`, by `report_recording`) as it finishes, then the report of the runs together in
 //! `DIR/report.txt`, `DIR/report.json` and on stdout, and `DIR/run.json`
 //! listing the runs.
 
@@ -62,9 +62,9 @@ pub(super) fn run_series(
             rules,
             true,
             options.alloc_min_bytes.is_some(),
+            keeper,
         )?;
         series.runs.push(name.clone());
-        keeper.add(&dir.join(&name), failed, rules);
         if failed {
             series.notes.push(format!(
                 "{name} failed (exit {run_code}): the series stopped there"

@@ -21,7 +21,7 @@ fn signed_mib(bytes: i64) -> String {
 
 /// The section's facts, as (label, value).
 fn facts(heap: &HeapPeak) -> Vec<(&'static str, String)> {
-    let instant = match heap.instant {
+    let instant = match &*heap.instant {
         "rss_peak" => "the compiler's RSS peak",
         "heap_peak" => "the most live heap (no RSS series)",
         _ => "the time given (--at)",

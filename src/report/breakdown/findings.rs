@@ -2,7 +2,9 @@
 //! in the text and Markdown reports (and the HTML page's facts), a
 //! `findings` list in JSON.
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 
 use super::Breakdown;
 use crate::attribute::findings::{
@@ -24,10 +26,10 @@ const NAMED_OWNERS: usize = 3;
 const HOT_SPOT_NAME_WIDTH: usize = 60;
 
 /// One finding, as JSON.
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct FindingJson {
     /// `serialized`, `duplicated`, `papercuts` or `hot_spot`.
-    pub kind: &'static str,
+    pub kind: Cow<'static, str>,
     /// Wall seconds of a serialized stretch; CPU seconds of duplicated
     /// setup, of duplicated executables' units, of papercuts and of a hot
     /// spot's functions (null when
@@ -42,7 +44,7 @@ pub(crate) struct FindingJson {
 }
 
 /// What a finding rests on.
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub(crate) enum Evidence {
     Serialized {
@@ -53,7 +55,7 @@ pub(crate) enum Evidence {
         /// The pass (or place outside passes) most of its samples were in.
         place: String,
         place_percent: f64,
-        phase: Option<&'static str>,
+        phase: Option<Cow<'static, str>>,
         busy_threads: f64,
         cpus: u32,
         /// The most that running its work on every CPU could save.
@@ -88,7 +90,7 @@ pub(crate) enum Evidence {
     },
     HotSpot {
         /// What its functions hold most of: `category` or `place`.
-        within: &'static str,
+        within: Cow<'static, str>,
         /// The category's id, or the place outside passes.
         scope: String,
         scope_samples: u64,
@@ -102,7 +104,7 @@ pub(crate) enum Evidence {
     },
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct OwnerJson {
     pub name: String,
     pub samples: u64,
@@ -121,7 +123,7 @@ impl Breakdown<'_> {
     pub(super) fn findings_json(&self) -> Vec<FindingJson> {
         let (profile, classes) = (self.profile, self.classes);
         let serialized = self.findings.serialized.iter().map(|finding| FindingJson {
-            kind: "serialized",
+            kind: "serialized".into(),
             seconds: Some(round2(finding.seconds())),
             text: serialized_text(classes, finding),
             command: serialized_command(profile, classes, finding),
@@ -134,14 +136,14 @@ impl Breakdown<'_> {
                     .unwrap_or_default()
                     .to_owned(),
                 place_percent: round2(finding.place_share * 100.0),
-                phase: finding.phase.map(|phase| phase.name()),
+                phase: finding.phase.map(|phase| phase.name().into()),
                 busy_threads: round2(finding.busy_threads),
                 cpus: finding.cpus,
                 saving_at_most_seconds: round2(finding.saving_at_most_seconds),
             },
         });
         let duplicated = self.findings.duplicated.iter().map(|setup| FindingJson {
-            kind: "duplicated",
+            kind: "duplicated".into(),
             seconds: samples_seconds(profile, setup.samples).map(round2),
             text: duplicated_text(profile, setup),
             command: duplicated_command(profile),
@@ -152,7 +154,7 @@ impl Breakdown<'_> {
             },
         });
         let executables = self.findings.executables.iter().map(|found| FindingJson {
-            kind: "duplicated",
+            kind: "duplicated".into(),
             seconds: found
                 .samples
                 .as_ref()
@@ -171,7 +173,7 @@ impl Breakdown<'_> {
         let papercuts = self.findings.papercuts.iter().map(|papercut| {
             let category = classes.table.category(papercut.category);
             FindingJson {
-                kind: "papercuts",
+                kind: "papercuts".into(),
                 seconds: samples_seconds(profile, papercut.samples).map(round2),
                 text: papercut_text(profile, classes, papercut),
                 command: papercut_command(profile, classes, papercut),
@@ -193,12 +195,12 @@ impl Breakdown<'_> {
                 HotSpotScope::Outside(outside) => ("place", outside.name().to_owned()),
             };
             FindingJson {
-                kind: "hot_spot",
+                kind: "hot_spot".into(),
                 seconds: samples_seconds(profile, spot.samples()).map(round2),
                 text: hot_spot_text(profile, classes, spot),
                 command: hot_spot_command(profile),
                 evidence: Evidence::HotSpot {
-                    within,
+                    within: within.into(),
                     scope,
                     scope_samples: spot.scope_samples,
                     functions: owners_json(&spot.functions, usize::MAX),

@@ -1,6 +1,8 @@
 //! The report as JSON (`report --format json`, and `report.json` of a run).
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 
 use super::{Breakdown, JSON_TOP, attribution_name};
 use crate::attribute::actions::ActionJoin;
@@ -8,6 +10,9 @@ use crate::attribute::rss::MemoryPeak;
 use crate::attribute::{Detail, Grouping, RowKey, RowTotals, percent};
 use crate::mlir_timing::TimerKind;
 use crate::report::{artifacts, round2};
+
+/// The categories a report's headline names.
+const HEADLINE_CATEGORIES: usize = 3;
 
 impl Breakdown<'_> {
     /// The JSON document.
@@ -64,8 +69,8 @@ impl Breakdown<'_> {
             instrumentation: crate::report::instrumentation::facts(self.profile),
             duration_seconds: round2(self.profile.counts.duration_seconds()),
             unwind: self.unwind.into(),
-            by: self.options.grouping.name(),
-            attribution: attribution_name(self.options.attribution),
+            by: self.options.grouping.name().into(),
+            attribution: attribution_name(self.options.attribution).into(),
             categories,
             passes,
             in_pass_manager_samples: (self.options.grouping == Grouping::Pass)
@@ -182,8 +187,11 @@ impl Breakdown<'_> {
     }
 }
 
-/// `report --format json`.
-#[derive(Debug, Serialize)]
+/// `report --format json`, and `report.json` of a run: written by
+/// [`Breakdown::to_json`] and read back through this type (`history html`
+/// reads a stored run's headline from it). Every field added since the
+/// history store began is optional, so an older run's report reads too.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ReportJson {
     pub command: String,
     pub event: String,
@@ -198,13 +206,13 @@ pub(crate) struct ReportJson {
     pub instrumentation: Option<crate::run_dir::InstrumentationFacts>,
     pub duration_seconds: f64,
     pub unwind: crate::report::top::UnwindJson,
-    pub by: &'static str,
-    pub attribution: &'static str,
+    pub by: Cow<'static, str>,
+    pub attribution: Cow<'static, str>,
     /// With `--by category`: one entry per category, by self samples.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub categories: Vec<CategoryJson>,
     /// With `--by pass`: one entry per pass, by self samples.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub passes: Vec<PassJson>,
     /// With `--by pass`: compiler-process samples with a pass on their
     /// stack, the base of `inclusive_percent_of_pass_manager`.
@@ -230,7 +238,7 @@ pub(crate) struct ReportJson {
     pub run: Option<crate::run_dir::RunJson>,
     /// What the user must not miss: a failed compile, a large Python
     /// launcher share, a compile mostly off the CPU.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notices: Vec<String>,
     /// When the run directory has a `memory.json`: the compiler's highest
     /// RSS, when (seconds from the first sample) and where.
@@ -249,7 +257,7 @@ pub(crate) struct ReportJson {
     pub heap_peak: Option<crate::attribute::heap::HeapPeak>,
     /// With any other `--by` (and the places outside passes with `--by
     /// pass`): one entry per row.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rows: Vec<RowJson>,
     /// With `--by pass` and a `mlir-timing.json`: MLIR's timers of no pass
     /// on the stacks (passes no sample ran in, pipelines, analyses).
@@ -259,7 +267,7 @@ pub(crate) struct ReportJson {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mlir_timing_total_wall_seconds: Option<f64>,
     /// The compile's outputs by kind of member, when `run.json` lists them.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub artifacts: Vec<crate::report::artifacts::ArtifactJson>,
     /// The globals const-eval computed, when the run directory has a
     /// `consteval.json`: each with its inputs, ops and the bytes it added.
@@ -267,8 +275,29 @@ pub(crate) struct ReportJson {
     pub consteval: Option<crate::consteval::ConstEval>,
 }
 
+impl ReportJson {
+    /// The headline facts: samples, lost samples, the sampled event, and
+    /// the largest categories (a report by category lists them largest
+    /// first).
+    pub(crate) fn headline(&self) -> String {
+        let mut facts = vec![format!("{} samples", self.samples)];
+        if self.lost_samples > 0 {
+            facts.push(format!("{} lost", self.lost_samples));
+        }
+        facts.push(format!("event {}", self.event));
+        let categories: Vec<String> = (self.categories.iter())
+            .take(HEADLINE_CATEGORIES)
+            .map(|category| format!("{} {:.1}%", category.name, category.self_percent))
+            .collect();
+        if !categories.is_empty() {
+            facts.push(format!("top categories: {}", categories.join(", ")));
+        }
+        facts.join("; ")
+    }
+}
+
 /// A timer of `mlir-timing.json` that no pass on the stacks has.
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct TimerOnlyJson {
     pub name: String,
     pub kind: TimerKind,
@@ -282,7 +311,7 @@ pub(crate) struct TimerOnlyJson {
     pub timers: u32,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct PassJson {
     pub name: String,
     pub self_samples: u64,
@@ -354,7 +383,7 @@ pub(crate) struct PassJson {
 
 /// A peak of the compiler's memory (the RSS, or its anonymous part): the
 /// RSS then, split by kind, and where the compile was.
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct MemoryPeakJson {
     pub bytes: u64,
     pub anon_bytes: u64,
@@ -363,7 +392,7 @@ pub(crate) struct MemoryPeakJson {
     pub seconds: f64,
     /// The innermost pass running at the peak, or the place outside passes.
     pub pass: String,
-    pub phase: Option<&'static str>,
+    pub phase: Option<Cow<'static, str>>,
 }
 
 impl From<&MemoryPeak> for MemoryPeakJson {
@@ -374,19 +403,19 @@ impl From<&MemoryPeak> for MemoryPeakJson {
             file_bytes: peak.file_bytes,
             seconds: round2(peak.seconds),
             pass: peak.place_name.clone(),
-            phase: peak.phase.map(|phase| phase.name()),
+            phase: peak.phase.map(|phase| phase.name().into()),
         }
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct PassCategoryJson {
     pub id: String,
     pub self_samples: u64,
     pub self_percent: f64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct CategoryJson {
     pub id: String,
     pub name: String,
@@ -399,13 +428,13 @@ pub(crate) struct CategoryJson {
     pub top_symbols: Vec<SymbolJson>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct SymbolJson {
     pub symbol: String,
     pub self_samples: u64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct RowJson {
     pub key: String,
     /// With `--by thread|process`: the pass most self samples were in.
@@ -422,7 +451,7 @@ pub(crate) struct RowJson {
     pub top: Vec<DetailJson>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct DetailJson {
     pub name: String,
     pub self_samples: u64,
@@ -434,7 +463,7 @@ fn round4(seconds: f64) -> f64 {
 }
 
 /// MLIR's actions of a run, on perf's clock.
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ActionsJson {
     pub intervals: usize,
     pub threads: usize,
@@ -462,3 +491,6 @@ impl From<&ActionJoin> for ActionsJson {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

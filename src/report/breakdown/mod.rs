@@ -23,6 +23,7 @@ use crate::consteval::ConstEval;
 use crate::executable_sources::Alike;
 use crate::profile::{Profile, SampleFilter};
 use crate::run_dir::RunJson;
+pub(crate) use json::ReportJson;
 
 /// Symbols listed per row in the text table; JSON lists more.
 const TEXT_TOP: usize = 3;

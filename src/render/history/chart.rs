@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::judge::{JudgedMetric, shown_value};
+use crate::history::metric::{JudgedMetric, shown_value};
 use crate::render::xml_escape;
 
 /// The chart's size and the room left for the axis labels, in pixels.
