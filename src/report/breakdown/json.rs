@@ -305,7 +305,8 @@ pub(crate) struct TimerOnlyJson {
     /// same name is left out: its time is in the outer one's).
     pub timer_wall_seconds: f64,
     /// Their `user` seconds, summed the same way: each timer's time on
-    /// every thread, added up.
+    /// every thread, added up (0 in reports written before it was kept).
+    #[serde(default)]
     pub timer_user_seconds: f64,
     /// How many timers of this name the tree has.
     pub timers: u32,
