@@ -189,7 +189,7 @@ fn judged_rows(
                 .map(|row| shares::test_row(row, &inclusive_noise)),
         )
         .collect();
-    let verdicts = multiple::judge(&tests, threshold_pp, floor_pp);
+    let verdicts = multiple::judge(&tests, threshold_pp, floor_pp, FAMILY_ALPHA);
     let (self_verdicts, inclusive_verdicts) = verdicts.split_at(keys.len());
     let (self_tests, inclusive_tests) = tests.split_at(keys.len());
 

@@ -21,7 +21,7 @@
 //!   to run more than the dispersion pooled over all rows says).
 
 use crate::stats::fence::{Change, MIN_CHANGES, iqr_fence, share_band};
-use crate::stats::multiple::{self, FAMILY_ALPHA};
+use crate::stats::multiple::{self, HISTORY_FAMILY_ALPHA};
 use crate::stats::shares::{self, Count, RowRuns};
 use crate::stats::{median, relative_range};
 use std::collections::BTreeMap;
@@ -275,7 +275,7 @@ fn share_family(
         .map(|row| shares::test_row(row, &noise))
         .collect();
     let family = multiple::family_size(&tests, threshold_pp);
-    let verdicts = multiple::judge(&tests, threshold_pp, threshold_pp);
+    let verdicts = multiple::judge(&tests, threshold_pp, threshold_pp, HISTORY_FAMILY_ALPHA);
     let kind = if prefix == CATEGORY {
         "category"
     } else {
@@ -308,7 +308,7 @@ fn share_family(
                 flagged,
                 test: format!(
                     "likelihood ratio against {} pooled runs (φ = {:.2}): {:+.2} pp, p = {:.2e}, \
-                     Holm over {family} {kind} shares at {FAMILY_ALPHA}: {verdict_words}; {own}: \
+                     Holm over {family} {kind} shares at {HISTORY_FAMILY_ALPHA}: {verdict_words}; {own}: \
                      {own_words}",
                     base.len(),
                     noise.dispersion,

@@ -158,7 +158,7 @@ impl<'a> Tree<'a> {
             .iter()
             .map(|node| self.test(&node.runs, noise))
             .collect();
-        let verdicts = multiple::judge(&tests, threshold_pp, threshold_pp);
+        let verdicts = multiple::judge(&tests, threshold_pp, threshold_pp, multiple::FAMILY_ALPHA);
         tests
             .iter()
             .zip(verdicts)

@@ -1,7 +1,7 @@
 //! Tests of the significance rule on synthetic runs of known spread.
 
 use super::*;
-use crate::stats::multiple::{Verdict, family_size, holm, judge};
+use crate::stats::multiple::{FAMILY_ALPHA, Verdict, family_size, holm, judge};
 
 /// A small deterministic generator (xorshift64*), so that every run of
 /// these tests draws the same synthetic profiles.
@@ -77,7 +77,7 @@ fn flagged(base: &[Vec<Count>], new: &[Vec<Count>], threshold_pp: f64) -> Vec<bo
         .collect();
     let noise = pooled_noise(&rows);
     let tests: Vec<Test> = rows.iter().map(|row| test_row(row, &noise)).collect();
-    judge(&tests, threshold_pp, threshold_pp)
+    judge(&tests, threshold_pp, threshold_pp, FAMILY_ALPHA)
         .into_iter()
         .map(|verdict| verdict.significant)
         .collect()
@@ -296,8 +296,8 @@ fn the_threshold_is_a_floor_on_the_effect_size() {
         beyond_noise: true,
         significant,
     };
-    assert_eq!(judge(&[test], 1.0, 1.0), [beyond(true)]);
-    assert_eq!(judge(&[test], 2.5, 1.0), [beyond(false)]);
+    assert_eq!(judge(&[test], 1.0, 1.0, FAMILY_ALPHA), [beyond(true)]);
+    assert_eq!(judge(&[test], 2.5, 1.0, FAMILY_ALPHA), [beyond(false)]);
 }
 
 #[test]
@@ -383,9 +383,9 @@ fn rows_too_small_to_reach_the_threshold_do_not_dilute_the_correction() {
         )
     }));
     assert_eq!(family_size(&tests, 1.0), 1);
-    assert!(judge(&tests, 1.0, 1.0)[0].significant);
+    assert!(judge(&tests, 1.0, 1.0, FAMILY_ALPHA)[0].significant);
     // Counted in, they would hide it: p ≈ 3e-5 is above FAMILY_ALPHA / 2001.
-    assert!(!judge(&tests, 1.0, 0.0)[0].significant);
+    assert!(!judge(&tests, 1.0, 0.0, FAMILY_ALPHA)[0].significant);
 }
 
 #[test]

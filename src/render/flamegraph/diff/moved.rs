@@ -31,7 +31,7 @@ impl<'a> Tree<'a> {
             .iter()
             .map(|&node| self.test(&functions[self.nodes[node].name], noise))
             .collect();
-        let verdicts = multiple::judge(&tests, threshold_pp, threshold_pp);
+        let verdicts = multiple::judge(&tests, threshold_pp, threshold_pp, multiple::FAMILY_ALPHA);
         let mut moved = vec![false; self.nodes.len()];
         for (node, verdict) in asked.into_iter().zip(verdicts) {
             moved[node] = !verdict.significant;
