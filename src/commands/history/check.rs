@@ -10,7 +10,7 @@ use super::judge::{Rules, judge};
 use crate::error::{EXIT_REGRESSION, Error};
 use crate::history::StoredRun;
 use crate::history::metric::{CATEGORY, JudgedMetric, is_share, shown_delta, shown_value};
-use crate::stats::multiple::HISTORY_FAMILY_ALPHA;
+use crate::stats::multiple::{CATEGORY_FAMILY_ALPHA, FAMILY_ALPHA};
 
 use crate::output::write_output;
 use crate::report::table::{Cell, Colors, Column, Table, TextFormat, write_table};
@@ -103,8 +103,8 @@ pub(super) fn check(
                 writeln!(
                     out,
                     "{categories} category and {} pass shares tested (likelihood ratio, Holm-corrected \
-                     in two families, categories and passes, at a family-wise rate of {HISTORY_FAMILY_ALPHA} \
-                     each; at least {} pp and beyond the share's own noise): {} flagged\n",
+                     in two families, categories at a family-wise rate of {CATEGORY_FAMILY_ALPHA} and passes \
+                     at {FAMILY_ALPHA}; at least {} pp and beyond the share's own noise): {} flagged\n",
                     shares.len() - categories,
                     rules.threshold_pp,
                     flagged_shares

@@ -21,7 +21,7 @@
 //!   to run more than the dispersion pooled over all rows says).
 
 use crate::stats::fence::{Change, MIN_CHANGES, iqr_fence, share_band};
-use crate::stats::multiple::{self, HISTORY_FAMILY_ALPHA};
+use crate::stats::multiple::{self, CATEGORY_FAMILY_ALPHA, FAMILY_ALPHA};
 use crate::stats::shares::{self, Count, RowRuns};
 use crate::stats::{median, relative_range};
 use std::collections::BTreeMap;
@@ -275,12 +275,12 @@ fn share_family(
         .map(|row| shares::test_row(row, &noise))
         .collect();
     let family = multiple::family_size(&tests, threshold_pp);
-    let verdicts = multiple::judge(&tests, threshold_pp, threshold_pp, HISTORY_FAMILY_ALPHA);
-    let kind = if prefix == CATEGORY {
-        "category"
+    let (kind, alpha) = if prefix == CATEGORY {
+        ("category", CATEGORY_FAMILY_ALPHA)
     } else {
-        "pass"
+        ("pass", FAMILY_ALPHA)
     };
+    let verdicts = multiple::judge(&tests, threshold_pp, threshold_pp, alpha);
     rows.iter()
         .zip(&row_runs)
         .zip(tests.iter().zip(verdicts))
@@ -308,7 +308,7 @@ fn share_family(
                 flagged,
                 test: format!(
                     "likelihood ratio against {} pooled runs (φ = {:.2}): {:+.2} pp, p = {:.2e}, \
-                     Holm over {family} {kind} shares at {HISTORY_FAMILY_ALPHA}: {verdict_words}; {own}: \
+                     Holm over {family} {kind} shares at {alpha}: {verdict_words}; {own}: \
                      {own_words}",
                     base.len(),
                     noise.dispersion,
