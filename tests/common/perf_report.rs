@@ -129,7 +129,8 @@ pub(crate) fn perf_dso_paths(data: &Path) -> HashMap<String, BTreeSet<PathBuf>> 
 
 // ---------------------------------------------------------------- compile-perf
 
-/// `compile-perf top DATA --format json` of every symbol, which must exit 0.
+/// `compile-perf top DATA --format json --with-instrumentation` of every
+/// symbol and every sample, which must exit 0.
 pub(crate) fn our_top(data: &Path) -> Value {
     let started = Instant::now();
     let run = compile_perf([
@@ -139,6 +140,8 @@ pub(crate) fn our_top(data: &Path) -> Value {
         "json".as_ref(),
         "-n".as_ref(),
         ALL.as_ref(),
+        // Every sample of the recording, as perf and the decoders count them.
+        "--with-instrumentation".as_ref(),
     ]);
     run.expect_code(0, &format!("compile-perf top {}", data.display()));
     eprintln!(
