@@ -37,6 +37,7 @@ import os
 import random
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -187,12 +188,6 @@ def bench_history(binary, runs, work):
     return table
 
 
-def median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-
-
 def small_categories(runs):
     """The categories whose median share of the unchanged runs lies in
     VANISHING_SHARES, with that median and range: [(id, median, low, high)]."""
@@ -205,8 +200,9 @@ def small_categories(runs):
     chosen = []
     for category, values in sorted(shares.items()):
         values += [0.0] * (len(runs) - len(values))
-        if low <= median(values) <= high:
-            chosen.append((category, median(values), min(values), max(values)))
+        middle = statistics.median(values)
+        if low <= middle <= high:
+            chosen.append((category, middle, min(values), max(values)))
     return chosen
 
 

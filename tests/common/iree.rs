@@ -129,21 +129,21 @@ pub(crate) fn timer_users(tree: &Value) -> HashMap<String, f64> {
 }
 
 fn timer_seconds(tree: &Value, column: &str) -> HashMap<String, f64> {
-    let mut walls = HashMap::new();
-    add_timer_walls(
+    let mut seconds = HashMap::new();
+    add_timer_seconds(
         tree.as_array().expect("a JSON timing tree"),
         column,
         &mut Vec::new(),
-        &mut walls,
+        &mut seconds,
     );
-    walls
+    seconds
 }
 
-fn add_timer_walls(
+fn add_timer_seconds(
     timers: &[Value],
     column: &str,
     open: &mut Vec<String>,
-    walls: &mut HashMap<String, f64>,
+    seconds: &mut HashMap<String, f64>,
 ) {
     for timer in timers {
         let Some(name) = timer["name"].as_str() else {
@@ -152,14 +152,14 @@ fn add_timer_walls(
         if name == "Total" || name == "Rest" {
             continue;
         }
-        let wall = timer[column]["duration"].as_f64().unwrap();
-        let sum = walls.entry(name.to_owned()).or_insert(0.0);
+        let duration = timer[column]["duration"].as_f64().unwrap();
+        let sum = seconds.entry(name.to_owned()).or_insert(0.0);
         if !open.iter().any(|outer| outer == name) {
-            *sum += wall;
+            *sum += duration;
         }
         open.push(name.to_owned());
         if let Some(children) = timer["passes"].as_array() {
-            add_timer_walls(children, column, open, walls);
+            add_timer_seconds(children, column, open, seconds);
         }
         open.pop();
     }
