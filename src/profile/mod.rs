@@ -213,7 +213,7 @@ impl Profile {
 pub(crate) fn load(input: &Input, options: &ReadOptions) -> Result<Profile, Error> {
     let mut recording = Recording::open(input, options.salvage)?;
     let jobs = options.jobs.unwrap_or_else(cores);
-    recording.set_read_threads(jobs);
+    recording.set_jobs(jobs);
     let input_name = input.display_name();
     let alloc_events = if options.alloc {
         alloc_events(&recording.info, &input_name)?

@@ -123,6 +123,15 @@ impl Directory {
         })
     }
 
+    /// Reads at most `jobs` streams at once, each decompressed ahead of its
+    /// reader or not.
+    pub(super) fn set_jobs(&mut self, jobs: usize, decompress_ahead: bool) {
+        self.threads = jobs.max(1);
+        for stream in &mut self.streams {
+            stream.reader.lookahead.decompress_ahead = decompress_ahead;
+        }
+    }
+
     /// The bytes of records in all the streams.
     pub(super) fn bytes_to_read(&self) -> Option<u64> {
         (self.streams.iter())

@@ -74,12 +74,17 @@ enum Reader {
 }
 
 impl Recording {
-    /// How many streams of a directory-format recording are read at once
-    /// (at least 1). Default is the cores there are. The records, and so
-    /// every output, are the same whatever the number.
-    pub fn set_read_threads(&mut self, threads: usize) {
-        if let Reader::Directory(directory) = &mut self.reader {
-            directory.threads = threads.max(1);
+    /// How many threads the reading may keep busy (at least 1): how many
+    /// streams of a directory-format recording are read at once, and, at
+    /// 1, that zstd records are decompressed on the reading thread rather
+    /// than ahead of it on a thread of their own. Default is the cores
+    /// there are. The records, and so every output, are the same whatever
+    /// the number.
+    pub fn set_jobs(&mut self, jobs: usize) {
+        let decompress_ahead = jobs > 1;
+        match &mut self.reader {
+            Reader::Records(records) => records.lookahead.decompress_ahead = decompress_ahead,
+            Reader::Directory(directory) => directory.set_jobs(jobs, decompress_ahead),
         }
     }
 

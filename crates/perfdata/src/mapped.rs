@@ -154,7 +154,10 @@ impl Core<'_> {
                 }
                 Next::Bad(reason) => return Err(Stop::Read(format!("{reason} ({origin})"))),
             };
-            if matches!(header.record_type, COMPRESSED | COMPRESSED2) && self.inflation.is_none() {
+            if matches!(header.record_type, COMPRESSED | COMPRESSED2)
+                && self.inflation.is_none()
+                && self.lookahead.decompress_ahead
+            {
                 let (pieces, arrive) = sync_channel(self.lookahead.pieces);
                 let (released, take_back) = channel();
                 let stop = Arc::new(AtomicBool::new(false));

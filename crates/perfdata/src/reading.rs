@@ -32,6 +32,10 @@ pub(super) struct Lookahead {
     /// Decompressed pieces waiting for the reader, at most, beside the one
     /// the decompression thread hands on next.
     pub(super) pieces: usize,
+    /// Whether a mapped file's zstd records are decompressed on a thread of
+    /// their own, ahead of the reader, rather than on the reader's thread:
+    /// not when the jobs' threads already keep every core they may use busy.
+    pub(super) decompress_ahead: bool,
 }
 
 impl Lookahead {
@@ -39,6 +43,7 @@ impl Lookahead {
     pub(super) const WHOLE_FILE: Lookahead = Lookahead {
         page_step: 8 << 20,
         pieces: PIECES_AHEAD,
+        decompress_ahead: true,
     };
     /// For each of the many streams of a `--threads` directory, all read at
     /// once: what they hold ahead adds up (a piece is 2.2 MiB at `record`'s
@@ -48,6 +53,7 @@ impl Lookahead {
     pub(super) const ONE_OF_MANY: Lookahead = Lookahead {
         page_step: 1 << 20,
         pieces: 0,
+        decompress_ahead: true,
     };
 }
 

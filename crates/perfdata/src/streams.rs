@@ -54,6 +54,12 @@ pub(super) fn read_each<T, K: Send>(
     >,
 ) -> Vec<(K, ReadEnd)> {
     let count = readers.len();
+    let mut readers = readers;
+    for reader in &mut readers {
+        // With no more jobs than streams, every job's thread reads a
+        // stream and decompresses it too: `jobs` threads in all.
+        reader.lookahead.decompress_ahead = jobs > count;
+    }
     let waiting: Vec<Mutex<Option<&mut RecordReader>>> =
         readers.into_iter().map(|r| Mutex::new(Some(r))).collect();
     let done: Vec<Mutex<Option<(K, ReadEnd)>>> = (0..count).map(|_| Mutex::new(None)).collect();
