@@ -74,6 +74,9 @@ pub(crate) struct Test {
     /// below the minimum effect keeps the correction sound (independent
     /// filtering).
     pub reachable_pp: f64,
+    /// The dispersion the row was judged with: the pooled one or the
+    /// row's own, the larger.
+    pub dispersion: f64,
 }
 
 /// Pearson's χ² of a row among the runs of one side, and its degrees of
@@ -191,6 +194,7 @@ pub(crate) fn test_row(row: &RowRuns<'_>, noise: &Noise) -> Test {
             delta_pp,
             p_value: 1.0,
             reachable_pp,
+            dispersion,
         };
     }
     let statistic = (deviance / dispersion).sqrt();
@@ -204,6 +208,7 @@ pub(crate) fn test_row(row: &RowRuns<'_>, noise: &Noise) -> Test {
         delta_pp,
         p_value: (2.0 * upper_tail).min(1.0),
         reachable_pp,
+        dispersion,
     }
 }
 

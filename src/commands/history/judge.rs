@@ -307,10 +307,12 @@ fn share_family(
                 delta_median: Some(value - median),
                 flagged,
                 test: format!(
-                    "likelihood ratio against {} pooled runs (φ = {:.2}): {:+.2} pp, p = {:.2e}, \
+                    "likelihood ratio against {} pooled runs (φ = {:.2}, the larger of the \
+                     row's own and {:.2} pooled over rows): {:+.2} pp, p = {:.2e}, \
                      Holm over {family} {kind} shares at {alpha}: {verdict_words}; {own}: \
                      {own_words}",
                     base.len(),
+                    test.dispersion,
                     noise.dispersion,
                     test.delta_pp,
                     test.p_value,

@@ -323,6 +323,7 @@ fn empty_rows_and_rows_on_one_side_only_are_handled() {
             delta_pp: 0.0,
             p_value: 1.0,
             reachable_pp: 0.0,
+            dispersion: 1.0,
         }
     );
     // A row that vanished: 25% of 1000 samples to nothing.
