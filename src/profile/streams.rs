@@ -85,7 +85,6 @@ struct Unwound {
     node: u32,
     walk: Walk,
     weight: u64,
-    period: u64,
 }
 
 /// A stream's samples unwound: the prefix tree of its stacks (each node
@@ -93,6 +92,8 @@ struct Unwound {
 struct StreamStacks {
     nodes: Vec<(u32, FrameKey)>,
     samples: Vec<Unwound>,
+    /// The samples' periods added up.
+    period_total: u64,
     other_event_samples: u64,
     stack_use: StackUse,
     kernel_seen: bool,
@@ -181,6 +182,7 @@ pub(super) fn read_streams(
     for stream in &streams {
         stack_use.add_all(&stream.stack_use);
         counts.other_event_samples += stream.other_event_samples;
+        counts.period_total = counts.period_total.saturating_add(stream.period_total);
     }
     merge(
         &streams,
@@ -190,6 +192,7 @@ pub(super) fn read_streams(
         &mut stacks,
         &mut counts,
     );
+    drop(streams);
     let read = Read {
         processes,
         stacks,
@@ -273,6 +276,7 @@ impl<'a> Unwinding<'a> {
             stacks: StreamStacks {
                 nodes: Vec::new(),
                 samples: Vec::new(),
+                period_total: 0,
                 other_event_samples: 0,
                 stack_use: StackUse::default(),
                 kernel_seen: false,
@@ -315,8 +319,9 @@ impl<'a> Unwinding<'a> {
             node,
             walk,
             weight,
-            period: sample.period.unwrap_or(0),
         });
+        self.stacks.period_total =
+            (self.stacks.period_total).saturating_add(sample.period.unwrap_or(0));
     }
 
     /// What is kept of the stream: its tree and samples, in time order.
@@ -324,6 +329,9 @@ impl<'a> Unwinding<'a> {
         let mut stacks = self.stacks;
         stacks.stack_use = self.unwinders.stack_use;
         stacks.samples.sort_unstable_by_key(|sample| sample.key);
+        // Held until every stream is read: no room to spare.
+        stacks.samples.shrink_to_fit();
+        stacks.nodes.shrink_to_fit();
         stacks
     }
 }
@@ -360,7 +368,6 @@ fn merge(
             order.push(Reverse((following.key, at)));
         }
         counts.samples += 1;
-        counts.period_total = counts.period_total.saturating_add(sample.period);
         counts.first_time.get_or_insert(sample.time);
         counts.last_time = Some(sample.time);
         let thread = processes.thread_for_sample(sample.pid, sample.tid);
