@@ -67,7 +67,7 @@ EOF
     echo
     "$bin" report "$run/perf.data" --compiler --by pass --format markdown |
       sed "s|$tmp/||g" | grep -v '^- ' | awk -v rows="$pass_rows" '/^\|/ { if (++n > rows + 2) next } { print }' |
-      sed '/^### const-eval/,$d'
+      sed '/^### \(artifacts\|const-eval\)/,$d' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
   } >"$out/$name.md"
   index+=("| [\`$name\`]($name.md) | $what | $wall | $rss | $size | $samples | [$name.svg]($name.svg) |")
 done
