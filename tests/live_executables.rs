@@ -24,11 +24,14 @@ use serde_json::Value;
 /// The name of the slow executable: `@slow`'s only dispatch.
 const SLOW: &str = "slow_dispatch_0";
 /// The executables' samples in `TranslateAllExecutablesPass` against the
-/// full compile's, in percent: measured 72–105% on four models here (see
+/// full compile's, in percent: measured 72–123% here (see
 /// docs/executables-and-sizes.md, "Codegen and serialization against the
-/// full compile"); the range holds that with room for
-/// the noise of a busy machine.
-const TRANSLATE_SHARE_RANGE: std::ops::RangeInclusive<f64> = 50.0..=120.0;
+/// full compile"). The noise it allows is the machine's: samples are CPU
+/// time, and the same full compile of this test's model spent 1,010 to
+/// 1,523 samples in the pass over ten runs (×1.51; none credited from
+/// other threads), as the VM's speed drifts between one compile and the
+/// next. The executables, compiled a minute later, meet another speed.
+const TRANSLATE_SHARE_RANGE: std::ops::RangeInclusive<f64> = 50.0..=150.0;
 
 /// Appends `@slow`, one elementwise dispatch with `ops` transcendental
 /// functions chained, to the MLIR file `model`.

@@ -136,9 +136,10 @@ pub(crate) struct FullCompile {
 }
 
 /// The executables' codegen samples, alone, against the full compile's
-/// (percent), when they add up to it: measured at 72–105% on four
-/// workloads (docs/executables-and-sizes.md).
-const CODEGEN_EXPECTED_PERCENT: std::ops::RangeInclusive<f64> = 50.0..=120.0;
+/// (percent), when they add up to it: measured at 72–123% on five
+/// workloads, where one full compile's codegen alone moved by 1.5× over
+/// ten runs, as the machine's speed drifts (docs/executables-and-sizes.md).
+const CODEGEN_EXPECTED_PERCENT: std::ops::RangeInclusive<f64> = 50.0..=150.0;
 
 /// The executables together.
 #[derive(Clone, Debug, Serialize)]
@@ -420,10 +421,11 @@ mod tests {
     fn codegen_outside_the_expected_band_is_noted() {
         assert_eq!(codegen_note(Some(91.0)), None);
         assert_eq!(codegen_note(None), None);
-        let note = codegen_note(Some(136.0)).expect("136% is outside");
+        assert_eq!(codegen_note(Some(136.0)), None);
+        let note = codegen_note(Some(164.0)).expect("164% is outside");
         assert!(
             note.starts_with(
-                "the executables' codegen is 136% of the full compile's, outside the 50–120%"
+                "the executables' codegen is 164% of the full compile's, outside the 50–150%"
             ),
             "{note}"
         );
