@@ -116,9 +116,10 @@ pub(crate) struct ReadingArgs {
     #[arg(long, help_heading = heading::READING)]
     pub no_cache: bool,
     /// Use N threads: read and unwind at most N streams of a `perf record
-    /// --threads` directory at once (each with a decompression thread of
-    /// its own), and name and draw on N. The output is the same for every
-    /// N. Default is the number of cores.
+    /// --threads` directory at once (each decompressing its own zstd, on a
+    /// thread of its own only when N leaves threads to spare), and name and
+    /// draw on N. The output is the same for every N. Default is the number
+    /// of cores.
     #[arg(long, short = 'j', value_name = "N", alias = "read-threads",
           value_parser = clap::value_parser!(u16).range(1..), help_heading = heading::READING)]
     pub jobs: Option<u16>,
