@@ -70,7 +70,7 @@ pub(super) struct Directory {
     /// The header file's own records, then the streams in number order.
     streams: Vec<Stream>,
     /// How many streams are read at once. Default is the cores there are.
-    pub(super) threads: usize,
+    threads: usize,
 }
 
 impl Directory {

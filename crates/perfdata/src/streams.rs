@@ -45,7 +45,7 @@ pub struct EachStream<S, V, F> {
 /// says. Returns what is kept of each stream and how it ended, in stream
 /// order.
 pub(super) fn read_each<T, K: Send>(
-    readers: Vec<&mut RecordReader>,
+    mut readers: Vec<&mut RecordReader>,
     jobs: usize,
     each: &EachStream<
         impl Fn(u32) -> T + Sync,
@@ -54,7 +54,6 @@ pub(super) fn read_each<T, K: Send>(
     >,
 ) -> Vec<(K, ReadEnd)> {
     let count = readers.len();
-    let mut readers = readers;
     for reader in &mut readers {
         // With no more jobs than streams, every job's thread reads a
         // stream and decompresses it too: `jobs` threads in all.
