@@ -121,7 +121,7 @@ impl Recording {
                 return directory.for_each_stream(jobs, each, salvaged);
             }
         };
-        let mut read = streams::read_each(vec![records], 1, each);
+        let mut read = streams::read_each(vec![records], jobs, each);
         let (state, end) = read.pop().expect("one stream, one state");
         (vec![state], self.input_end(end))
     }
