@@ -17,7 +17,7 @@
 //! `comparable.rs` says whether two sides compare like with like (failed
 //! compiles, other inputs or flags) and `run_diff.rs` sets the runs' facts
 //! side by side (times, RSS, artifact bytes, the wall time judged with the
-//! CPU time). `credit.rs` credits thread-pool work to the pass the main
+//! CPU time). `credit/` credits thread-pool work to the pass the main
 //! thread was in; `pass/` finds the passes a nested compiler (const-eval's
 //! JIT) runs, as `JitGlobalsPass > Pass`. `actions.rs` puts MLIR's actions
 //! (`record --actions`) on perf's clock and `action_rows.rs` groups samples

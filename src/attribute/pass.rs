@@ -25,7 +25,7 @@ use hashbrown::HashMap;
 use crate::profile::Profile;
 use crate::symbolize::SymbolId;
 use category_rules::{CategoryId, RuleTable};
-use names::{init_class, pass_class, phase_of};
+use names::{init_class, pass_class, phase_of, queuing_class};
 
 mod names;
 mod nested;
@@ -151,6 +151,10 @@ enum Role {
     /// Runs thread-pool tasks: what is above it is a task, what is below a
     /// thread that may only be waiting for something else.
     TaskRunner,
+    /// Code a pass's run defined (a lambda of its `runOnOperation()`), as a
+    /// thread-pool task runs it: the task is that pass's work, queued by
+    /// it (IREE's pipeline adaptor running its pipeline on many ops).
+    Queued(PassId),
 }
 
 /// The passes of a profile.
@@ -214,6 +218,15 @@ impl Passes {
                 runs[id.index()] = true;
             }
         }
+        let roles = (roles.into_iter().zip(&profile.symbols.symbols))
+            .map(|(role, symbol)| match role {
+                Role::Plain => (queuing_class(&symbol.name))
+                    .and_then(|class| ids.get(class))
+                    .filter(|id| runs[id.index()])
+                    .map_or(Role::Plain, |&id| Role::Queued(id)),
+                role => role,
+            })
+            .collect();
         let mut verifications = vec![None; names.len()];
         for (at, _) in runs.iter().enumerate().filter(|(_, runs)| **runs) {
             names.push(format!("{}{VERIFY_SUFFIX}", names[at]));
@@ -379,6 +392,18 @@ impl Passes {
             .iter()
             .position(|symbol| self.roles[symbol.index()] == Role::TaskRunner)
             .map(|runner| runner + 1)
+    }
+
+    /// The pass that queued the task of a task's frames given leaf first:
+    /// the outermost frame of code a pass's run defined.
+    pub(crate) fn queued_by(&self, task_leaf_first: &[SymbolId]) -> Option<PassId> {
+        task_leaf_first
+            .iter()
+            .rev()
+            .find_map(|symbol| match self.roles[symbol.index()] {
+                Role::Queued(id) => Some(id),
+                _ => None,
+            })
     }
 
     /// True when the pass manager is on a stack given leaf first.

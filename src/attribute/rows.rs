@@ -107,8 +107,16 @@ impl RowMaker<'_> {
             None => (facts.passes.as_slice(), facts.place),
             Some(to) => to.passes_and_place(),
         };
+        // What crediting changed: the place, and rows of passes not on the
+        // sample's own stack (a worker's own pass keeps its samples as its
+        // own, under the main thread's passes credited with them).
+        let place_credited = credited.is_some() && place != facts.place;
+        let row_credited = |row_key: &RowKey| match row_key {
+            RowKey::Pass(pass) => credited.is_some() && !facts.passes.contains(pass),
+            _ => place_credited,
+        };
         grouped.samples += count;
-        if credited.is_some() {
+        if place_credited {
             grouped.credited += count;
         }
         if facts.in_compiler && !passes.is_empty() {
@@ -122,7 +130,7 @@ impl RowMaker<'_> {
         if let Some(self_key) = self_key {
             let row = grouped.rows.entry(self_key).or_default();
             row.self_samples += count;
-            if credited.is_some() {
+            if row_credited(&self_key) {
                 row.credited_samples += count;
             }
             if let Some(detail) = detail {
@@ -133,7 +141,7 @@ impl RowMaker<'_> {
         for row_key in inclusive.iter() {
             let row = grouped.rows.entry(*row_key).or_default();
             row.inclusive_samples += count;
-            if credited.is_some() {
+            if row_credited(row_key) {
                 row.credited_inclusive_samples += count;
             }
         }

@@ -19,6 +19,25 @@ pub(super) fn init_class(function: &str) -> Option<&str> {
     class_of(function.strip_suffix(INIT_METHOD)?)
 }
 
+/// The pass class whose run defines the code of a frame
+/// (`…failableParallelForEach<…OpPipelineAdaptorPass::runOnOperationAsync()::
+/// OpDispatchInfo*…>…::__invoke`): the name before the first of
+/// [`RUN_METHODS`] followed by `::`; `None` for other frames.
+pub(super) fn queuing_class(function: &str) -> Option<&str> {
+    let at = RUN_METHODS
+        .iter()
+        .filter_map(|method| {
+            (function.match_indices(method))
+                .find(|(at, _)| function[at + method.len()..].starts_with("::"))
+                .map(|(at, _)| at)
+        })
+        .min()?;
+    let class = function[..at]
+        .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .next()?;
+    (!class.is_empty() && class != "OpToOpPassAdaptor").then_some(class)
+}
+
 /// The last name of `qualified` (`ns::Class<…>`), without template
 /// arguments; `None` for the pass manager's own adaptor, an empty name or
 /// one that is not an identifier.

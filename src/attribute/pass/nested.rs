@@ -69,16 +69,6 @@ impl Passes {
         self.inner.get(&pass).copied().unwrap_or(pass)
     }
 
-    /// Whether `pass`'s frames alone do not say which samples are its: a
-    /// nested compiler and its passes run on the thread pool, whose stacks
-    /// show the pass but not the compiler they run for, so a pass the
-    /// nested compiler also runs has frames that are not its own.
-    pub(crate) fn crosses_threads(&self, pass: PassId) -> bool {
-        self.is_nested_compiler(pass)
-            || self.parent(pass).is_some()
-            || self.nested_copies(pass).next().is_some()
-    }
-
     /// The nested compiler a pass runs under, for a pass of one.
     pub(crate) fn parent(&self, pass: PassId) -> Option<PassId> {
         self.parents.get(pass.index()).copied().flatten()

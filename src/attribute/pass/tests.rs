@@ -60,6 +60,32 @@ fn pass_classes_lose_namespaces_and_template_arguments() {
 }
 
 #[test]
+fn a_task_names_the_pass_whose_run_queued_it() {
+    let cases = [
+        // Cut from iree-compile 3.13's task of IREE's pipeline adaptor.
+        (
+            "llvm::detail::UniqueFunctionBase<void, >::UniqueFunctionBase<llvm::LogicalResult mlir::failableParallelForEach<mlir::iree_compiler::detail::OpPipelineAdaptorPass::runOnOperationAsync()::OpDispatchInfo*, void mlir::parallelForEach<…>::{lambda()#1}>::__invoke(llvm::detail::UniqueFunctionBase<void, > const*)",
+            Some("OpPipelineAdaptorPass"),
+        ),
+        (
+            "mlir::iree_compiler::(anonymous namespace)::TranslateAllExecutablesPass::runOnOperation()::$_0::operator()(mlir::Operation*) const",
+            Some("TranslateAllExecutablesPass"),
+        ),
+        (
+            "std::_Function_handler<void (), mlir::detail::OpToOpPassAdaptor::runOnOperationAsyncImpl(bool)::$_0>::_M_invoke(std::_Any_data const&)",
+            None,
+        ),
+        (
+            "mlir::iree_compiler::detail::OpPipelineAdaptorPass::runOnOperationAsync()",
+            None,
+        ),
+    ];
+    for (function, class) in cases {
+        assert_eq!(queuing_class(function), class, "{function}");
+    }
+}
+
+#[test]
 fn nesting_keeps_a_pass_inside_itself_and_one_run_once() {
     // Symbols 0..5: main, the adaptor, pass 0's runOnOperation and
     // runOnOperationAsync, pass 1, a leaf.

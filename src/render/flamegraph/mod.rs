@@ -19,10 +19,10 @@ pub(crate) mod diff;
 mod layout;
 mod merge;
 mod names;
-mod nested;
 mod passes;
 mod sum;
 mod svg;
+mod through_pass;
 
 use crate::attribute::{Classes, PassId};
 use crate::fold::{FoldedStack, counted_lines, fold, sort_by_names};
@@ -222,10 +222,8 @@ pub(crate) fn picture(
     options: &PictureOptions,
 ) -> Option<Picture> {
     let stacks = match options.pass {
-        Some(pass) if classes.passes.crosses_threads(pass) => {
-            nested::stacks_through_pass(profile, classes, &options.filter, pass)
-        }
-        _ => fold(profile, &options.filter),
+        Some(pass) => through_pass::stacks_through_pass(profile, classes, &options.filter, pass),
+        None => fold(profile, &options.filter),
     };
     picture_from(profile, classes, options, stacks)
 }

@@ -1,7 +1,6 @@
-//! The stacks of `flamegraph --pass` for a nested compiler (const-eval's
-//! JitGlobalsPass) or one of its passes (`JitGlobalsPass > Canonicalizer`),
-//! as the pass rows count them: the stacks that hold the pass's frame, cut
-//! there, and the thread-pool tasks credited to it (which run the nested
+//! The stacks of `flamegraph --pass`, as the pass rows count them: the
+//! stacks that hold the pass's frame, cut there, and the thread-pool tasks
+//! credited to it (a pipeline it runs on many ops at once, a nested
 //! compiler's passes while the main thread is in it): a task cut at the
 //! pass's frame, or put under one when it has none.
 
