@@ -20,7 +20,10 @@
 //! Where both sides' shares are well inside (0, 1) it agrees with the
 //! difference of shares over its standard error; where a share vanishes or
 //! appears (all of a row's samples on one side) the likelihood ratio keeps
-//! its power, which the standard error under the pooled share loses. With
+//! its power, which the standard error under the pooled share loses, and
+//! where it does the test is exact: the probability that a side has no
+//! sample at all at the other side's share, under the negative binomial
+//! of that mean and φ times its variance. With
 //! one run a side φ cannot be estimated: it is 1, and only sampling error is
 //! covered. Tests are corrected together by `multiple.rs`.
 
@@ -77,6 +80,10 @@ pub(crate) struct Test {
     /// The dispersion the row was judged with: the pooled one or the
     /// row's own, the larger.
     pub dispersion: f64,
+    /// When the row has samples on one side only, the samples the other
+    /// side would have had at the first side's share: the row was tested
+    /// by the probability of none.
+    pub vanished_expected: Option<f64>,
 }
 
 /// Pearson's χ² of a row among the runs of one side, and its degrees of
@@ -195,20 +202,51 @@ pub(crate) fn test_row(row: &RowRuns<'_>, noise: &Noise) -> Test {
             p_value: 1.0,
             reachable_pp,
             dispersion,
+            vanished_expected: None,
         };
     }
-    let statistic = (deviance / dispersion).sqrt();
-    let upper_tail = match noise.degrees_of_freedom {
-        Some(df) if df.is_finite() => StudentsT::new(0.0, 1.0, df)
-            .expect("positive degrees of freedom")
-            .sf(statistic),
-        _ => Normal::standard().sf(statistic),
+    let vanished_expected = vanished((base_hits, base_samples), (new_hits, new_samples));
+    let upper_tail = match vanished_expected {
+        Some(expected) => none_seen(expected, dispersion),
+        None => {
+            let statistic = (deviance / dispersion).sqrt();
+            match noise.degrees_of_freedom {
+                Some(df) if df.is_finite() => StudentsT::new(0.0, 1.0, df)
+                    .expect("positive degrees of freedom")
+                    .sf(statistic),
+                _ => Normal::standard().sf(statistic),
+            }
+        }
     };
     Test {
         delta_pp,
         p_value: (2.0 * upper_tail).min(1.0),
         reachable_pp,
         dispersion,
+        vanished_expected,
+    }
+}
+
+/// When a row has samples on one side only: the samples the side without
+/// any would have had at the other side's share.
+fn vanished(base: (f64, f64), new: (f64, f64)) -> Option<f64> {
+    match (base.0 > 0.0, new.0 > 0.0) {
+        (true, false) => Some(new.1 * base.0 / base.1),
+        (false, true) => Some(base.1 * new.0 / new.1),
+        _ => None,
+    }
+}
+
+/// The probability of no sample in a row expected to have `expected`,
+/// whose variance is `dispersion` times that: the negative binomial of that
+/// mean and variance (Poisson's `e^-expected` at a dispersion of 1). The
+/// likelihood ratio's normal approximation understates how unlikely an
+/// empty row is when its runs vary.
+fn none_seen(expected: f64, dispersion: f64) -> f64 {
+    if dispersion <= 1.0 + 1e-9 {
+        (-expected).exp()
+    } else {
+        (-expected * dispersion.ln() / (dispersion - 1.0)).exp()
     }
 }
 

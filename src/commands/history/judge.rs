@@ -307,10 +307,17 @@ fn share_family(
                 delta_median: Some(value - median),
                 flagged,
                 test: format!(
-                    "likelihood ratio against {} pooled runs (φ = {:.2}, the larger of the \
+                    "{} against {} pooled runs (φ = {:.2}, the larger of the \
                      row's own and {:.2} pooled over rows): {:+.2} pp, p = {:.2e}, \
                      Holm over {family} {kind} shares at {alpha}: {verdict_words}; {own}: \
                      {own_words}",
+                    match test.vanished_expected {
+                        Some(expected) => format!(
+                            "no sample on one side where {expected:.1} were expected, \
+                             negative binomial,"
+                        ),
+                        None => "likelihood ratio".to_owned(),
+                    },
                     base.len(),
                     test.dispersion,
                     noise.dispersion,
