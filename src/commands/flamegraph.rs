@@ -43,7 +43,8 @@ pub(crate) struct FlamegraphArgs {
     /// malloc, memops, kernel, python, threading, startup, instrumentation, other.
     #[arg(long, value_name = "ID")]
     category: Option<String>,
-    /// Draw one MLIR pass (a name from `report --by pass`): its stacks, rooted at the pass.
+    /// Draw one MLIR pass (a name from `report --by pass`): its stacks, rooted at the pass,
+    /// and the thread-pool work credited to it (its pipelines run on other threads), under it.
     #[arg(long, value_name = "NAME")]
     pass: Option<String>,
     /// Draw an icicle: each category on top as one bar, its hot functions
