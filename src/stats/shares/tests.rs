@@ -454,23 +454,24 @@ fn a_vanished_share_of_a_noisy_row_is_still_flagged() {
     // unchanged runs of about 600 samples, its own dispersion 4–6, none
     // in the bytecode run. The likelihood ratio scaled by φ gave p = 8e-5,
     // above Holm's first bar over 19 category shares at 0.001 (5.3e-5);
-    // no sample where 45 were expected is far less likely than that.
+    // no sample where 43 were expected is far less likely than that.
     let base = [(31, 598), (56, 596), (46, 597), (62, 598), (32, 595)]
         .map(|(hits, samples)| Count { hits, samples });
-    let new = [Count {
-        hits: 0,
-        samples: 560,
-    }];
-    let test = test_row(
-        &RowRuns {
-            base: &base,
-            new: &new,
-        },
-        &Noise {
+    let against_base = |hits| {
+        let new = [Count { hits, samples: 560 }];
+        let noise = Noise {
             dispersion: 1.48,
             degrees_of_freedom: Some(60.0),
-        },
-    );
+        };
+        test_row(
+            &RowRuns {
+                base: &base,
+                new: &new,
+            },
+            &noise,
+        )
+    };
+    let test = against_base(0);
     assert!(test.dispersion > 4.0, "{test:?}");
     let expected = test.vanished_expected.unwrap();
     assert!((expected - 42.6).abs() < 0.1, "{test:?}");
@@ -478,19 +479,6 @@ fn a_vanished_share_of_a_noisy_row_is_still_flagged() {
     // One sample left is not a vanished row: the likelihood ratio, p ≈ 2e-4.
     // The exact test is for the boundary, where the ratio's normal
     // approximation fails most.
-    let one = [Count {
-        hits: 1,
-        samples: 560,
-    }];
-    let test = test_row(
-        &RowRuns {
-            base: &base,
-            new: &one,
-        },
-        &Noise {
-            dispersion: 1.48,
-            degrees_of_freedom: Some(60.0),
-        },
-    );
+    let test = against_base(1);
     assert!(test.p_value > 1e-5, "{test:?}");
 }
