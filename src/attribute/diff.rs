@@ -307,8 +307,8 @@ impl Diff {
             "{} run{} vs {} run{}: each row's counts by their likelihood ratio against the run-to-run spread \
              (quasi-binomial: the spread between runs as a multiple of sampling variance, pooled over the rows \
              and per row, the larger; pooled {:.2}× for self shares, {:.2}× for inclusive, {}), \
-             Student's t of its signed root; a row with samples on one side only by the probability of \
-             none (negative binomial); {family}",
+             Student's t of its signed root; a row with under a tenth of its expected samples on one side by \
+             the probability of so few (negative binomial); {family}",
             runs(&self.base),
             if runs(&self.base) == 1 { "" } else { "s" },
             runs(&self.new),

@@ -20,14 +20,17 @@
 //! Where both sides' shares are well inside (0, 1) it agrees with the
 //! difference of shares over its standard error; where a share vanishes or
 //! appears (all of a row's samples on one side) the likelihood ratio keeps
-//! its power, which the standard error under the pooled share loses, and
-//! where it does the test is exact: the probability that a side has no
-//! sample at all at the other side's share, under the negative binomial
-//! of that mean and φ times its variance. With
+//! its power, which the standard error under the pooled share loses; where
+//! a side has fewer than a tenth of the samples it would have at the other
+//! side's share (a row that vanished or appeared, or nearly), the test is
+//! exact: the probability of so few at that share, under the negative
+//! binomial of that mean and φ times its variance. With
 //! one run a side φ cannot be estimated: it is 1, and only sampling error is
 //! covered. Tests are corrected together by `multiple.rs`.
 
-use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+use statrs::distribution::{
+    ContinuousCDF, DiscreteCDF, NegativeBinomial, Normal, Poisson, StudentsT,
+};
 
 /// Rows with fewer samples than this per run (on average) are left out of
 /// the pooled dispersion: Pearson's χ² is unreliable on tiny counts.
@@ -80,10 +83,10 @@ pub(crate) struct Test {
     /// The dispersion the row was judged with: the pooled one or the
     /// row's own, the larger.
     pub dispersion: f64,
-    /// When the row has samples on one side only, the samples the other
-    /// side would have had at the first side's share: the row was tested
-    /// by the probability of none.
-    pub vanished_expected: Option<f64>,
+    /// When one side has fewer than [`NEARLY_VANISHED`] of the samples
+    /// it would have at the other side's share: its samples and that
+    /// expectation. The row was then tested by the probability of so few.
+    pub nearly_vanished: Option<(u64, f64)>,
 }
 
 /// Pearson's χ² of a row among the runs of one side, and its degrees of
@@ -202,12 +205,12 @@ pub(crate) fn test_row(row: &RowRuns<'_>, noise: &Noise) -> Test {
             p_value: 1.0,
             reachable_pp,
             dispersion,
-            vanished_expected: None,
+            nearly_vanished: None,
         };
     }
-    let vanished_expected = vanished((base_hits, base_samples), (new_hits, new_samples));
-    let upper_tail = match vanished_expected {
-        Some(expected) => none_seen(expected, dispersion),
+    let nearly_vanished = nearly_vanished((base_hits, base_samples), (new_hits, new_samples));
+    let upper_tail = match nearly_vanished {
+        Some((seen, expected)) => at_most(seen, expected, dispersion),
         None => {
             let statistic = (deviance / dispersion).sqrt();
             match noise.degrees_of_freedom {
@@ -223,30 +226,36 @@ pub(crate) fn test_row(row: &RowRuns<'_>, noise: &Noise) -> Test {
         p_value: (2.0 * upper_tail).min(1.0),
         reachable_pp,
         dispersion,
-        vanished_expected,
+        nearly_vanished,
     }
 }
 
-/// When a row has samples on one side only: the samples the side without
-/// any would have had at the other side's share.
-fn vanished(base: (f64, f64), new: (f64, f64)) -> Option<f64> {
-    match (base.0 > 0.0, new.0 > 0.0) {
-        (true, false) => Some(new.1 * base.0 / base.1),
-        (false, true) => Some(base.1 * new.0 / new.1),
-        _ => None,
-    }
+/// When one side has fewer than this share of the samples it would have
+/// at the other side's share, the row is tested exactly.
+const NEARLY_VANISHED: f64 = 0.1;
+
+/// When a side has under [`NEARLY_VANISHED`] of the samples it would have
+/// at the other side's share (a row that vanished or appeared, or nearly):
+/// its samples and that expectation.
+fn nearly_vanished(base: (f64, f64), new: (f64, f64)) -> Option<(u64, f64)> {
+    let few = |side: (f64, f64), other: (f64, f64)| {
+        let expected = side.1 * other.0 / other.1;
+        (other.0 > 0.0 && side.0 < NEARLY_VANISHED * expected).then_some((side.0 as u64, expected))
+    };
+    few(new, base).or_else(|| few(base, new))
 }
 
-/// The probability of no sample in a row expected to have `expected`,
-/// whose variance is `dispersion` times that: the negative binomial of that
-/// mean and variance (Poisson's `e^-expected` at a dispersion of 1). The
-/// likelihood ratio's normal approximation understates how unlikely an
-/// empty row is when its runs vary.
-fn none_seen(expected: f64, dispersion: f64) -> f64 {
+/// The probability of at most `seen` samples in a row expected to have
+/// `expected`, whose variance is `dispersion` times that: the negative
+/// binomial of that mean and variance (Poisson's at a dispersion of 1).
+/// The likelihood ratio's normal approximation understates how unlikely a
+/// nearly empty row is when its runs vary.
+fn at_most(seen: u64, expected: f64, dispersion: f64) -> f64 {
     if dispersion <= 1.0 + 1e-9 {
-        (-expected).exp()
+        Poisson::new(expected).map_or(1.0, |poisson| poisson.cdf(seen))
     } else {
-        (-expected * dispersion.ln() / (dispersion - 1.0)).exp()
+        NegativeBinomial::new(expected / (dispersion - 1.0), 1.0 / dispersion)
+            .map_or(1.0, |negative_binomial| negative_binomial.cdf(seen))
     }
 }
 

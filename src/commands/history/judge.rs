@@ -311,9 +311,9 @@ fn share_family(
                      row's own and {:.2} pooled over rows): {:+.2} pp, p = {:.2e}, \
                      Holm over {family} {kind} shares at {alpha}: {verdict_words}; {own}: \
                      {own_words}",
-                    match test.vanished_expected {
-                        Some(expected) => format!(
-                            "no sample on one side where {expected:.1} were expected, \
+                    match test.nearly_vanished {
+                        Some((seen, expected)) => format!(
+                            "{seen} samples on one side where {expected:.1} were expected, \
                              negative binomial,"
                         ),
                         None => "likelihood ratio".to_owned(),
