@@ -226,7 +226,14 @@ pub(crate) fn credit_workers(
     Credits {
         by_key: walk(
             profile.stacks.timeline.iter().filter_map(sample_of),
-            MainAhead::of(profile.stacks.timeline.iter().filter_map(sample_of)),
+            MainAhead::of(profile.stacks.timeline.iter().filter_map(|sample| {
+                let role = roles.get(&sample.key)?;
+                Some((
+                    profile.processes.thread(sample.key.thread).process,
+                    sample.time,
+                    role,
+                ))
+            })),
             verified,
             nest,
         ),
@@ -268,12 +275,13 @@ struct MainAhead<'a, P> {
 }
 
 impl<'a, P: Copy + Eq + Hash> MainAhead<'a, P> {
-    /// The main-thread samples among samples in time order.
-    fn of<K>(in_time_order: impl Iterator<Item = Sample<'a, P, K>>) -> Self {
+    /// The main-thread samples among the `(process, time, role)` of
+    /// samples in time order.
+    fn of(in_time_order: impl Iterator<Item = (P, u64, &'a KeyRole)>) -> Self {
         let mut samples: HashMap<P, Vec<(u64, &'a KeyRole)>> = HashMap::new();
-        for sample in in_time_order {
-            if let KeyRole::Main { .. } = sample.role {
-                (samples.entry(sample.process).or_default()).push((sample.time_ns, sample.role));
+        for (process, time_ns, role) in in_time_order {
+            if let KeyRole::Main { .. } = role {
+                samples.entry(process).or_default().push((time_ns, role));
             }
         }
         MainAhead {

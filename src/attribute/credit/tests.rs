@@ -15,7 +15,7 @@ fn walk_all<'a>(
     verified: impl Fn(u8, Option<i32>, u64) -> Option<Vec<PassId>>,
     nest: impl Fn(&[PassId], Option<&[PassId]>, &TaskPasses) -> Option<Vec<PassId>>,
 ) -> HashMap<char, Vec<(CreditedTo, u64)>> {
-    let ahead = MainAhead::of(samples.iter().copied());
+    let ahead = MainAhead::of(samples.iter().map(|s| (s.process, s.time_ns, s.role)));
     walk(samples.iter().copied(), ahead, verified, nest)
 }
 
