@@ -19,6 +19,11 @@ fn walk_all<'a>(
     walk(samples.iter().copied(), ahead, verified, nest)
 }
 
+/// `sample` at `time_ns`.
+fn at(time_ns: u64, sample: Sample<'_, u8, char>) -> Sample<'_, u8, char> {
+    Sample { time_ns, ..sample }
+}
+
 fn sample(process: u8, key: char, role: &KeyRole, kept: bool) -> Sample<'_, u8, char> {
     Sample {
         process,
@@ -89,9 +94,6 @@ fn workers_take_what_the_main_thread_did_last_and_verification_goes_to_the_pass_
 
 #[test]
 fn a_task_s_passes_go_under_the_main_thread_s_latest_and_next_passes() {
-    fn at(time_ns: u64, sample: Sample<'_, u8, char>) -> Sample<'_, u8, char> {
-        Sample { time_ns, ..sample }
-    }
     let main = |ids: &[usize]| KeyRole::Main {
         doing: passes(ids),
         in_task: false,
@@ -186,9 +188,6 @@ fn verification_goes_to_the_pass_just_run_when_the_actions_name_it() {
         verifying: true,
         own_pipeline: true,
     };
-    fn at(time_ns: u64, sample: Sample<'_, u8, char>) -> Sample<'_, u8, char> {
-        Sample { time_ns, ..sample }
-    }
     let samples = [
         at(10, sample(1, 'a', &main_verifying, true)), // after pass 5: its verification
         at(20, sample(1, 'b', &worker_verifying, true)), // the same, on a worker
