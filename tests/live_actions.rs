@@ -32,9 +32,18 @@ const LEAST_AGREEMENT_PERCENT: f64 = 95.0;
 /// 2.21% of them (1.96% with the profiler's counted, as before).
 const MOST_WITHOUT_PASS_PERCENT: f64 = 3.0;
 
-/// The least rank correlation (Spearman's rho) between the executables'
-/// inclusive samples in `report --by unit` and their compile times alone.
+/// The least rank correlation (Spearman's rho) between the ladder's
+/// executables' inclusive samples in `report --by unit` and their median
+/// wall times compiled alone (`executables`, three compiles each): 0.952
+/// and 0.976 in two runs on 2026-12-07, one of them in a full test run.
 const LEAST_RANK_CORRELATION: f64 = 0.8;
+
+/// The least rank correlation between the ladder's executables' inclusive
+/// samples in `report --by unit` and the ladder's own order (dispatch *i*
+/// applies 16·(*i*+1) ops). Neighbouring rungs differ by 1–32 samples of
+/// 36–171 (σ ≈ √n = 6–13), so neighbours may swap: each swap of two
+/// neighbours takes 12/990 off rho over ten rungs, and 0.9 allows eight.
+const LEAST_LADDER_CORRELATION: f64 = 0.9;
 
 /// `report RUN --by BY --format json`, which must succeed.
 fn report_by(run_dir: &Path, by: &str) -> Value {
@@ -441,9 +450,15 @@ fn spearman(xs: &[f64], ys: &[f64]) -> f64 {
 
 /// The dispatch ladder (ten unfused dispatches whose bodies grow step by
 /// step): `report --by unit` of a `record --actions=units` run ranks the
-/// executables as `executables` does, compiling each alone, to a rank
-/// correlation of at least [`LEAST_RANK_CORRELATION`] against both its
-/// wall times and its code generation's samples.
+/// executables in the ladder's order, to a rank correlation of at least
+/// [`LEAST_LADDER_CORRELATION`], and as `executables` does, compiling each
+/// alone, to at least [`LEAST_RANK_CORRELATION`] against its median wall
+/// times. Its code generation's samples are printed, not ranked against:
+/// they come from one 499 Hz recording of each executable (20–86 samples,
+/// σ ≈ √n = 4–9) and neighbouring rungs differ by about 5 of them, so they
+/// do not order the rungs the same way twice (rho 0.782, 0.778 and 0.891
+/// in three runs on 2026-12-07; the wall times of the last two, 0.952 and
+/// 0.976).
 #[test]
 fn units_rank_the_executables_as_compiling_each_alone_does() {
     let _serial = live_lock();
@@ -496,23 +511,36 @@ fn units_rank_the_executables_as_compiling_each_alone_does() {
     }
     assert!(table.len() >= 8, "the executables of both: {table:?}");
     let by_unit: Vec<f64> = table.iter().map(|row| row.1).collect();
-    for (what, alone) in [
+    let rung = |name: &str| -> f64 {
+        let index = name
+            .strip_prefix("main_dispatch_")
+            .and_then(|i| i.parse().ok());
+        index.unwrap_or_else(|| panic!("{name} is not a rung of the ladder"))
+    };
+    for (what, reference, least) in [
         (
-            "wall seconds",
-            table.iter().map(|row| row.2).collect::<Vec<_>>(),
+            "the ladder's order",
+            table.iter().map(|row| rung(&row.0)).collect::<Vec<_>>(),
+            LEAST_LADDER_CORRELATION,
         ),
-        ("translate samples", table.iter().map(|row| row.3).collect()),
+        (
+            "the median wall seconds of each executable alone",
+            table.iter().map(|row| row.2).collect(),
+            LEAST_RANK_CORRELATION,
+        ),
     ] {
-        let rho = spearman(&by_unit, &alone);
+        let rho = spearman(&by_unit, &reference);
         println!(
             "Spearman's rho against {what}, over {} executables: {rho:.3}",
             table.len()
         );
-        assert!(
-            rho >= LEAST_RANK_CORRELATION,
-            "rank correlation with the {what} of each executable alone: {rho:.3}"
-        );
+        assert!(rho >= least, "rank correlation with {what}: {rho:.3}");
     }
+    let translate: Vec<f64> = table.iter().map(|row| row.3).collect();
+    println!(
+        "(against the translate samples of each alone: {:.3})",
+        spearman(&by_unit, &translate)
+    );
 }
 
 /// The findings of `json` that are duplicated executables.
