@@ -16,11 +16,15 @@ pub(crate) const WALL: &str = "wall_seconds";
 pub(crate) const CPU: &str = "cpu_seconds";
 /// Peak RSS of the compiler.
 pub(crate) const RSS: &str = "peak_rss_bytes";
+/// Page faults of the compiler, minor and major.
+pub(crate) const PAGE_FAULTS: &str = "page_faults";
 /// Bytes of the compile's outputs.
 pub(crate) const BYTES: &str = "bytes";
 /// The prefixes of shares: a category's self samples, a pass's inclusive.
 pub(crate) const CATEGORY: &str = "category:";
 pub(crate) const PASS: &str = "pass:";
+/// The kernel's share: page faults, zeroing pages, writing files.
+pub(crate) const KERNEL: &str = "category:kernel";
 
 /// What one metric of a run looks like against its history (as `check`
 /// and `show` write it in JSON, too).
@@ -59,10 +63,11 @@ pub(crate) fn rank(metric: &str) -> (u8, &str) {
         WALL => 0,
         CPU => 1,
         RSS => 2,
-        _ if metric.starts_with(BYTES) => 3,
-        _ if metric.starts_with(CATEGORY) => 4,
-        _ if metric.starts_with(PASS) => 5,
-        _ => 6,
+        PAGE_FAULTS => 3,
+        _ if metric.starts_with(BYTES) => 4,
+        _ if metric.starts_with(CATEGORY) => 5,
+        _ if metric.starts_with(PASS) => 6,
+        _ => 7,
     };
     (first, metric)
 }
@@ -81,6 +86,7 @@ pub(crate) fn shown_value(metric: &str, value: f64) -> String {
     match metric {
         WALL | CPU => format!("{value:.2} s"),
         RSS => format!("{:.1} MiB", value / f64::from(1 << 20)),
+        PAGE_FAULTS => format!("{value:.0} faults"),
         _ if metric.starts_with(BYTES) => format!("{value:.0} B"),
         _ if is_share(metric) => format!("{value:.2} %"),
         _ => format!("{value}"),

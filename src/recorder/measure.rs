@@ -32,6 +32,9 @@ pub(crate) struct Measured {
     pub exit: CommandExit,
     /// The largest peak resident set of the command and its descendants.
     pub peak_rss_bytes: u64,
+    /// The page faults (minor and major) of the command and its descendants.
+    #[serde(default)]
+    pub page_faults: Option<u64>,
     /// The command's wall time, from its start to its end.
     #[serde(default)]
     pub wall_seconds: Option<f64>,
@@ -144,8 +147,8 @@ pub(crate) fn measure(
         .unwrap_or_default();
     let status = child.wait()?;
     let wall_seconds = started.elapsed().as_secs_f64();
-    // Before perf is waited for, so that its own RSS does not count.
-    let peak_rss_bytes = children_peak_rss();
+    // Before perf is waited for, so that its own RSS and faults do not count.
+    let children = children_usage();
     let perf = perf.map(AttachedPerf::finish);
     finished.store(true, Ordering::SeqCst);
     let timed_out = watcher.is_some_and(|watcher| watcher.join().unwrap_or(false));
@@ -154,7 +157,8 @@ pub(crate) fn measure(
     }
     let measured = Measured {
         exit: CommandExit::from_status(status),
-        peak_rss_bytes,
+        peak_rss_bytes: children.peak_rss_bytes,
+        page_faults: Some(children.page_faults),
         wall_seconds: Some(wall_seconds),
         timed_out,
         stderr,
@@ -173,6 +177,7 @@ fn not_recorded(mut child: Child, into: &Path, outcome: PerfOutcome) -> std::io:
     let measured = Measured {
         exit: CommandExit::from_status(status),
         peak_rss_bytes: 0,
+        page_faults: None,
         wall_seconds: None,
         timed_out: false,
         stderr: StderrExcerpt::default(),
@@ -261,16 +266,27 @@ fn pass_through(
     excerpt
 }
 
-/// The largest peak RSS among the waited-for descendants of this process.
-fn children_peak_rss() -> u64 {
+/// What the kernel counted of the waited-for descendants of this process.
+struct ChildrenUsage {
+    /// The largest peak RSS among them.
+    peak_rss_bytes: u64,
+    /// Their page faults, minor and major, added up.
+    page_faults: u64,
+}
+
+fn children_usage() -> ChildrenUsage {
     // SAFETY: `getrusage` only writes into the zeroed struct it is given.
     let usage = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
         libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
         usage
     };
-    // Linux reports ru_maxrss in kilobytes.
-    u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024
+    let count = |value: libc::c_long| u64::try_from(value).unwrap_or(0);
+    ChildrenUsage {
+        // Linux reports ru_maxrss in kilobytes.
+        peak_rss_bytes: count(usage.ru_maxrss) * 1024,
+        page_faults: count(usage.ru_minflt) + count(usage.ru_majflt),
+    }
 }
 
 pub(crate) fn read_measured(path: &Path) -> Option<Measured> {

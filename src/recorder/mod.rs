@@ -36,7 +36,7 @@ use crate::mlir_timing::{TIMING_FILE, Timers, with_timing_flags};
 use crate::rss::{MEMORY_FILE, RssSeries};
 use perfdata::RUN_RECORDING;
 
-use crate::run_dir::{CommandExit, PerfRun, RingBuffer, RunJson, RunStatus, StderrExcerpt};
+use crate::run_dir::{CommandExit, PerfRun, RingBuffer, RunJson, RunStatus};
 use checks::{check_permission, detect_event, missing_input, perf_version, prepare_dir};
 use measure::{MEASURE_FILE, read_measured};
 pub(crate) use options::{CallGraph, RecordOptions};
@@ -166,21 +166,11 @@ pub(crate) fn record_with_timeout(
             .map(|cwd| cwd.display().to_string())
             .unwrap_or_default(),
         start_time: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
-        wall_seconds: None,
-        command_wall_seconds: None,
-        exit: None,
-        peak_rss_bytes: None,
-        stderr: StderrExcerpt::default(),
         iree_compile_version: iree_compile_version(&command_run),
         inputs: input_files(&command_run[1..]),
         host: host(),
-        perf: None,
-        lost_samples: None,
         outputs: vec![RUN_RECORDING.to_owned(), "run.json".to_owned()],
-        notes: Vec::new(),
-        artifacts: Vec::new(),
-        actions: None,
-        instrumentation: None,
+        ..RunJson::default()
     };
     write_run_json(dir, &run)?;
 
@@ -325,6 +315,7 @@ pub(crate) fn record_with_timeout(
             perf_outcome = measured.perf;
             run.exit = Some(measured.exit);
             run.peak_rss_bytes = Some(measured.peak_rss_bytes);
+            run.page_faults = measured.page_faults;
             command_wall_seconds = measured.wall_seconds;
             run.command_wall_seconds = measured.wall_seconds;
             timed_out = measured.timed_out;

@@ -171,6 +171,7 @@ mod tests {
                 signal: Some(9),
             }),
             peak_rss_bytes: Some(170 << 20),
+            page_faults: Some(24_300),
             stderr: StderrExcerpt {
                 head: vec!["first".to_owned()],
                 tail: vec!["last".to_owned()],

@@ -84,6 +84,10 @@ pub(crate) struct RunJson {
     pub exit: Option<CommandExit>,
     /// Of the command and its descendants (the compiler), not of perf.
     pub peak_rss_bytes: Option<u64>,
+    /// The page faults, minor and major, of the command and its
+    /// descendants (not of perf); `null` in runs recorded before they were
+    /// counted.
+    pub page_faults: Option<u64>,
     /// The first and last lines the command wrote to stderr.
     pub stderr: StderrExcerpt,
     pub iree_compile_version: Option<String>,

@@ -105,6 +105,11 @@ struct CheckArgs {
     /// within its own (without it, that is reported as a busy machine).
     #[arg(long, help_heading = heading::GATE)]
     flag_wall_alone: bool,
+    /// Flag the kernel's share beyond noise even when the page faults stayed
+    /// within their fence (without it, that is reported as the machine being
+    /// slower at the same faults).
+    #[arg(long, help_heading = heading::GATE)]
+    flag_kernel_alone: bool,
     /// Output format.
     #[arg(long, default_value = "table", help_heading = heading::OUTPUT,
           value_parser = Formats(&[Format::Table, Format::Json]).try_map(TableOrJson::of))]
@@ -186,6 +191,7 @@ impl HistoryArgs {
                     judging: Rules {
                         threshold_pp: args.threshold,
                         flag_wall_alone: args.flag_wall_alone,
+                        flag_kernel_alone: args.flag_kernel_alone,
                     },
                     format: args.format,
                 };

@@ -23,6 +23,7 @@ fn run(identity: &str, metrics: &[Given]) -> StoredRun {
 const THRESHOLD_1: Rules = Rules {
     threshold_pp: 1.0,
     flag_wall_alone: false,
+    flag_kernel_alone: false,
 };
 
 fn walls(values: &[f64]) -> Vec<StoredRun> {
@@ -259,4 +260,79 @@ fn with_six_runs_a_share_is_judged_against_its_own_adjacent_changes() {
     let lexer = near.iter().find(|j| j.metric == "category:lexer").unwrap();
     assert!(!lexer.flagged, "{lexer:?}");
     assert!(lexer.test.contains("within it"), "{}", lexer.test);
+}
+
+/// A run of 600 samples with `kernel` of them in the kernel and `faults`
+/// page faults.
+fn kernel_run(identity: &str, kernel: i64, faults: f64) -> StoredRun {
+    run(
+        identity,
+        &[
+            ("category:kernel", 0.0, Some((kernel, 600))),
+            ("category:lexer", 0.0, Some((40, 600))),
+            ("category:rest", 0.0, Some((560 - kernel, 600))),
+            ("page_faults", faults, None),
+        ],
+    )
+}
+
+#[test]
+fn a_kernel_move_with_the_page_faults_unchanged_is_the_machine_not_a_regression() {
+    // The kernel at 11.8–14.3% of four runs, then 22.8% (as beside a build
+    // on 2026-12-07), the page faults within 0.7%.
+    let history: Vec<StoredRun> = [
+        (71, 24_281.0),
+        (86, 24_384.0),
+        (75, 24_382.0),
+        (80, 24_266.0),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(at, &(kernel, faults))| kernel_run(&format!("r{at}"), kernel, faults))
+    .collect();
+    let old: Vec<&StoredRun> = history.iter().collect();
+    let kernel = |judged: &[JudgedMetric]| -> JudgedMetric {
+        judged
+            .iter()
+            .find(|j| j.metric == "category:kernel")
+            .unwrap()
+            .clone()
+    };
+    let slower = kernel_run("new", 137, 24_350.0);
+    let judged = judge(&old, &slower, &THRESHOLD_1);
+    let moved = kernel(&judged);
+    assert!(!moved.flagged, "{moved:?}");
+    assert!(
+        moved
+            .test
+            .contains("the kernel moved, its page faults did not (+0.1 %): the machine was slower"),
+        "{}",
+        moved.test
+    );
+    assert!(judged.iter().all(|j| !j.flagged), "{judged:?}");
+    // Asked for, the kernel alone is flagged.
+    let asked = Rules {
+        flag_kernel_alone: true,
+        ..THRESHOLD_1
+    };
+    assert!(kernel(&judge(&old, &slower, &asked)).flagged);
+    // More faults behind it: the compiler's, flagged.
+    let faulting = judge(&old, &kernel_run("new", 137, 31_600.0), &THRESHOLD_1);
+    assert!(kernel(&faulting).flagged, "{faulting:?}");
+    // Without page faults in the history (runs stored before they were
+    // counted), the kernel is judged alone, as before.
+    let unmeasured: Vec<StoredRun> = history
+        .iter()
+        .map(|old| StoredRun {
+            metrics: old
+                .metrics
+                .iter()
+                .filter(|metric| metric.name != "page_faults")
+                .cloned()
+                .collect(),
+            ..old.clone()
+        })
+        .collect();
+    let unmeasured: Vec<&StoredRun> = unmeasured.iter().collect();
+    assert!(kernel(&judge(&unmeasured, &slower, &THRESHOLD_1)).flagged);
 }
