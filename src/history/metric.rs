@@ -18,6 +18,9 @@ pub(crate) const CPU: &str = "cpu_seconds";
 pub(crate) const RSS: &str = "peak_rss_bytes";
 /// Page faults of the compiler, minor and major.
 pub(crate) const PAGE_FAULTS: &str = "page_faults";
+/// The cores other processes kept busy while the compile ran: not the
+/// compile's, but what its CPU time is read with.
+pub(crate) const OTHER_CORES: &str = "other_cores_busy";
 /// Bytes of the compile's outputs.
 pub(crate) const BYTES: &str = "bytes";
 /// The prefixes of shares: a category's self samples, a pass's inclusive.
@@ -64,10 +67,11 @@ pub(crate) fn rank(metric: &str) -> (u8, &str) {
         CPU => 1,
         RSS => 2,
         PAGE_FAULTS => 3,
-        _ if metric.starts_with(BYTES) => 4,
-        _ if metric.starts_with(CATEGORY) => 5,
-        _ if metric.starts_with(PASS) => 6,
-        _ => 7,
+        OTHER_CORES => 4,
+        _ if metric.starts_with(BYTES) => 5,
+        _ if metric.starts_with(CATEGORY) => 6,
+        _ if metric.starts_with(PASS) => 7,
+        _ => 8,
     };
     (first, metric)
 }
@@ -87,6 +91,7 @@ pub(crate) fn shown_value(metric: &str, value: f64) -> String {
         WALL | CPU => format!("{value:.2} s"),
         RSS => format!("{:.1} MiB", value / f64::from(1 << 20)),
         PAGE_FAULTS => format!("{value:.0} faults"),
+        OTHER_CORES => format!("{value:.2} cores"),
         _ if metric.starts_with(BYTES) => format!("{value:.0} B"),
         _ if is_share(metric) => format!("{value:.2} %"),
         _ => format!("{value}"),

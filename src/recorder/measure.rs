@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::attach::{AttachedPerf, PerfOutcome, STOPPED_START, wait_stopped};
+use super::machine_load::{machine_busy_seconds, other_cores_busy};
 use super::rss_sampler;
 use crate::mlir_timing::ReportLines;
 use crate::rss::RssSeries;
@@ -35,6 +36,10 @@ pub(crate) struct Measured {
     /// The page faults (minor and major) of the command and its descendants.
     #[serde(default)]
     pub page_faults: Option<u64>,
+    /// The cores other processes (perf among them) kept busy on average
+    /// while the command ran.
+    #[serde(default)]
+    pub other_cores_busy: Option<f64>,
     /// The command's wall time, from its start to its end.
     #[serde(default)]
     pub wall_seconds: Option<f64>,
@@ -127,6 +132,7 @@ pub(crate) fn measure(
         None
     };
     let started = Instant::now();
+    let machine_busy_at_start = machine_busy_seconds();
     let finished = Arc::new(AtomicBool::new(false));
     let watcher = timeout.and_then(|timeout| {
         let group = i32::try_from(child.id()).ok()?;
@@ -147,8 +153,12 @@ pub(crate) fn measure(
         .unwrap_or_default();
     let status = child.wait()?;
     let wall_seconds = started.elapsed().as_secs_f64();
+    let machine_busy_at_end = machine_busy_seconds();
     // Before perf is waited for, so that its own RSS and faults do not count.
     let children = children_usage();
+    let other_cores_busy = machine_busy_at_start
+        .zip(machine_busy_at_end)
+        .and_then(|(start, end)| other_cores_busy(start, end, children.cpu_seconds, wall_seconds));
     let perf = perf.map(AttachedPerf::finish);
     finished.store(true, Ordering::SeqCst);
     let timed_out = watcher.is_some_and(|watcher| watcher.join().unwrap_or(false));
@@ -159,6 +169,7 @@ pub(crate) fn measure(
         exit: CommandExit::from_status(status),
         peak_rss_bytes: children.peak_rss_bytes,
         page_faults: Some(children.page_faults),
+        other_cores_busy,
         wall_seconds: Some(wall_seconds),
         timed_out,
         stderr,
@@ -178,6 +189,7 @@ fn not_recorded(mut child: Child, into: &Path, outcome: PerfOutcome) -> std::io:
         exit: CommandExit::from_status(status),
         peak_rss_bytes: 0,
         page_faults: None,
+        other_cores_busy: None,
         wall_seconds: None,
         timed_out: false,
         stderr: StderrExcerpt::default(),
@@ -272,6 +284,8 @@ struct ChildrenUsage {
     peak_rss_bytes: u64,
     /// Their page faults, minor and major, added up.
     page_faults: u64,
+    /// Their CPU time, user and system, added up.
+    cpu_seconds: f64,
 }
 
 fn children_usage() -> ChildrenUsage {
@@ -282,7 +296,9 @@ fn children_usage() -> ChildrenUsage {
         usage
     };
     let count = |value: libc::c_long| u64::try_from(value).unwrap_or(0);
+    let seconds = |time: libc::timeval| time.tv_sec as f64 + time.tv_usec as f64 / 1e6;
     ChildrenUsage {
+        cpu_seconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
         // Linux reports ru_maxrss in kilobytes.
         peak_rss_bytes: count(usage.ru_maxrss) * 1024,
         page_faults: count(usage.ru_minflt) + count(usage.ru_majflt),

@@ -15,6 +15,7 @@ mod attach;
 mod checks;
 mod consteval;
 mod heap;
+mod machine_load;
 pub(crate) mod measure;
 mod options;
 mod probes;
@@ -316,6 +317,7 @@ pub(crate) fn record_with_timeout(
             run.exit = Some(measured.exit);
             run.peak_rss_bytes = Some(measured.peak_rss_bytes);
             run.page_faults = measured.page_faults;
+            run.other_cores_busy = measured.other_cores_busy;
             command_wall_seconds = measured.wall_seconds;
             run.command_wall_seconds = measured.wall_seconds;
             timed_out = measured.timed_out;

@@ -172,6 +172,7 @@ mod tests {
             }),
             peak_rss_bytes: Some(170 << 20),
             page_faults: Some(24_300),
+            other_cores_busy: Some(0.1),
             stderr: StderrExcerpt {
                 head: vec!["first".to_owned()],
                 tail: vec!["last".to_owned()],

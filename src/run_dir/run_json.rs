@@ -88,6 +88,10 @@ pub(crate) struct RunJson {
     /// descendants (not of perf); `null` in runs recorded before they were
     /// counted.
     pub page_faults: Option<u64>,
+    /// The cores other processes (perf among them) kept busy on average
+    /// while the command ran: the machine's CPU time less the command's,
+    /// per wall second; `null` in runs recorded before it was measured.
+    pub other_cores_busy: Option<f64>,
     /// The first and last lines the command wrote to stderr.
     pub stderr: StderrExcerpt,
     pub iree_compile_version: Option<String>,

@@ -1,18 +1,19 @@
 //! A run judged against the recent runs of its series, metric by metric,
 //! with the statistics of `crate::stats`:
 //!
-//! - measures (wall, CPU, peak RSS, bytes): a rustc-perf-style IQR fence
-//!   of the measure's own adjacent changes (`stats::fence`); the run is
-//!   flagged when it differs from the history's median by more than the
-//!   fence (never less than the measure's floor). With fewer than
+//! - measures (wall, CPU, peak RSS, page faults, bytes): a rustc-perf-style
+//!   IQR fence of the measure's own adjacent changes (`stats::fence`); the
+//!   run is flagged when it differs from the history's median by more than
+//!   the fence (never less than the measure's floor). With fewer than
 //!   [`MIN_CHANGES`] changes a fallback fence is used instead: a fixed one,
 //!   or twice the history's own range when that is wider; the output says
-//!   which;
-//! - what the machine's load moves is judged with the compiler's own work
-//!   behind it ([`LOAD_SENSITIVE`]): a wall time beyond its fence while the
-//!   CPU time is within its own, or the kernel's share while the page
-//!   faults are within theirs, is the machine's doing, not the compiler's,
-//!   and is not flagged unless asked (`Rules::flag_wall_alone`,
+//!   which. How busy other processes kept the machine ([`OTHER_CORES`]) is
+//!   shown, never flagged;
+//! - what the machine's load moves is judged with the load, or with the
+//!   compiler's own work behind it (`load.rs`): the CPU time with the
+//!   other processes' load, the wall time with the CPU time, the kernel's
+//!   share with the page faults. What the machine moved is not flagged
+//!   unless asked (`Rules::flag_cpu_with_load`, `Rules::flag_wall_alone`,
 //!   `Rules::flag_kernel_alone`);
 //! - shares (a category's self samples, a pass's inclusive samples): the
 //!   likelihood-ratio test of `stats::shares`, the run against the
@@ -32,7 +33,7 @@ use std::collections::BTreeMap;
 
 use crate::defaults::HISTORY_THRESHOLD_PP;
 use crate::history::metric::{
-    BYTES, CATEGORY, CPU, JudgedMetric, KERNEL, PAGE_FAULTS, PASS, Point, RSS, WALL, is_share,
+    BYTES, CATEGORY, JudgedMetric, OTHER_CORES, PAGE_FAULTS, PASS, Point, RSS, is_share,
 };
 use crate::history::{Metric, StoredRun};
 
@@ -54,6 +55,8 @@ fn fences(metric: &str) -> (f64, f64) {
     }
 }
 
+mod load;
+
 /// How `judge` decides.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Rules {
@@ -67,6 +70,9 @@ pub(crate) struct Rules {
     /// within their fence (`--flag-kernel-alone`). Default is false: the
     /// machine was slower at the same faults.
     pub flag_kernel_alone: bool,
+    /// Flag the CPU time beyond its fence even when the other processes'
+    /// load moved with it (`--flag-cpu-with-load`). Default is false.
+    pub flag_cpu_with_load: bool,
 }
 
 impl Default for Rules {
@@ -75,44 +81,10 @@ impl Default for Rules {
             threshold_pp: HISTORY_THRESHOLD_PP,
             flag_wall_alone: false,
             flag_kernel_alone: false,
+            flag_cpu_with_load: false,
         }
     }
 }
-
-/// A metric the machine's load moves, judged with the measure of the
-/// compiler's own work behind it.
-struct LoadSensitive {
-    metric: &'static str,
-    /// The compiler's own work behind it.
-    work: &'static str,
-    /// What it says when the metric moved and the work did not.
-    moved: &'static str,
-    why: &'static str,
-    /// The option that flags the metric on its own.
-    option: &'static str,
-}
-
-/// The wall time with the CPU time. The kernel's share with the page
-/// faults: on 2026-12-07 one unchanged run recorded beside a test run had
-/// the kernel at 22.8% where 30 others had 9.6–17.8%, nearly all of it in
-/// `clear_page_erms` (64 samples against 3–33) at the same peak RSS; the
-/// compile's page faults move by less than 1% from run to run.
-const LOAD_SENSITIVE: [LoadSensitive; 2] = [
-    LoadSensitive {
-        metric: WALL,
-        work: CPU,
-        moved: "wall moved, CPU did not",
-        why: "the machine was busy",
-        option: "--flag-wall-alone",
-    },
-    LoadSensitive {
-        metric: KERNEL,
-        work: PAGE_FAULTS,
-        moved: "the kernel moved, its page faults did not",
-        why: "the machine was slower at the same faults",
-        option: "--flag-kernel-alone",
-    },
-];
 
 /// Judges every metric of `run` and of `history` (oldest first, the run
 /// itself not in it) against the history. Without history, nothing.
@@ -134,40 +106,8 @@ pub(crate) fn judge(history: &[&StoredRun], run: &StoredRun, rules: &Rules) -> V
         .filter_map(|name| measure(history, run, name))
         .collect();
     judged.extend(share_metrics(history, run, &names, rules.threshold_pp));
-    let flagged_alone = [rules.flag_wall_alone, rules.flag_kernel_alone];
-    for (sensitive, alone) in LOAD_SENSITIVE.iter().zip(flagged_alone) {
-        if !alone {
-            unflag_the_machines_move(&mut judged, sensitive);
-        }
-    }
+    load::unflag_the_machines_moves(&mut judged, history, run, rules);
     judged
-}
-
-/// A load-sensitive metric flagged while the compiler's work behind it is
-/// within its fence (or moved the other way) is the machine's doing:
-/// unflagged, and said so.
-fn unflag_the_machines_move(judged: &mut [JudgedMetric], sensitive: &LoadSensitive) {
-    let moved = |name: &str| {
-        judged
-            .iter()
-            .find(|j| j.metric == name)
-            .map(|j| (j.flagged, j.delta_median.unwrap_or(0.0)))
-    };
-    let (Some((true, metric)), Some((work_flagged, work))) =
-        (moved(sensitive.metric), moved(sensitive.work))
-    else {
-        return;
-    };
-    if work_flagged && metric.signum() == work.signum() {
-        return;
-    }
-    if let Some(metric_judged) = judged.iter_mut().find(|j| j.metric == sensitive.metric) {
-        metric_judged.flagged = false;
-        metric_judged.test.push_str(&format!(
-            "; {} ({work:+.1} %): {}, not flagged ({} flags it)",
-            sensitive.moved, sensitive.why, sensitive.option
-        ));
-    }
 }
 
 fn value_of(run: &StoredRun, name: &str) -> Option<f64> {
@@ -224,6 +164,20 @@ fn measure(history: &[&StoredRun], run: &StoredRun, name: &str) -> Option<Judged
         }
     };
     let delta_median = relative(median);
+    if name == OTHER_CORES {
+        return Some(JudgedMetric {
+            metric: name.to_owned(),
+            value,
+            previous: Some(previous),
+            median: Some(median),
+            delta_previous: relative(previous),
+            delta_median,
+            flagged: false,
+            test: "not judged: how busy other processes kept the machine, which the CPU \
+                   and wall times are read with"
+                .to_owned(),
+        });
+    }
     let flagged = delta_median.is_some_and(|delta| delta.abs() > fence * 100.0);
     Some(JudgedMetric {
         metric: name.to_owned(),

@@ -1,5 +1,5 @@
 //! A run directory read into what the history store keeps ([`StoredRun`]):
-//! wall, CPU, peak RSS and page faults; artifact bytes by kind; category and pass shares
+//! wall, CPU, peak RSS, page faults and the other processes' load; artifact bytes by kind; category and pass shares
 //! with their sample counts (the recording read once, categories by self
 //! samples, passes by inclusive samples, as `report` counts them); the
 //! compiler's version, the flags, the host; the run's `report.json`; and its
@@ -18,7 +18,7 @@ use crate::artifact::outputs;
 use crate::attribute::runs::{RunRows, run_rows};
 use crate::attribute::{Attribution, Classes, Grouping};
 use crate::error::{Error, HistoryError};
-use crate::history::metric::{BYTES, CATEGORY, CPU, PAGE_FAULTS, PASS, RSS, WALL};
+use crate::history::metric::{BYTES, CATEGORY, CPU, OTHER_CORES, PAGE_FAULTS, PASS, RSS, WALL};
 use crate::history::{Metric, StoredRun};
 use crate::profile::{Profile, SampleFilter};
 use crate::run_dir::{RunDir, RunJson, series_at};
@@ -155,7 +155,8 @@ fn refused(dir: &Path, reason: &str) -> Error {
     .into()
 }
 
-/// Wall, CPU, RSS, page faults and the outputs' bytes, those known.
+/// Wall, CPU, RSS, page faults, the other processes' load and the
+/// outputs' bytes, those known.
 fn measures(run: &RunJson, categories: &RunRows) -> Vec<Metric> {
     let measure = |name: &str, value: f64| Metric {
         name: name.to_owned(),
@@ -175,6 +176,9 @@ fn measures(run: &RunJson, categories: &RunRows) -> Vec<Metric> {
     }
     if let Some(faults) = run.page_faults {
         metrics.push(measure(PAGE_FAULTS, faults as f64));
+    }
+    if let Some(cores) = run.other_cores_busy {
+        metrics.push(measure(OTHER_CORES, cores));
     }
     let outputs: Vec<_> = outputs(&run.artifacts).collect();
     if !outputs.is_empty() {

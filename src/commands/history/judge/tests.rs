@@ -24,6 +24,7 @@ const THRESHOLD_1: Rules = Rules {
     threshold_pp: 1.0,
     flag_wall_alone: false,
     flag_kernel_alone: false,
+    flag_cpu_with_load: false,
 };
 
 fn walls(values: &[f64]) -> Vec<StoredRun> {
@@ -335,4 +336,71 @@ fn a_kernel_move_with_the_page_faults_unchanged_is_the_machine_not_a_regression(
         .collect();
     let unmeasured: Vec<&StoredRun> = unmeasured.iter().collect();
     assert!(kernel(&judge(&unmeasured, &slower, &THRESHOLD_1)).flagged);
+}
+
+#[test]
+fn cpu_time_that_moved_with_the_other_processes_load_is_not_flagged() {
+    let timed = |identity: &str, wall: f64, cpu: f64, others: f64| {
+        let mut metrics = times(wall, cpu);
+        metrics.push(("other_cores_busy", others, None));
+        run(identity, &metrics)
+    };
+    let history: Vec<StoredRun> = [(2.2, 1.2), (2.25, 1.22), (2.15, 1.18), (2.2, 1.21)]
+        .iter()
+        .enumerate()
+        .map(|(at, &(wall, cpu))| timed(&format!("r{at}"), wall, cpu, 0.1))
+        .collect();
+    let old: Vec<&StoredRun> = history.iter().collect();
+    let metric = |judged: &[JudgedMetric], name: &str| -> JudgedMetric {
+        judged.iter().find(|j| j.metric == name).unwrap().clone()
+    };
+    // CPU +41 % and wall +59 % while two builds ran beside it.
+    let loaded = timed("new", 3.5, 1.7, 1.3);
+    let judged = judge(&old, &loaded, &THRESHOLD_1);
+    for name in ["cpu_seconds", "wall_seconds"] {
+        let time = metric(&judged, name);
+        assert!(!time.flagged, "{time:?}");
+        assert!(
+            time.test.contains(
+                "moved with the machine's load: other processes kept 1.30 cores busy against \
+                 0.10 in the history (median)"
+            ),
+            "{}",
+            time.test
+        );
+    }
+    let others = metric(&judged, "other_cores_busy");
+    assert!(
+        !others.flagged && others.test.starts_with("not judged"),
+        "{others:?}"
+    );
+    // Asked for, both are flagged.
+    let asked = Rules {
+        flag_cpu_with_load: true,
+        ..THRESHOLD_1
+    };
+    let flagged = judge(&old, &loaded, &asked);
+    assert!(metric(&flagged, "cpu_seconds").flagged, "{flagged:?}");
+    assert!(metric(&flagged, "wall_seconds").flagged, "{flagged:?}");
+    // The same move on the quiet machine is the compiler's.
+    let quiet = judge(&old, &timed("new", 3.5, 1.7, 0.2), &THRESHOLD_1);
+    assert!(metric(&quiet, "cpu_seconds").flagged, "{quiet:?}");
+    // A quieter machine does not hide a slower compile.
+    let slower = judge(&old, &timed("new", 3.5, 1.7, 0.0), &THRESHOLD_1);
+    let history_loaded: Vec<StoredRun> = history
+        .iter()
+        .map(|old| {
+            let mut loaded = old.clone();
+            for metric in &mut loaded.metrics {
+                if metric.name == "other_cores_busy" {
+                    metric.value = 1.3;
+                }
+            }
+            loaded
+        })
+        .collect();
+    let old_loaded: Vec<&StoredRun> = history_loaded.iter().collect();
+    let quieter = judge(&old_loaded, &timed("new", 3.5, 1.7, 0.1), &THRESHOLD_1);
+    assert!(metric(&quieter, "cpu_seconds").flagged, "{quieter:?}");
+    assert!(metric(&slower, "cpu_seconds").flagged, "{slower:?}");
 }
