@@ -32,12 +32,6 @@ const LEAST_AGREEMENT_PERCENT: f64 = 95.0;
 /// 2.21% of them (1.96% with the profiler's counted, as before).
 const MOST_WITHOUT_PASS_PERCENT: f64 = 3.0;
 
-/// The least rank correlation (Spearman's rho) between the ladder's
-/// executables' inclusive samples in `report --by unit` and their median
-/// wall times compiled alone (`executables`, three compiles each): 0.952
-/// and 0.976 in two runs on 2026-12-07, one of them in a full test run.
-const LEAST_RANK_CORRELATION: f64 = 0.8;
-
 /// The least rank correlation between the ladder's executables' inclusive
 /// samples in `report --by unit` and the ladder's own order (dispatch *i*
 /// applies 16·(*i*+1) ops). Neighbouring rungs differ by 1–32 samples of
@@ -451,16 +445,16 @@ fn spearman(xs: &[f64], ys: &[f64]) -> f64 {
 /// The dispatch ladder (ten unfused dispatches whose bodies grow step by
 /// step): `report --by unit` of a `record --actions=units` run ranks the
 /// executables in the ladder's order, to a rank correlation of at least
-/// [`LEAST_LADDER_CORRELATION`], and as `executables` does, compiling each
-/// alone, to at least [`LEAST_RANK_CORRELATION`] against its median wall
-/// times. Its code generation's samples are printed, not ranked against:
-/// they come from one 499 Hz recording of each executable (20–86 samples,
-/// σ ≈ √n = 4–9) and neighbouring rungs differ by about 5 of them, so they
-/// do not order the rungs the same way twice (rho 0.782, 0.778 and 0.891
-/// in three runs on 2026-12-07; the wall times of the last two, 0.952 and
-/// 0.976).
+/// [`LEAST_LADDER_CORRELATION`]. The ladder's order is the reference: the
+/// same executables compiled alone (`executables`) rank them less surely
+/// than the units do. Their translate samples are one 499 Hz recording of
+/// each (20–107 samples, σ ≈ √n = 4–10, where neighbouring rungs differ by
+/// about 5): rho 0.778–0.939 against the units in five runs on
+/// 2026-12-07. Their median wall times move with the machine's load: in a
+/// clean-clone CI run beside two builds, the smallest executable took
+/// 1.64 s alone (0.72 s on the quiet machine), and rho fell to 0.358.
 #[test]
-fn units_rank_the_executables_as_compiling_each_alone_does() {
+fn units_rank_the_ladders_executables_in_its_order() {
     let _serial = live_lock();
     if !iree_live_prerequisites() {
         return;
@@ -471,75 +465,33 @@ fn units_rank_the_executables_as_compiling_each_alone_does() {
     compile_perf(record_args(&run_dir, &["--actions=units"], &input, &[]))
         .expect_code(0, "record --actions=units");
     let units = report_by(&run_dir, "unit");
-    let samples: HashMap<String, f64> = (units["rows"].as_array().unwrap().iter())
+    let mut table: Vec<(String, f64)> = (units["rows"].as_array().unwrap().iter())
         .filter_map(|row| {
+            // The dispatches' executables, not the one they are linked into.
             let name = row["key"].as_str()?.strip_prefix("hal.executable @")?;
-            Some((name.to_owned(), row["inclusive_samples"].as_f64()?))
-        })
-        .collect();
-
-    let alone_dir = dir.join("alone");
-    let mut args: Vec<OsString> = vec!["executables".into(), "-q".into(), "-o".into()];
-    args.push(alone_dir.clone().into());
-    args.extend(
-        record_args(&dir.join("unused"), &[], &input, &[])
-            .into_iter()
-            .skip(3),
-    );
-    let last = args.len() - 1;
-    args[last] = alone_dir.with_extension("vmfb").into();
-    compile_perf(args).expect_code(0, "executables");
-    let alone: Value = serde_json::from_slice(
-        &std::fs::read(alone_dir.join("executables.json")).expect("executables.json"),
-    )
-    .unwrap();
-    let mut table: Vec<(String, f64, f64, f64)> = (alone["executables"].as_array().unwrap().iter())
-        .filter_map(|executable| {
-            let name = executable["name"].as_str()?;
-            Some((
-                name.to_owned(),
-                *samples.get(name)?,
-                executable["wall_seconds"].as_f64()?,
-                executable["translate_samples"].as_f64()?,
-            ))
+            let rung = name.starts_with("main_dispatch_");
+            Some((name.to_owned(), row["inclusive_samples"].as_f64()?)).filter(|_| rung)
         })
         .collect();
     table.sort_by(|a, b| b.1.total_cmp(&a.1));
-    println!("executable, inclusive samples (--by unit), wall s and translate samples alone:");
+    println!("executable, inclusive samples (--by unit):");
     for row in &table {
         println!("  {row:?}");
     }
-    assert!(table.len() >= 8, "the executables of both: {table:?}");
-    let by_unit: Vec<f64> = table.iter().map(|row| row.1).collect();
+    assert_eq!(table.len(), 10, "the ladder's executables: {table:?}");
     let rung = |name: &str| -> f64 {
         let index = name
             .strip_prefix("main_dispatch_")
             .and_then(|i| i.parse().ok());
         index.unwrap_or_else(|| panic!("{name} is not a rung of the ladder"))
     };
-    for (what, reference, least) in [
-        (
-            "the ladder's order",
-            table.iter().map(|row| rung(&row.0)).collect::<Vec<_>>(),
-            LEAST_LADDER_CORRELATION,
-        ),
-        (
-            "the median wall seconds of each executable alone",
-            table.iter().map(|row| row.2).collect(),
-            LEAST_RANK_CORRELATION,
-        ),
-    ] {
-        let rho = spearman(&by_unit, &reference);
-        println!(
-            "Spearman's rho against {what}, over {} executables: {rho:.3}",
-            table.len()
-        );
-        assert!(rho >= least, "rank correlation with {what}: {rho:.3}");
-    }
-    let translate: Vec<f64> = table.iter().map(|row| row.3).collect();
-    println!(
-        "(against the translate samples of each alone: {:.3})",
-        spearman(&by_unit, &translate)
+    let by_unit: Vec<f64> = table.iter().map(|row| row.1).collect();
+    let order: Vec<f64> = table.iter().map(|row| rung(&row.0)).collect();
+    let rho = spearman(&by_unit, &order);
+    println!("Spearman's rho against the ladder's order: {rho:.3}");
+    assert!(
+        rho >= LEAST_LADDER_CORRELATION,
+        "rank correlation with the ladder's order: {rho:.3}"
     );
 }
 
