@@ -28,6 +28,8 @@ pub(crate) const CATEGORY: &str = "category:";
 pub(crate) const PASS: &str = "pass:";
 /// The kernel's share: page faults, zeroing pages, writing files.
 pub(crate) const KERNEL: &str = "category:kernel";
+/// The threading share: thread pools, locks, waiting.
+pub(crate) const THREADING: &str = "category:threading";
 
 /// What one metric of a run looks like against its history (as `check`
 /// and `show` write it in JSON, too).

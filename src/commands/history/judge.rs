@@ -10,10 +10,11 @@
 //!   which. How busy other processes kept the machine ([`OTHER_CORES`]) is
 //!   shown, never flagged;
 //! - what the machine's load moves is judged with the load, or with the
-//!   compiler's own work behind it (`load.rs`): the CPU time with the
-//!   other processes' load, the wall time with the CPU time, the kernel's
-//!   share with the page faults. What the machine moved is not flagged
-//!   unless asked (`Rules::flag_cpu_with_load`, `Rules::flag_wall_alone`,
+//!   compiler's own work behind it (`load.rs`): the CPU time and the
+//!   threading share with the other processes' load, the wall time with
+//!   the CPU time, the kernel's share with the page faults. What the
+//!   machine moved is not flagged unless asked (`Rules::flag_with_load`,
+//!   `Rules::flag_wall_alone`,
 //!   `Rules::flag_kernel_alone`);
 //! - shares (a category's self samples, a pass's inclusive samples): the
 //!   likelihood-ratio test of `stats::shares`, the run against the
@@ -70,9 +71,11 @@ pub(crate) struct Rules {
     /// within their fence (`--flag-kernel-alone`). Default is false: the
     /// machine was slower at the same faults.
     pub flag_kernel_alone: bool,
-    /// Flag the CPU time beyond its fence even when the other processes'
-    /// load moved with it (`--flag-cpu-with-load`). Default is false.
-    pub flag_cpu_with_load: bool,
+    /// Flag what moved with the machine's load (the CPU time, the wall time
+    /// with it, the threading share) even when other processes kept the
+    /// machine busier or quieter than in every run of the history
+    /// (`--flag-with-load`). Default is false.
+    pub flag_with_load: bool,
 }
 
 impl Default for Rules {
@@ -81,7 +84,7 @@ impl Default for Rules {
             threshold_pp: HISTORY_THRESHOLD_PP,
             flag_wall_alone: false,
             flag_kernel_alone: false,
-            flag_cpu_with_load: false,
+            flag_with_load: false,
         }
     }
 }

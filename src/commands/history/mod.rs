@@ -110,11 +110,12 @@ struct CheckArgs {
     /// slower at the same faults).
     #[arg(long, help_heading = heading::GATE)]
     flag_kernel_alone: bool,
-    /// Flag a CPU time beyond its fence even when other processes kept at
-    /// least half a core more busy than in the history (without it, that is
+    /// Flag the CPU time (and the wall time with it) and the threading share
+    /// even when they moved while other processes kept the machine busier or
+    /// quieter than in every run of the history (without it, that is
     /// reported as the machine's load).
     #[arg(long, help_heading = heading::GATE)]
-    flag_cpu_with_load: bool,
+    flag_with_load: bool,
     /// Output format.
     #[arg(long, default_value = "table", help_heading = heading::OUTPUT,
           value_parser = Formats(&[Format::Table, Format::Json]).try_map(TableOrJson::of))]
@@ -197,7 +198,7 @@ impl HistoryArgs {
                         threshold_pp: args.threshold,
                         flag_wall_alone: args.flag_wall_alone,
                         flag_kernel_alone: args.flag_kernel_alone,
-                        flag_cpu_with_load: args.flag_cpu_with_load,
+                        flag_with_load: args.flag_with_load,
                     },
                     format: args.format,
                 };

@@ -1,12 +1,14 @@
 //! What the machine's load moves, judged with the load or with the
-//! compiler's own work behind it: the CPU and wall times with the other
-//! processes' load, the wall time with the CPU time, the kernel's share
-//! with the page faults. A metric moved by the machine is unflagged, and
+//! compiler's own work behind it: the CPU and wall times and the threading
+//! share with the other processes' load, the wall time with the CPU time,
+//! the kernel's share with the page faults. A metric moved by the machine is unflagged, and
 //! its test says why and which option flags it.
 
-use super::{Rules, median, value_of};
+use super::{Rules, value_of};
 use crate::history::StoredRun;
-use crate::history::metric::{CPU, JudgedMetric, KERNEL, OTHER_CORES, PAGE_FAULTS, WALL};
+use crate::history::metric::{
+    CPU, JudgedMetric, KERNEL, OTHER_CORES, PAGE_FAULTS, THREADING, WALL,
+};
 
 /// Unflags in `judged` what the machine moved, but what `rules` asks to
 /// flag on its own.
@@ -16,8 +18,8 @@ pub(super) fn unflag_the_machines_moves(
     run: &StoredRun,
     rules: &Rules,
 ) {
-    if !rules.flag_cpu_with_load {
-        unflag_times_moved_with_the_load(judged, history, run);
+    if !rules.flag_with_load {
+        unflag_moved_with_the_load(judged, history, run);
     }
     let flagged_alone = [rules.flag_wall_alone, rules.flag_kernel_alone];
     for (sensitive, alone) in LOAD_SENSITIVE.iter().zip(flagged_alone) {
@@ -27,12 +29,10 @@ pub(super) fn unflag_the_machines_moves(
     }
 }
 
-/// The least change of the other processes' load, in cores, from the
-/// history's median, that the CPU time is read with. On the 2-core VM of
-/// 2026-12-07, compiles of hex-constants recorded while one or two builds
-/// ran beside them (1.3 cores of other work) took 25–40% more CPU time
-/// than on the quiet machine, every category alike.
-const LOAD_STEP_CORES: f64 = 0.5;
+/// How far, in cores, the run's load must lie outside the range of its
+/// history's for the machine to count as busier or quieter than in every
+/// run of it (`/proc/stat` counts in hundredths of a second).
+const LOAD_OUTSIDE_CORES: f64 = 0.1;
 
 /// A metric the machine's load moves, judged with the measure of the
 /// compiler's own work behind it.
@@ -69,11 +69,17 @@ const LOAD_SENSITIVE: [LoadSensitive; 2] = [
     },
 ];
 
-/// The CPU time flagged while other processes kept at least
-/// [`LOAD_STEP_CORES`] more cores busy than in the history's median (or
-/// fewer, and it fell) is the machine's load: unflagged, and the wall time
-/// with it when it moved the same way, and said so.
-fn unflag_times_moved_with_the_load(
+/// What moved with the machine's load, flagged while other processes kept
+/// the machine busier than in every run of the history (or quieter) is
+/// the machine's doing: unflagged, and said so. On the 2-core VM of
+/// 2026-12-07, with a build beside the compile:
+/// - the CPU time, when it moved the way the load did, and the wall time
+///   with it: unchanged compiles took 514–912 samples as the build came and
+///   went, and 859–1,158 at 0.6–1.5 cores of other work;
+/// - the threading share (thread pools spinning on the CPUs the others
+///   leave free), either way: 6.5% at 0.6 cores of other work, against
+///   2.7–4.2% in the ten runs before it at 1.0–1.3 cores.
+fn unflag_moved_with_the_load(
     judged: &mut [JudgedMetric],
     history: &[&StoredRun],
     run: &StoredRun,
@@ -85,35 +91,39 @@ fn unflag_times_moved_with_the_load(
         .iter()
         .filter_map(|old| value_of(old, OTHER_CORES))
         .collect();
-    if loads.is_empty() {
-        return;
-    }
-    let usual = median(&loads);
-    let step = load - usual;
-    let cpu_delta = judged
-        .iter()
-        .find(|j| j.metric == CPU && j.flagged)
-        .and_then(|j| j.delta_median);
-    let Some(cpu_delta) = cpu_delta else {
+    let low = loads.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = loads.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (way, busier) = if load >= high + LOAD_OUTSIDE_CORES {
+        ("above", 1.0)
+    } else if load <= low - LOAD_OUTSIDE_CORES {
+        ("below", -1.0)
+    } else {
         return;
     };
-    if step.abs() < LOAD_STEP_CORES || step.signum() != cpu_delta.signum() {
-        return;
-    }
-    for time in judged
-        .iter_mut()
-        .filter(|j| j.metric == CPU || j.metric == WALL)
-    {
-        let with_cpu = time
-            .delta_median
-            .is_some_and(|d| d.signum() == cpu_delta.signum());
-        if time.flagged && with_cpu {
-            time.flagged = false;
-            time.test.push_str(&format!(
-                "; moved with the machine's load: other processes kept {load:.2} cores busy \
-                 against {usual:.2} in the history (median), not flagged \
-                 (--flag-cpu-with-load flags it)"
-            ));
+    let words = format!(
+        "; moved with the machine's load: other processes kept {load:.2} cores busy, {way} \
+         the {low:.2}–{high:.2} of every run of the history, not flagged \
+         (--flag-with-load flags it)"
+    );
+    let cpu_with_load = judged
+        .iter()
+        .find(|j| j.metric == CPU && j.flagged)
+        .and_then(|j| j.delta_median)
+        .filter(|delta| delta.signum() == busier);
+    for metric in judged.iter_mut().filter(|j| j.flagged) {
+        let with_load = match metric.metric.as_str() {
+            CPU | WALL => {
+                cpu_with_load.is_some()
+                    && metric
+                        .delta_median
+                        .is_some_and(|delta| delta.signum() == busier)
+            }
+            THREADING => true,
+            _ => false,
+        };
+        if with_load {
+            metric.flagged = false;
+            metric.test.push_str(&words);
         }
     }
 }
