@@ -167,21 +167,23 @@ fn measure(history: &[&StoredRun], run: &StoredRun, name: &str) -> Option<Judged
         }
     };
     let delta_median = relative(median);
-    if name == OTHER_CORES {
-        return Some(JudgedMetric {
-            metric: name.to_owned(),
-            value,
-            previous: Some(previous),
-            median: Some(median),
-            delta_previous: relative(previous),
-            delta_median,
-            flagged: false,
-            test: "not judged: how busy other processes kept the machine, which the CPU \
-                   and wall times are read with"
+    let (flagged, test) = if name == OTHER_CORES {
+        (
+            false,
+            "not judged: how busy other processes kept the machine, which the CPU and wall \
+             times are read with"
                 .to_owned(),
-        });
-    }
-    let flagged = delta_median.is_some_and(|delta| delta.abs() > fence * 100.0);
+        )
+    } else {
+        let flagged = delta_median.is_some_and(|delta| delta.abs() > fence * 100.0);
+        let test = format!(
+            "{how} = ±{:.1} %; {} the median by {:+.1} %",
+            fence * 100.0,
+            if flagged { "beyond it:" } else { "within it:" },
+            delta_median.unwrap_or(0.0)
+        );
+        (flagged, test)
+    };
     Some(JudgedMetric {
         metric: name.to_owned(),
         value,
@@ -190,12 +192,7 @@ fn measure(history: &[&StoredRun], run: &StoredRun, name: &str) -> Option<Judged
         delta_previous: relative(previous),
         delta_median,
         flagged,
-        test: format!(
-            "{how} = ±{:.1} %; {} the median by {:+.1} %",
-            fence * 100.0,
-            if flagged { "beyond it:" } else { "within it:" },
-            delta_median.unwrap_or(0.0)
-        ),
+        test,
     })
 }
 

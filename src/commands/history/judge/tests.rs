@@ -27,6 +27,11 @@ const THRESHOLD_1: Rules = Rules {
     flag_with_load: false,
 };
 
+/// The metric `name` of `judged`, which must be there.
+fn named(judged: &[JudgedMetric], name: &str) -> JudgedMetric {
+    judged.iter().find(|j| j.metric == name).unwrap().clone()
+}
+
 fn walls(values: &[f64]) -> Vec<StoredRun> {
     values
         .iter()
@@ -150,12 +155,9 @@ fn a_wall_move_with_the_cpu_time_unchanged_is_a_busy_machine_not_a_regression() 
         .map(|(at, &(wall, cpu))| run(&format!("r{at}"), &times(wall, cpu)))
         .collect();
     let old: Vec<&StoredRun> = history.iter().collect();
-    let metric = |judged: &[JudgedMetric], name: &str| -> JudgedMetric {
-        judged.iter().find(|j| j.metric == name).unwrap().clone()
-    };
     // Wall +38 % against the fallback fence of 35 %; CPU +5 %.
     let busy = judge(&old, &run("new", &times(2.8, 1.9)), &THRESHOLD_1);
-    let wall = metric(&busy, "wall_seconds");
+    let wall = named(&busy, "wall_seconds");
     assert!(!wall.flagged, "{wall:?}");
     assert!(
         wall.test
@@ -170,7 +172,7 @@ fn a_wall_move_with_the_cpu_time_unchanged_is_a_busy_machine_not_a_regression() 
         ..THRESHOLD_1
     };
     assert!(
-        metric(
+        named(
             &judge(&old, &run("new", &times(2.8, 1.9)), &asked),
             "wall_seconds"
         )
@@ -178,11 +180,11 @@ fn a_wall_move_with_the_cpu_time_unchanged_is_a_busy_machine_not_a_regression() 
     );
     // Both slower: both flagged.
     let slower = judge(&old, &run("new", &times(2.8, 2.6)), &THRESHOLD_1);
-    assert!(metric(&slower, "wall_seconds").flagged, "{slower:?}");
-    assert!(metric(&slower, "cpu_seconds").flagged, "{slower:?}");
+    assert!(named(&slower, "wall_seconds").flagged, "{slower:?}");
+    assert!(named(&slower, "cpu_seconds").flagged, "{slower:?}");
     // CPU faster beyond its fence while the wall grew: still the machine.
     let odd = judge(&old, &run("new", &times(2.8, 1.1)), &THRESHOLD_1);
-    assert!(!metric(&odd, "wall_seconds").flagged, "{odd:?}");
+    assert!(!named(&odd, "wall_seconds").flagged, "{odd:?}");
 }
 
 /// A run of 600 samples shaped like hex-constants at a small scale: the
@@ -292,13 +294,7 @@ fn a_kernel_move_with_the_page_faults_unchanged_is_the_machine_not_a_regression(
     .map(|(at, &(kernel, faults))| kernel_run(&format!("r{at}"), kernel, faults))
     .collect();
     let old: Vec<&StoredRun> = history.iter().collect();
-    let kernel = |judged: &[JudgedMetric]| -> JudgedMetric {
-        judged
-            .iter()
-            .find(|j| j.metric == "category:kernel")
-            .unwrap()
-            .clone()
-    };
+    let kernel = |judged: &[JudgedMetric]| named(judged, "category:kernel");
     let slower = kernel_run("new", 137, 24_350.0);
     let judged = judge(&old, &slower, &THRESHOLD_1);
     let moved = kernel(&judged);
@@ -351,14 +347,11 @@ fn cpu_time_that_moved_with_the_other_processes_load_is_not_flagged() {
         .map(|(at, &(wall, cpu))| timed(&format!("r{at}"), wall, cpu, 0.1))
         .collect();
     let old: Vec<&StoredRun> = history.iter().collect();
-    let metric = |judged: &[JudgedMetric], name: &str| -> JudgedMetric {
-        judged.iter().find(|j| j.metric == name).unwrap().clone()
-    };
     // CPU +41 % and wall +59 % while two builds ran beside it.
     let loaded = timed("new", 3.5, 1.7, 1.3);
     let judged = judge(&old, &loaded, &THRESHOLD_1);
     for name in ["cpu_seconds", "wall_seconds"] {
-        let time = metric(&judged, name);
+        let time = named(&judged, name);
         assert!(!time.flagged, "{time:?}");
         assert!(
             time.test.contains(
@@ -369,7 +362,7 @@ fn cpu_time_that_moved_with_the_other_processes_load_is_not_flagged() {
             time.test
         );
     }
-    let others = metric(&judged, "other_cores_busy");
+    let others = named(&judged, "other_cores_busy");
     assert!(
         !others.flagged && others.test.starts_with("not judged"),
         "{others:?}"
@@ -380,11 +373,11 @@ fn cpu_time_that_moved_with_the_other_processes_load_is_not_flagged() {
         ..THRESHOLD_1
     };
     let flagged = judge(&old, &loaded, &asked);
-    assert!(metric(&flagged, "cpu_seconds").flagged, "{flagged:?}");
-    assert!(metric(&flagged, "wall_seconds").flagged, "{flagged:?}");
+    assert!(named(&flagged, "cpu_seconds").flagged, "{flagged:?}");
+    assert!(named(&flagged, "wall_seconds").flagged, "{flagged:?}");
     // The same move on the quiet machine is the compiler's.
     let quiet = judge(&old, &timed("new", 3.5, 1.7, 0.15), &THRESHOLD_1);
-    assert!(metric(&quiet, "cpu_seconds").flagged, "{quiet:?}");
+    assert!(named(&quiet, "cpu_seconds").flagged, "{quiet:?}");
     // A quieter machine does not hide a slower compile.
     let slower = judge(&old, &timed("new", 3.5, 1.7, 0.0), &THRESHOLD_1);
     let history_loaded: Vec<StoredRun> = history
@@ -401,8 +394,8 @@ fn cpu_time_that_moved_with_the_other_processes_load_is_not_flagged() {
         .collect();
     let old_loaded: Vec<&StoredRun> = history_loaded.iter().collect();
     let quieter = judge(&old_loaded, &timed("new", 3.5, 1.7, 0.1), &THRESHOLD_1);
-    assert!(metric(&quieter, "cpu_seconds").flagged, "{quieter:?}");
-    assert!(metric(&slower, "cpu_seconds").flagged, "{slower:?}");
+    assert!(named(&quieter, "cpu_seconds").flagged, "{quieter:?}");
+    assert!(named(&slower, "cpu_seconds").flagged, "{slower:?}");
 }
 
 #[test]
@@ -425,13 +418,7 @@ fn the_threading_share_on_a_machine_quieter_than_in_all_its_history_is_not_flagg
         .map(|(at, &(threading, others))| threads(&format!("r{at}"), threading, others))
         .collect();
     let old: Vec<&StoredRun> = history.iter().collect();
-    let threading = |judged: &[JudgedMetric]| -> JudgedMetric {
-        judged
-            .iter()
-            .find(|j| j.metric == "category:threading")
-            .unwrap()
-            .clone()
-    };
+    let threading = |judged: &[JudgedMetric]| named(judged, "category:threading");
     let quieter = threading(&judge(&old, &threads("new", 90, 0.6), &THRESHOLD_1));
     assert!(!quieter.flagged, "{quieter:?}");
     assert!(
