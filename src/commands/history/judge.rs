@@ -14,8 +14,7 @@
 //!   threading share with the other processes' load, the wall time with
 //!   the CPU time, the kernel's share with the page faults. What the
 //!   machine moved is not flagged unless asked (`Rules::flag_with_load`,
-//!   `Rules::flag_wall_alone`,
-//!   `Rules::flag_kernel_alone`);
+//!   `Rules::flag_wall_alone`, `Rules::flag_kernel_alone`);
 //! - shares (a category's self samples, a pass's inclusive samples): the
 //!   likelihood-ratio test of `stats::shares`, the run against the
 //!   history's runs pooled, corrected with Holm's method in two families,

@@ -1,6 +1,7 @@
 //! A run directory read into what the history store keeps ([`StoredRun`]):
-//! wall, CPU, peak RSS, page faults and the other processes' load; artifact bytes by kind; category and pass shares
-//! with their sample counts (the recording read once, categories by self
+//! wall, CPU, peak RSS, page faults and the other processes' load;
+//! artifact bytes by kind; category and pass shares with their sample
+//! counts (the recording read once, categories by self
 //! samples, passes by inclusive samples, as `report` counts them); the
 //! compiler's version, the flags, the host; the run's `report.json`; and its
 //! identity, the SHA-256 of its `perf.data`. `record --history` hands over

@@ -1,8 +1,8 @@
 //! What the machine's load moves, judged with the load or with the
 //! compiler's own work behind it: the CPU and wall times and the threading
 //! share with the other processes' load, the wall time with the CPU time,
-//! the kernel's share with the page faults. A metric moved by the machine is unflagged, and
-//! its test says why and which option flags it.
+//! the kernel's share with the page faults. A metric moved by the machine
+//! is unflagged, and its test says why and which option flags it.
 
 use super::{Rules, value_of};
 use crate::history::StoredRun;
@@ -91,6 +91,10 @@ fn unflag_moved_with_the_load(
         .iter()
         .filter_map(|old| value_of(old, OTHER_CORES))
         .collect();
+    if loads.is_empty() {
+        // A history stored before the load was measured: judged as before.
+        return;
+    }
     let low = loads.iter().copied().fold(f64::INFINITY, f64::min);
     let high = loads.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let (way, busier) = if load >= high + LOAD_OUTSIDE_CORES {

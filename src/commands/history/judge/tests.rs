@@ -375,6 +375,15 @@ fn cpu_time_that_moved_with_the_other_processes_load_is_not_flagged() {
     let flagged = judge(&old, &loaded, &asked);
     assert!(named(&flagged, "cpu_seconds").flagged, "{flagged:?}");
     assert!(named(&flagged, "wall_seconds").flagged, "{flagged:?}");
+    // Against a history stored before the load was measured, judged alone.
+    let unmeasured: Vec<StoredRun> = [(2.2, 1.2), (2.25, 1.22), (2.15, 1.18), (2.2, 1.21)]
+        .iter()
+        .enumerate()
+        .map(|(at, &(wall, cpu))| run(&format!("u{at}"), &times(wall, cpu)))
+        .collect();
+    let unmeasured: Vec<&StoredRun> = unmeasured.iter().collect();
+    let alone = judge(&unmeasured, &loaded, &THRESHOLD_1);
+    assert!(named(&alone, "cpu_seconds").flagged, "{alone:?}");
     // The same move on the quiet machine is the compiler's.
     let quiet = judge(&old, &timed("new", 3.5, 1.7, 0.15), &THRESHOLD_1);
     assert!(named(&quiet, "cpu_seconds").flagged, "{quiet:?}");
